@@ -1,0 +1,248 @@
+"""The ``pegsat`` command line. Holds no logic: parses, calls the library, prints.
+
+Exit codes: 0 solved / verified, 10 proven unsolvable, 20 unknown (time limit), 1 error or a
+plan that does not replay, 2 bad input, 130 interrupted. Heavy modules (solvers, encoder)
+are imported inside the commands so that ``pegsat --help`` answers at once.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+import click
+
+from .errors import PegsatError
+
+EXIT = {"solved": 0, "unsolvable": 10, "unknown": 20, "error": 1}
+
+
+class _Group(click.Group):
+    """Turns user errors into one line on stderr and Ctrl-C into a clean exit."""
+
+    def invoke(self, ctx: click.Context):
+        try:
+            return super().invoke(ctx)
+        except PegsatError as exc:
+            click.echo(f"error: {exc}", err=True)
+            ctx.exit(exc.exit_code)
+        except KeyboardInterrupt:
+            click.echo("interrupted: status unknown; no output file was written", err=True)
+            ctx.exit(130)
+
+
+@click.group(cls=_Group, context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(package_name="pegsat")
+def main() -> None:
+    """Peg solitaire by SAT and constraint programming: solve, verify, export."""
+
+
+def problem_options(fn):
+    """Options that pose a problem on a board (they override a TOML file's tables)."""
+    opts = [
+        click.option("--vacant", help="Start: full board minus these holes (default: the centre)."),
+        click.option("--start", "start_pegs", help="Start: pegs exactly on these holes."),
+        click.option("--survivor", help="Goal: one peg, on this hole."),
+        click.option("--pegs", type=int, help="Goal: this many pegs, anywhere."),
+        click.option("--at-most", type=int, help="Goal: at most this many pegs."),
+        click.option("--pattern", help="Goal: pegs on exactly these holes."),
+        click.option("--full", help="Goal (partial): these holes hold pegs, the rest is free."),
+        click.option("--empty", help="Goal (partial): these holes are empty."),
+        click.option("--special", help="Hopping Dots rule: the peg starting here must survive "
+                     "and is never jumped over."),
+    ]
+    for opt in reversed(opts):
+        fn = opt(fn)
+    return fn
+
+
+def _problem(spec: str, kw: dict):
+    from .problemfile import Options, load_problem
+
+    opts = Options(
+        vacant=kw.pop("vacant"), start=kw.pop("start_pegs"), survivor=kw.pop("survivor"),
+        pegs=kw.pop("pegs"), at_most=kw.pop("at_most"), pattern=kw.pop("pattern"),
+        full=kw.pop("full"), empty=kw.pop("empty"), special=kw.pop("special"),
+    )
+    return load_problem(spec, opts)
+
+
+@main.command()
+def boards() -> None:
+    """List the built-in boards with hole, jump and symmetry counts."""
+    from .catalogue import LISTED, get_board
+
+    click.echo(f"{'board':<18}{'holes':>6}{'jumps':>7}{'symmetries':>12}  centre")
+    for name in LISTED:
+        b = get_board(name)
+        centre = b.names[b.centre] if b.centre is not None else "-"
+        click.echo(f"{name:<18}{b.n:>6}{len(b.jumps):>7}{len(b.symmetries):>12}  {centre}")
+    click.echo("families: triangle-N (N >= 4), square-RxC; or a board file (see README)")
+
+
+@main.command()
+@click.argument("board")
+@click.option("--labels/--no-labels", default=True, help="Also print the hole names.")
+def show(board: str, labels: bool) -> None:
+    """Draw a board (catalogue name or board file)."""
+    from .boardfile import load_board
+    from .display import render
+
+    b = load_board(board)
+    click.echo(f"{b.name}: {b.positions_text()}")
+    click.echo(render(b))
+    if labels:
+        click.echo()
+        click.echo(render(b, labels=True))
+    if b.coords is None:
+        click.echo("lines: " + " ".join("-".join(b.names[h] for h in ln) for ln in b.lines))
+
+
+def _read_plan_arg(plan: str) -> str:
+    p = Path(plan)
+    if p.is_file():
+        return p.read_text()
+    return plan
+
+
+@main.command()
+@click.argument("problem")
+@click.argument("plan")
+@problem_options
+@click.option("--notation", default="auto", type=click.Choice(["auto", "names", "ids", "coords"]))
+@click.option("--show/--summary", "show_positions", default=False, help="Print every position.")
+@click.option("--json", "as_json", is_flag=True, help="Machine-readable output.")
+def verify(problem: str, plan: str, notation: str, show_positions: bool, as_json: bool, **kw) -> None:
+    """Replay PLAN (a file or the moves themselves) on PROBLEM and check the goal."""
+    from .bitboard import replay
+    from .display import render
+    from .errors import PlanError
+    from .notation import format_plan, parse_plan
+
+    prob = _problem(problem, kw)
+    hops = parse_plan(prob.board, _read_plan_arg(plan), notation)
+    try:
+        rep = replay(prob, hops)
+    except PlanError as exc:
+        if as_json:
+            click.echo(json.dumps({"valid": False, "error": str(exc), "step": exc.step}))
+            sys.exit(1)
+        raise
+    if as_json:
+        click.echo(json.dumps({
+            "valid": True, "problem": prob.describe(), "jumps": rep.jumps, "moves": rep.moves,
+            "plan": format_plan(prob.board, rep.plan),
+            "final": [prob.board.names[h] for h in range(prob.board.n) if rep.final >> h & 1],
+        }))
+        return
+    if show_positions:
+        for i, pos in enumerate(rep.positions):
+            click.echo(f"after {i} jumps:" if i else "start:")
+            click.echo(render(prob.board, pos))
+    click.echo(f"valid: {prob.describe()} in {rep.jumps} jumps and {rep.moves} moves")
+
+
+@main.command()
+@click.argument("problem")
+@problem_options
+@click.option("--planner", default="auto", type=click.Choice(["auto", "sat", "cpsat", "search"]),
+              help="auto: search on boards up to 21 holes, else search and SAT side by side.")
+@click.option("--solver", default="cadical195", show_default=True,
+              help="python-sat solver for --planner sat (e.g. kissat404, glucose4).")
+@click.option("--workers", default=2, show_default=True, help="CP-SAT workers.")
+@click.option("--time-limit", type=float, help="Seconds; past it the answer is 'unknown'.")
+@click.option("--steps", default="parallel", type=click.Choice(["parallel", "sequential"]),
+              show_default=True, help="Step semantics of the SAT/CP-SAT encoding.")
+@click.option("--no-symmetry", is_flag=True, help="Do not break symmetries in the encoding.")
+@click.option("--notation", default="names", type=click.Choice(["names", "ids", "coords"]))
+@click.option("--show", "show_positions", is_flag=True, help="Print every position of the plan.")
+@click.option("--json", "as_json", is_flag=True, help="Machine-readable result.")
+@click.option("--out", type=click.Path(dir_okay=False), help="Also write the plan to this file.")
+def solve(problem: str, planner: str, solver: str, workers: int, time_limit: float | None,
+          steps: str, no_symmetry: bool, notation: str, show_positions: bool, as_json: bool,
+          out: str | None, **kw) -> None:
+    """Find a plan for PROBLEM, prove there is none, or say it is unknown."""
+    from .bitboard import replay_plan
+    from .dimacs import write_atomic
+    from .display import render
+    from .encoder import EncodeOptions
+    from .notation import format_plan
+    from .planners.base import Config
+    from .solve import solve as run
+
+    prob = _problem(problem, kw)
+    config = Config(solver=solver, workers=workers, time_limit=time_limit,
+                    encode=EncodeOptions(steps=steps, symmetry=not no_symmetry))
+    result = run(prob, planner, config)
+    if result.plan is not None and out:
+        text = format_plan(prob.board, result.plan, notation) + "\n"
+        write_atomic(Path(out), lambda fh: fh.write(text))
+    if as_json:
+        click.echo(json.dumps(result.to_json(), default=str))
+        sys.exit(EXIT[result.status.value])
+    click.echo(f"problem: {prob.describe()}")
+    status = result.status.value
+    line = f"{status} by {result.planner}"
+    if result.proof:
+        line += f" (proof: {result.proof.value})"
+    if result.detail:
+        line += f": {result.detail}"
+    click.echo(line)
+    if result.plan is not None:
+        click.echo(f"{len(result.plan)} jumps, {result.moves} moves:")
+        click.echo(format_plan(prob.board, result.plan, notation))
+        if show_positions:
+            for i, pos in enumerate(replay_plan(prob, result.plan).positions):
+                click.echo(f"\nafter {i} jumps:" if i else "\nstart:")
+                click.echo(render(prob.board, pos))
+    st = result.stats
+    click.echo(f"time: {st.get('total_s', 0):.2f} s (encode {st.get('encode_s', 0):.2f} s, "
+               f"solve {st.get('solve_s', 0):.2f} s)")
+    sys.exit(EXIT[status])
+
+
+@main.command()
+@click.argument("problem")
+@click.argument("out", type=click.Path(dir_okay=False))
+@problem_options
+@click.option("--steps", default="parallel", type=click.Choice(["parallel", "sequential"]),
+              show_default=True)
+@click.option("--no-symmetry", is_flag=True)
+@click.option("--card", default="seqcounter", show_default=True,
+              help="python-sat cardinality encoding (seqcounter, ladder, totalizer, ...).")
+def export(problem: str, out: str, steps: str, no_symmetry: bool, card: str, **kw) -> None:
+    """Write PROBLEM as a self-describing DIMACS CNF file OUT."""
+    from .dimacs import export as do_export
+    from .encoder import CARD_ENCODINGS, EncodeOptions
+
+    if card not in CARD_ENCODINGS:
+        raise PegsatError(f"unknown --card {card!r}; choose from {', '.join(CARD_ENCODINGS)}")
+    prob = _problem(problem, kw)
+    info = do_export(prob, out, EncodeOptions(steps=steps, symmetry=not no_symmetry, card=card))
+    click.echo(f"wrote {info.path}: {info.variables} variables, {info.clauses} clauses, "
+               f"horizon {info.horizon} ({prob.describe()})")
+
+
+@main.command()
+@click.argument("cnf", type=click.Path(exists=True, dir_okay=False))
+@click.argument("model", type=click.Path(exists=True, dir_okay=False))
+@click.option("--json", "as_json", is_flag=True)
+def decode(cnf: str, model: str, as_json: bool) -> None:
+    """Turn a SAT solver's MODEL for an exported CNF into a verified plan."""
+    from .dimacs import decode as do_decode
+    from .notation import format_plan
+
+    d = do_decode(cnf, model)
+    board = d.problem.board
+    if as_json:
+        click.echo(json.dumps({"valid": True, "problem": d.problem.describe(),
+                               "plan": format_plan(board, d.replay.plan),
+                               "jumps": d.replay.jumps, "moves": d.replay.moves}))
+        return
+    click.echo(f"valid plan for {d.problem.describe()}: {d.replay.jumps} jumps, {d.replay.moves} moves")
+    click.echo(format_plan(board, d.replay.plan))
+
+
+if __name__ == "__main__":  # pragma: no cover
+    main()

@@ -1,0 +1,232 @@
+"""DIMACS export with a self-describing header, and decoding a solver's model.
+
+The header (``c`` lines, written by python-sat's ``CNF.to_fp``) carries everything needed to
+read an answer without pegsat's help::
+
+    c pegsat-dimacs 1
+    c problem {"board": {...names, lines, coords...}, "start": [...], "goal": {...}, ...}
+    c encoding steps=parallel symmetry=1 order=1 card=seqcounter
+    c horizon 31
+    c fingerprint <sha256 of the clauses>
+    c var 1 peg a3 0          (hole a3 holds a peg after step 0)
+    c var 1090 jump c1-c3 0   (the jump from c1 to c3 is played at step 0)
+
+``decode`` re-encodes the problem from the header, checks that the clauses are the ones
+pegsat writes for it (so the file was not edited or mixed up), checks that the model
+satisfies every clause, and replays the plan it describes.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from pysat.formula import CNF
+
+from .bitboard import Replay, replay_plan
+from .board import Board
+from .encoder import EncodeOptions, Formula, encode
+from .errors import DimacsError, PegsatError
+from .problem import Goal, Problem, holes_of
+
+MAGIC = "pegsat-dimacs 1"
+
+
+def fingerprint(clauses) -> str:
+    h = hashlib.sha256()
+    for cl in clauses:
+        h.update((" ".join(map(str, cl)) + " 0\n").encode())
+    return h.hexdigest()
+
+
+def problem_to_json(problem: Problem) -> dict[str, Any]:
+    b, g = problem.board, problem.goal
+    return {
+        "name": problem.name,
+        "board": {
+            "name": b.name, "lattice": b.lattice, "names": list(b.names),
+            "lines": [list(ln) for ln in b.lines],
+            "coords": [list(c) for c in b.coords] if b.coords is not None else None,
+        },
+        "start": holes_of(problem.start),
+        "goal": {"full": holes_of(g.full), "empty": holes_of(g.empty),
+                 "min_pegs": g.min_pegs, "max_pegs": g.max_pegs},
+        "special": problem.special,
+    }
+
+
+def problem_from_json(data: dict[str, Any]) -> Problem:
+    try:
+        bd = data["board"]
+        board = Board(bd["name"], bd["lattice"], tuple(bd["names"]),
+                      tuple(tuple(x) for x in bd["lines"]),
+                      tuple(tuple(c) for c in bd["coords"]) if bd["coords"] is not None else None)
+        g = data["goal"]
+        goal = Goal(sum(1 << h for h in g["full"]), sum(1 << h for h in g["empty"]),
+                    g["min_pegs"], g["max_pegs"])
+        return Problem(board, sum(1 << h for h in data["start"]), goal, data["special"], data["name"])
+    except (KeyError, TypeError, ValueError) as exc:
+        raise DimacsError(f"the header's problem description is damaged ({exc})") from None
+
+
+def _options_text(o: EncodeOptions) -> str:
+    return o.describe()
+
+
+def _options_from_text(text: str) -> EncodeOptions:
+    kv = dict(item.split("=", 1) for item in text.split())
+    try:
+        return EncodeOptions(steps=kv["steps"], symmetry=kv["symmetry"] == "1",
+                             order=kv["order"] == "1", card=kv["card"])
+    except KeyError as exc:
+        raise DimacsError(f"the header's encoding line lacks {exc}") from None
+
+
+@dataclass(frozen=True)
+class Exported:
+    path: Path
+    variables: int
+    clauses: int
+    horizon: int
+
+
+def header(f: Formula, cnf: CNF) -> list[str]:
+    b = f.problem.board
+    lines = [
+        f"c {MAGIC}",
+        "c problem " + json.dumps(problem_to_json(f.problem), separators=(",", ":")),
+        f"c describe {f.problem.describe()}",
+        f"c encoding {_options_text(f.options)}",
+        f"c horizon {f.horizon}",
+        f"c fingerprint {fingerprint(cnf.clauses)}",
+    ]
+    for key, var in sorted(f.pool.obj2id.items(), key=lambda kv: kv[1]):
+        if not isinstance(key, tuple):
+            continue
+        kind = key[0]
+        if kind in ("peg", "special"):
+            lines.append(f"c var {var} {kind} {b.names[key[1]]} {key[2]}")
+        elif kind == "jump":
+            src, _, dst = b.jumps[key[1]]
+            lines.append(f"c var {var} jump {b.names[src]}-{b.names[dst]} {key[2]}")
+        elif kind == "used":
+            lines.append(f"c var {var} used {key[1]}")
+    return lines
+
+
+def export(problem: Problem, path: str | Path, options: EncodeOptions | None = None) -> Exported:
+    """Write the instance atomically: to a temporary file beside ``path``, then rename."""
+    f = encode(problem, options)
+    cnf = f.to_cnf()
+    path = Path(path)
+    write_atomic(path, lambda fh: cnf.to_fp(fh, comments=header(f, cnf)))
+    return Exported(path, cnf.nv, len(cnf.clauses), f.horizon)
+
+
+def write_atomic(path: Path, write) -> None:
+    """Nothing half-written survives an error or Ctrl-C: the rename is the commit."""
+    directory = path.parent if str(path.parent) else Path(".")
+    try:
+        fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=directory)
+    except OSError as exc:
+        raise PegsatError(f"cannot write {path}: {exc.strerror}") from None
+    try:
+        with os.fdopen(fd, "w") as fh:
+            write(fh)
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+
+
+@dataclass(frozen=True)
+class Decoded:
+    problem: Problem
+    replay: Replay
+
+
+def read_instance(path: str | Path) -> tuple[Formula, CNF]:
+    try:
+        cnf = CNF(from_file=str(path))
+    except OSError as exc:
+        raise DimacsError(f"{path}: cannot read ({exc.strerror})") from None
+    except Exception as exc:  # python-sat's parser raises plain exceptions on bad input
+        raise DimacsError(f"{path}: not a DIMACS CNF file ({exc})") from None
+    meta: dict[str, str] = {}
+    for c in cnf.comments:
+        body = c[1:].strip()
+        key, _, rest = body.partition(" ")
+        if key in ("problem", "encoding", "horizon", "fingerprint") and key not in meta:
+            meta[key] = rest
+        elif body == MAGIC:
+            meta["magic"] = body
+    if "magic" not in meta or "problem" not in meta:
+        raise DimacsError(f"{path}: not written by 'pegsat export' (no pegsat header)")
+    try:
+        problem = problem_from_json(json.loads(meta["problem"]))
+    except json.JSONDecodeError:
+        raise DimacsError(f"{path}: the header's problem line is not valid JSON") from None
+    f = encode(problem, _options_from_text(meta.get("encoding", "")))
+    mine = f.to_cnf()
+    want = meta.get("fingerprint")
+    if fingerprint(cnf.clauses) != want or fingerprint(mine.clauses) != want:
+        raise DimacsError(f"{path}: the clauses do not match the header (edited or mixed-up file)")
+    return f, cnf
+
+
+def read_model(path: str | Path) -> list[int]:
+    """Literals from ``v`` lines (SAT competition output) or a plain list; stops at 0."""
+    try:
+        text = Path(path).read_text()
+    except OSError as exc:
+        raise DimacsError(f"{path}: cannot read model ({exc.strerror})") from None
+    lits: list[int] = []
+    saw_v = any(line.startswith("v") for line in text.splitlines())
+    for line in text.splitlines():
+        line = line.strip()
+        if line.startswith("s "):
+            if "UNSAT" in line.upper():
+                raise DimacsError(f"{path}: the solver answered UNSATISFIABLE: there is no plan")
+            continue
+        if not line or line.startswith("c") or (saw_v and not line.startswith("v")):
+            continue
+        for tok in line.lstrip("v").split():
+            try:
+                v = int(tok)
+            except ValueError:
+                raise DimacsError(f"{path}: {tok!r} is not a literal") from None
+            if v == 0:
+                return lits
+            lits.append(v)
+    if not lits:
+        raise DimacsError(f"{path}: no model in the file")
+    return lits
+
+
+def decode(cnf_path: str | Path, model_path: str | Path) -> Decoded:
+    f, cnf = read_instance(cnf_path)
+    lits = read_model(model_path)
+    top = max(abs(v) for v in lits)
+    if top > cnf.nv:
+        raise DimacsError(
+            f"the model mentions variable {top} but the instance has {cnf.nv}: "
+            "it belongs to another instance"
+        )
+    true = {v for v in lits if v > 0}
+    assigned = {abs(v) for v in lits}
+    for i, cl in enumerate(cnf.clauses, start=1):
+        if not any((v in true) if v > 0 else (-v in assigned and -v not in true) for v in cl):
+            raise DimacsError(
+                f"the model does not satisfy clause {i} of {cnf_path}: it belongs to another "
+                "instance or is not a solution"
+            )
+    try:
+        plan = f.decode(true)
+    except ValueError as exc:
+        raise DimacsError(f"the model is not a plan: {exc}") from None
+    return Decoded(f.problem, replay_plan(f.problem, plan))

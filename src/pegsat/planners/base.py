@@ -1,0 +1,87 @@
+"""What every planner shares: the typed result, the configuration, the deadline."""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+from enum import Enum
+from typing import Any
+
+from ..bitboard import Plan
+from ..encoder import EncodeOptions
+from ..problem import Problem
+
+
+class Status(Enum):
+    SOLVED = "solved"
+    UNSOLVABLE = "unsolvable"
+    UNKNOWN = "unknown"
+    ERROR = "error"
+
+
+class Proof(Enum):
+    """How an "unsolvable" was established. Never a timeout."""
+
+    COUNTING = "counting"  # no legal jump, or too few pegs
+    INVARIANT = "invariant"  # GF(2) position classes
+    UNSAT = "unsat"  # the SAT solver refuted every horizon
+    CP_INFEASIBLE = "cp-infeasible"  # CP-SAT proved the model infeasible
+    EXHAUSTED = "exhausted-search"  # every reachable position explored
+    SPLIT = "split"  # every survivor either ruled out by the invariant or refuted
+
+
+@dataclass(frozen=True)
+class Config:
+    """Options for every planner; each backend reads what concerns it."""
+
+    solver: str = "cadical195"
+    workers: int = 2
+    encode: EncodeOptions = field(default_factory=EncodeOptions)
+    time_limit: float | None = None
+
+
+@dataclass(frozen=True)
+class Result:
+    status: Status
+    problem: Problem
+    planner: str
+    plan: Plan | None = None
+    moves: int | None = None
+    proof: Proof | None = None
+    detail: str = ""
+    stats: dict[str, Any] = field(default_factory=dict)
+
+    def to_json(self) -> dict[str, Any]:
+        from ..notation import format_plan
+
+        b = self.problem.board
+        out: dict[str, Any] = {
+            "status": self.status.value,
+            "problem": self.problem.describe(),
+            "board": b.name,
+            "planner": self.planner,
+            "proof": self.proof.value if self.proof else None,
+            "detail": self.detail,
+            "stats": self.stats,
+        }
+        if self.plan is not None:
+            out.update(
+                plan=format_plan(b, self.plan),
+                jumps=[list(b.jumps[k]) for k in self.plan],
+                jump_count=len(self.plan),
+                moves=self.moves,
+            )
+        return out
+
+
+class Deadline:
+    """Wall-clock budget shared by the subproblems of one solve."""
+
+    def __init__(self, seconds: float | None) -> None:
+        self.end = None if seconds is None else time.monotonic() + seconds
+
+    def remaining(self) -> float | None:
+        return None if self.end is None else max(0.0, self.end - time.monotonic())
+
+    def expired(self) -> bool:
+        return self.end is not None and time.monotonic() >= self.end

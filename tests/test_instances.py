@@ -1,0 +1,37 @@
+"""Regression instances: every instances/*.toml with an [expect] table."""
+
+import tomllib
+
+import pytest
+from conftest import INSTANCES
+
+from pegsat.bitboard import replay
+from pegsat.errors import PlanError
+from pegsat.notation import parse_plan
+from pegsat.planners.base import Config, Status
+from pegsat.problem import Goal
+from pegsat.problemfile import load_problem
+from pegsat.solve import solve
+
+CASES = sorted(INSTANCES.glob("*.toml"))
+
+
+@pytest.mark.parametrize("path", CASES, ids=[p.stem for p in CASES])
+def test_instance(path):
+    expect = tomllib.loads(path.read_text()).get("expect", {})
+    p = load_problem(str(path))
+    r = solve(p, "auto", Config(time_limit=300))
+    assert r.status.value == expect["status"], r.detail
+    if "proof" in expect:
+        assert r.proof.value == expect["proof"]
+    for plan, moves in zip(expect.get("valid", []), expect.get("valid_moves", []), strict=True):
+        assert replay(p, parse_plan(p.board, plan)).moves == moves
+    for plan, reason in zip(expect.get("invalid", []), expect.get("invalid_reason", []), strict=True):
+        with pytest.raises(PlanError, match=reason):
+            replay(p, parse_plan(p.board, plan))
+    if "survivors" in expect:
+        b = p.board
+        got = {b.names[h] for h in range(b.n)
+               if solve(type(p)(b, p.start, Goal.survivor(b, h)), "auto",
+                        Config(time_limit=120)).status is Status.SOLVED}
+        assert got == set(expect["survivors"])

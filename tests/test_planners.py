@@ -1,0 +1,150 @@
+"""Every registered planner on the must-pass problems, and the proofs they report."""
+
+import pytest
+
+from pegsat.catalogue import get_board
+from pegsat.planners import PLANNERS
+from pegsat.planners.base import Config, Proof, Status
+from pegsat.problem import Goal, Problem, single_vacancy
+from pegsat.problemfile import Options, load_problem
+from pegsat.solve import solve, survivor_candidates
+
+FAST = Config(time_limit=120)
+
+
+@pytest.mark.parametrize("planner", sorted(PLANNERS))
+def test_smoke_every_planner_replays(planner):
+    b = get_board("triangle-5")
+    p = single_vacancy(b, b.hole("a1"), Goal.one_peg())
+    r = solve(p, planner, FAST)
+    assert r.status is Status.SOLVED
+    assert r.moves is not None and len(r.plan) == 13
+
+
+@pytest.mark.parametrize("planner", sorted(PLANNERS))
+def test_cheap_proofs_come_before_any_planner(planner):
+    b = get_board("triangle-4")
+    # b3 is the middle of every line through it: no first jump at all
+    r = solve(single_vacancy(b, b.hole("b3"), Goal.one_peg()), planner, FAST)
+    assert r.status is Status.UNSOLVABLE and r.proof is Proof.COUNTING
+    e = get_board("english")
+    r = solve(single_vacancy(e, e.hole("d4"), Goal.survivor(e, e.hole("c4"))), planner, FAST)
+    assert r.status is Status.UNSOLVABLE and r.proof is Proof.INVARIANT
+
+
+def test_english_central_game():
+    r = solve(load_problem("english"), "auto", FAST)
+    assert r.status is Status.SOLVED and len(r.plan) == 31
+
+
+def test_english_d4_to_c4_by_invariant_without_solver():
+    r = solve(load_problem("english", Options(survivor="c4")), "sat", FAST)
+    assert r.status is Status.UNSOLVABLE and r.proof is Proof.INVARIANT
+    assert "encode_s" not in r.stats  # no solver ran
+
+
+def test_english_survivor_candidates_from_d4():
+    p = load_problem("english")
+    reps, ruled_out = survivor_candidates(p)
+    b = p.board
+    assert [b.names[h] for h in reps] == ["d4", "d1"]  # d1 a4 g4 d7 form one orbit
+    assert len(ruled_out) == 28
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("survivor", ["d1", "a4", "g4", "d7"])
+def test_english_edge_survivors_solved(survivor):
+    r = solve(load_problem("english", Options(survivor=survivor)), "auto", Config(time_limit=600))
+    assert r.status is Status.SOLVED
+
+
+def test_french_d4_never_one_peg():
+    r = solve(load_problem("french", Options(pegs=1)), "auto", FAST)
+    assert r.status is Status.UNSOLVABLE and r.proof is Proof.INVARIANT
+
+
+def test_french_c1_to_e1():
+    r = solve(load_problem("french", Options(vacant="c1", survivor="e1")), "auto", Config(time_limit=300))
+    assert r.status is Status.SOLVED
+
+
+def triangle5():
+    return get_board("triangle-5")
+
+
+@pytest.mark.parametrize("planner", ["search", "sat"])
+def test_triangle5_every_vacancy_to_one_peg(planner):
+    b = triangle5()
+    for v in range(b.n):
+        r = solve(single_vacancy(b, v, Goal.one_peg()), planner, FAST)
+        assert r.status is Status.SOLVED, b.names[v]
+
+
+def test_triangle5_b3_only_survivor_is_c5():
+    b = triangle5()
+    solvable = {b.names[h] for h in range(b.n)
+                if solve(Problem(b, b.full & ~(1 << b.hole("b3")), Goal.survivor(b, h)),
+                         "search", FAST).status is Status.SOLVED}
+    assert solvable == {"c5"}
+
+
+@pytest.mark.parametrize("planner", ["search", "sat", "cpsat"])
+def test_triangle5_complement_problems(planner):
+    b = triangle5()
+    interior = {"b3", "b4", "c4"}
+    for v in range(b.n):
+        r = solve(single_vacancy(b, v), planner, FAST)
+        want = Status.UNSOLVABLE if b.names[v] in interior else Status.SOLVED
+        assert r.status is want, (b.names[v], r.status)
+
+
+def test_triangle4_corners_and_centre_unsolvable():
+    b = get_board("triangle-4")
+    for v in range(b.n):
+        r = solve(single_vacancy(b, v, Goal.one_peg()), "sat", FAST)
+        want = Status.UNSOLVABLE if b.names[v] in {"a1", "a4", "d4", "b3"} else Status.SOLVED
+        assert r.status is want, b.names[v]
+
+
+@pytest.mark.parametrize("planner", ["search", "sat", "cpsat"])
+def test_hopping_dots_special_peg(planner, instances):
+    ok = solve(load_problem(str(instances / "hopping-dots-red7.toml")), planner, FAST)
+    assert ok.status is Status.SOLVED
+    no = solve(load_problem(str(instances / "hopping-dots-red2.toml")), planner, FAST)
+    assert no.status is Status.UNSOLVABLE
+
+
+def test_time_limit_gives_unknown_never_unsolvable():
+    p = load_problem("german", Options(survivor="e5"))
+    for planner in ["sat", "cpsat", "search"]:
+        r = solve(p, planner, Config(time_limit=0.5))
+        assert r.status in (Status.UNKNOWN, Status.SOLVED), planner
+        assert r.status is not Status.UNSOLVABLE
+
+
+@pytest.mark.parametrize("target, want", [("d3", Status.SOLVED), ("d2", Status.UNSOLVABLE)])
+def test_invasion_partial_goal(target, want):
+    """Pegs on the bottom three rows reach row 3 but not row 2 (both step semantics agree,
+    the sequential one trying every horizon on one solver with assumptions)."""
+    from pegsat.encoder import EncodeOptions
+    p = load_problem("english", Options(full=target, start="a5 b5 c5 d5 e5 f5 g5 c6 d6 e6 c7 d7 e7"))
+    for planner, steps in [("sat", "parallel"), ("sat", "sequential"), ("cpsat", "parallel"),
+                           ("search", "parallel")]:
+        r = solve(p, planner, Config(time_limit=120, encode=EncodeOptions(steps=steps)))
+        assert r.status is want, (planner, steps)
+
+
+def test_bad_plan_from_backend_becomes_error(monkeypatch):
+    from dataclasses import replace
+
+    from pegsat.planners import search
+    real = search.solve
+
+    def broken(problem, deadline, config, stop=None):
+        r = real(problem, deadline, config)
+        return replace(r, plan=r.plan[:-1])
+
+    monkeypatch.setattr(search, "solve", broken)
+    b = triangle5()
+    r = solve(single_vacancy(b, 0, Goal.one_peg()), "search", FAST)
+    assert r.status is Status.ERROR and "does not replay" in r.detail
