@@ -51,10 +51,15 @@ def test_english_survivor_candidates_from_d4():
     assert len(ruled_out) == 28
 
 
+@pytest.mark.parametrize("survivor", ["d4", "d1", "a4", "g4", "d7"])
+def test_english_five_survivors_from_d4_solved(survivor):
+    r = solve(load_problem("english", Options(survivor=survivor)), "auto", Config(time_limit=300))
+    assert r.status is Status.SOLVED
+
+
 @pytest.mark.slow
-@pytest.mark.parametrize("survivor", ["d1", "a4", "g4", "d7"])
-def test_english_edge_survivors_solved(survivor):
-    r = solve(load_problem("english", Options(survivor=survivor)), "auto", Config(time_limit=600))
+def test_english_d4_to_d1_by_sat():
+    r = solve(load_problem("english", Options(survivor="d1")), "sat", Config(time_limit=900))
     assert r.status is Status.SOLVED
 
 
