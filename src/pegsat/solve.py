@@ -21,7 +21,7 @@ from __future__ import annotations
 import time
 from dataclasses import replace
 
-from .bitboard import engine, permute, replay_plan
+from .bitboard import engine, replay_plan, stabilizer
 from .errors import PlanError
 from .invariants import possible_survivors, separating_weight
 from .planners import get_planner
@@ -75,12 +75,7 @@ def survivor_candidates(problem: Problem) -> tuple[list[int], list[int]]:
     allowed = board.full & ~problem.goal.empty
     cands = possible_survivors(board, problem.start, allowed)
     ruled_out = [h for h in holes_of(allowed) if h not in cands]
-    group = [
-        p for p in board.symmetries
-        if permute(p, problem.start) == problem.start
-        and permute(p, problem.goal.empty) == problem.goal.empty
-        and (problem.special is None or p[problem.special] == problem.special)
-    ]
+    group = stabilizer(problem)  # the goal names no full hole here
     reps = [h for h in cands if min(p[h] for p in group) == h]
     vacated = board.full & ~problem.start
     reps.sort(key=lambda h: (not vacated >> h & 1, h))
