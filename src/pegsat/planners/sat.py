@@ -1,7 +1,9 @@
 """SAT planner: the time-indexed encoding solved by a python-sat solver (CaDiCaL by default).
 
 With parallel steps (the default) one call at the full horizon decides the problem, whatever
-the goal, since every plan length fits. With sequential steps and an open peg count the
+the goal, since every plan length fits; before it, short horizons (fewer parallel steps than
+jumps) are tried with small budgets, Madagascar-style, because they often find a plan much
+faster. Only the full horizon can answer "unsolvable". With sequential steps and an open peg count the
 formula allows every length and the lengths are tried shortest first on one incremental
 solver with assumptions (``Formula.length_assumptions``), so learnt clauses carry over from
 one horizon to the next.
@@ -41,8 +43,17 @@ def solve(problem: Problem, deadline: Deadline, config: Config) -> Result:
         job.stop()
 
 
+#: Short parallel horizons tried first, as (fraction of the jumps, seconds). They can only
+#: find plans; the last attempt, at the full horizon, is the one that can refute.
+SHORT_HORIZONS = ((0.45, 3.0), (0.65, 6.0))
+MIN_JUMPS_FOR_SHORT = 12
+
+
 class SatJob:
-    """An encoded problem being solved in a child process (see the module docstring)."""
+    """An encoded problem being solved in child processes (see the module docstring).
+
+    With parallel steps it first tries the ``SHORT_HORIZONS`` schedule, each attempt killed
+    after its budget, then the full horizon for the rest of the time."""
 
     def __init__(self, problem: Problem, config: Config) -> None:
         if config.solver not in solver_names():
@@ -50,32 +61,62 @@ class SatJob:
                 f"unknown SAT solver {config.solver!r}; python-sat has {', '.join(solver_names())}"
             )
         self.problem, self.config = problem, config
+        full = problem.horizons.stop - 1
+        self.attempts: list[tuple[int | None, float | None]] = []
+        if config.encode.steps == "parallel" and full >= MIN_JUMPS_FOR_SHORT:
+            for frac, budget in SHORT_HORIZONS:
+                n = max(1, round(full * frac))
+                if n < full and all(n != a for a, _ in self.attempts):
+                    self.attempts.append((n, budget))
+        self.attempts.append((None, None))
+        self.stats: dict[str, Any] = {"encode_s": 0.0, "solver": config.solver, "attempts": []}
+        self.t1 = time.perf_counter()
+        self.index = -1
+        self._start_next()
+
+    def _start_next(self) -> None:
+        self.index += 1
+        steps, _ = self.attempts[self.index]
         t0 = time.perf_counter()
-        self.formula = f = encode(problem, config.encode)
+        self.formula = f = encode(self.problem, self.config.encode, steps=steps)
         cnf = f.to_cnf()
-        if f.variable_length and config.encode.steps == "sequential":
+        if f.variable_length and self.config.encode.steps == "sequential":
             self.lengths = list(f.lengths)
             assumptions = [f.length_assumptions(n) for n in self.lengths]
         else:
             self.lengths = [f.horizon]
             assumptions = [[]]
-        self.stats: dict[str, Any] = {
-            "encode_s": time.perf_counter() - t0,
-            "variables": cnf.nv,
-            "clauses": len(cnf.clauses),
-            "horizon": f.horizon,
-            "solver": config.solver,
-        }
-        self.t1 = time.perf_counter()
-        self.proc = SolverProcess(config.solver, cnf.clauses, assumptions)
+        self.stats["encode_s"] += time.perf_counter() - t0
+        self.stats.update(variables=cnf.nv, clauses=len(cnf.clauses), horizon=f.horizon)
+        self.stats["attempts"].append(f.horizon)
+        self.started = time.monotonic()
+        self.proc = SolverProcess(self.config.solver, cnf.clauses, assumptions)
+
+    def _final(self, timeout: float | None) -> tuple[str, Any] | None:
+        """Advance through the schedule for up to ``timeout`` seconds; the last answer or None."""
+        end = None if timeout is None else time.monotonic() + timeout
+        while True:
+            last = self.index == len(self.attempts) - 1
+            budget = self.attempts[self.index][1]
+            waits = [] if end is None else [max(0.0, end - time.monotonic())]
+            if budget is not None:
+                waits.append(max(0.0, self.started + budget - time.monotonic()))
+            got = self.proc.poll(min(waits) if waits else None)
+            if got is not None and (got[0] == "sat" or last):
+                return got
+            if got is None and (budget is None or time.monotonic() < self.started + budget):
+                return None  # the caller's time is up
+            self.proc.stop()  # a short horizon without a plan: it proves nothing, go on
+            self._start_next()
 
     def poll(self) -> bool:
-        return self.proc.poll(0.0) is not None
+        return self._final(0.0) is not None
 
     def wait(self, timeout: float | None) -> Result:
-        kind, payload = self.proc.result(timeout)
+        got = self._final(timeout)
+        kind, payload = got if got is not None else ("timeout", list(self.proc.refuted))
         f, problem, stats = self.formula, self.problem, self.stats
-        stats["solve_s"] = time.perf_counter() - self.t1
+        stats["solve_s"] = time.perf_counter() - self.t1 - stats["encode_s"]
         if kind == "sat":
             plan = f.decode({v for v in payload[1] if v > 0})
             return Result(Status.SOLVED, problem, NAME, plan=plan, stats=stats)
