@@ -92,7 +92,7 @@ def show(board: str, labels: bool) -> None:
     b = load_board(board)
     click.echo(f"{b.name}: {b.positions_text()}")
     click.echo(render(b))
-    if labels:
+    if labels and b.coords is not None:
         click.echo()
         click.echo(render(b, labels=True))
     if b.coords is None:
