@@ -74,6 +74,25 @@ class Result:
         return out
 
 
+#: Short parallel horizons tried first, as (fraction of the jumps, seconds). They can only
+#: find plans; the last attempt, at the full horizon, is the one that can refute.
+SHORT_HORIZONS = ((0.45, 3.0), (0.65, 6.0))
+MIN_JUMPS_FOR_SHORT = 12
+
+
+def horizon_schedule(problem: Problem, config: Config) -> list[tuple[int | None, float | None]]:
+    """(steps, budget) attempts: short parallel horizons, then the full one (None, None)."""
+    full = problem.horizons.stop - 1
+    out: list[tuple[int | None, float | None]] = []
+    if config.encode.steps == "parallel" and full >= MIN_JUMPS_FOR_SHORT:
+        for frac, budget in SHORT_HORIZONS:
+            n = max(1, round(full * frac))
+            if n < full and all(n != a for a, _ in out):
+                out.append((n, budget))
+    out.append((None, None))
+    return out
+
+
 class Deadline:
     """Wall-clock budget shared by the subproblems of one solve."""
 

@@ -24,7 +24,7 @@ from typing import Any
 from ..encoder import encode
 from ..errors import PegsatError
 from ..problem import Problem
-from .base import Config, Deadline, Proof, Result, Status
+from .base import Config, Deadline, Proof, Result, Status, horizon_schedule
 
 NAME = "sat"
 
@@ -43,17 +43,11 @@ def solve(problem: Problem, deadline: Deadline, config: Config) -> Result:
         job.stop()
 
 
-#: Short parallel horizons tried first, as (fraction of the jumps, seconds). They can only
-#: find plans; the last attempt, at the full horizon, is the one that can refute.
-SHORT_HORIZONS = ((0.45, 3.0), (0.65, 6.0))
-MIN_JUMPS_FOR_SHORT = 12
-
-
 class SatJob:
     """An encoded problem being solved in child processes (see the module docstring).
 
-    With parallel steps it first tries the ``SHORT_HORIZONS`` schedule, each attempt killed
-    after its budget, then the full horizon for the rest of the time."""
+    With parallel steps it first tries ``horizon_schedule``'s short horizons, each attempt
+    killed after its budget, then the full horizon for the rest of the time."""
 
     def __init__(self, problem: Problem, config: Config) -> None:
         if config.solver not in solver_names():
@@ -61,14 +55,7 @@ class SatJob:
                 f"unknown SAT solver {config.solver!r}; python-sat has {', '.join(solver_names())}"
             )
         self.problem, self.config = problem, config
-        full = problem.horizons.stop - 1
-        self.attempts: list[tuple[int | None, float | None]] = []
-        if config.encode.steps == "parallel" and full >= MIN_JUMPS_FOR_SHORT:
-            for frac, budget in SHORT_HORIZONS:
-                n = max(1, round(full * frac))
-                if n < full and all(n != a for a, _ in self.attempts):
-                    self.attempts.append((n, budget))
-        self.attempts.append((None, None))
+        self.attempts = horizon_schedule(problem, config)
         self.stats: dict[str, Any] = {"encode_s": 0.0, "solver": config.solver, "attempts": []}
         self.t1 = time.perf_counter()
         self.index = -1
