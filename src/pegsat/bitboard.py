@@ -32,9 +32,6 @@ class Engine:
         need, land = self.need, self.land
         return [k for k in range(len(need)) if pos & need[k] == need[k] and not pos & land[k]]
 
-    def is_legal(self, pos: int, k: int) -> bool:
-        return pos & self.need[k] == self.need[k] and not pos & self.land[k]
-
     def apply(self, pos: int, k: int) -> int:
         return pos ^ self.flip[k]
 

@@ -112,8 +112,8 @@ class Board:
             return None
         return h if all(p[h] == h for p in self.symmetries) else None
 
-    def positions_text(self) -> str:
-        """Short description used in listings."""
+    def summary(self) -> str:
+        """Counts shown by ``pegsat show``."""
         return f"{self.n} holes, {len(self.jumps)} jumps, {len(self.symmetries)} symmetries"
 
 

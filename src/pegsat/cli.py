@@ -90,7 +90,7 @@ def show(board: str, labels: bool) -> None:
     from .display import render
 
     b = load_board(board)
-    click.echo(f"{b.name}: {b.positions_text()}")
+    click.echo(f"{b.name}: {b.summary()}")
     click.echo(render(b))
     if labels and b.coords is not None:
         click.echo()

@@ -74,10 +74,6 @@ def problem_from_json(data: dict[str, Any]) -> Problem:
         raise DimacsError(f"the header's problem description is damaged ({exc})") from None
 
 
-def _options_text(o: EncodeOptions) -> str:
-    return o.describe()
-
-
 def _options_from_text(text: str) -> EncodeOptions:
     kv = dict(item.split("=", 1) for item in text.split())
     try:
@@ -101,7 +97,7 @@ def header(f: Formula, cnf: CNF) -> list[str]:
         f"c {MAGIC}",
         "c problem " + json.dumps(problem_to_json(f.problem), separators=(",", ":")),
         f"c describe {f.problem.describe()}",
-        f"c encoding {_options_text(f.options)}",
+        f"c encoding {f.options.describe()}",
         f"c horizon {f.horizon}",
         f"c fingerprint {fingerprint(cnf.clauses)}",
     ]

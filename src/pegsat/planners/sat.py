@@ -175,21 +175,8 @@ class SolverProcess:
                 self.final = (kind, payload)
         return self.final
 
-    def result(self, timeout: float | None) -> tuple[str, Any]:
-        got = self.poll(timeout)
-        return got if got is not None else ("timeout", list(self.refuted))
-
     def stop(self) -> None:
         if self.proc.is_alive():
             self.proc.kill()
         self.proc.join()
         self.conn.close()
-
-
-def run_solver(name: str, clauses, assumption_sets, timeout: float | None) -> tuple[str, Any]:
-    """Solve in a child process; ("sat", (i, model)), ("unsat", None), ("timeout", refuted)."""
-    proc = SolverProcess(name, clauses, assumption_sets)
-    try:
-        return proc.result(timeout)
-    finally:
-        proc.stop()
