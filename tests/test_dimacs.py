@@ -79,6 +79,17 @@ def test_edited_cnf_is_rejected(tmp_path):
         read_instance(out)
 
 
+def test_short_horizon_round_trip(tmp_path):
+    out, model = tmp_path / "short.cnf", tmp_path / "short.model"
+    info = export(small(), out, steps=6)
+    assert info.horizon == 6 and "c horizon 6 short: only SAT answers count" in out.read_text()
+    solve_with_pysat(out, model)
+    d = decode(out, model)
+    assert d.replay.jumps == 13
+    with pytest.raises(Exception, match="give 1..13 with parallel steps"):
+        export(small(), tmp_path / "bad.cnf", steps=20)
+
+
 def test_unsat_answer(tmp_path):
     out, model = tmp_path / "x.cnf", tmp_path / "x.model"
     export(small(), out)

@@ -211,7 +211,10 @@ def solve(problem: str, planner: str, solver: str, workers: int, time_limit: flo
 @click.option("--no-symmetry", is_flag=True)
 @click.option("--card", default="seqcounter", show_default=True,
               help="python-sat cardinality encoding (seqcounter, ladder, totalizer, ...).")
-def export(problem: str, out: str, steps: str, no_symmetry: bool, card: str, **kw) -> None:
+@click.option("--horizon", type=int, help="Parallel steps, fewer than the jumps: often much "
+              "easier for a solver, but UNSAT then proves nothing.")
+def export(problem: str, out: str, steps: str, no_symmetry: bool, card: str,
+           horizon: int | None, **kw) -> None:
     """Write PROBLEM as a self-describing DIMACS CNF file OUT."""
     from .dimacs import export as do_export
     from .encoder import CARD_ENCODINGS, EncodeOptions
@@ -219,7 +222,8 @@ def export(problem: str, out: str, steps: str, no_symmetry: bool, card: str, **k
     if card not in CARD_ENCODINGS:
         raise PegsatError(f"unknown --card {card!r}; choose from {', '.join(CARD_ENCODINGS)}")
     prob = _problem(problem, kw)
-    info = do_export(prob, out, EncodeOptions(steps=steps, symmetry=not no_symmetry, card=card))
+    info = do_export(prob, out, EncodeOptions(steps=steps, symmetry=not no_symmetry, card=card),
+                     steps=horizon)
     click.echo(f"wrote {info.path}: {info.variables} variables, {info.clauses} clauses, "
                f"horizon {info.horizon} ({prob.describe()})")
 

@@ -6,7 +6,7 @@ read an answer without pegsat's help::
     c pegsat-dimacs 1
     c problem {"board": {...names, lines, coords...}, "start": [...], "goal": {...}, ...}
     c encoding steps=parallel symmetry=1 order=1 card=seqcounter
-    c horizon 31
+    c horizon 31              (fewer than the jumps, parallel steps only: UNSAT proves nothing)
     c fingerprint <sha256 of the clauses>
     c var 1 peg a3 0          (hole a3 holds a peg after step 0)
     c var 1090 jump c1-c3 0   (the jump from c1 to c3 is played at step 0)
@@ -98,7 +98,8 @@ def header(f: Formula, cnf: CNF) -> list[str]:
         "c problem " + json.dumps(problem_to_json(f.problem), separators=(",", ":")),
         f"c describe {f.problem.describe()}",
         f"c encoding {f.options.describe()}",
-        f"c horizon {f.horizon}",
+        f"c horizon {f.horizon}"
+        + ("" if f.horizon == f.problem.horizons.stop - 1 else " short: only SAT answers count"),
         f"c fingerprint {fingerprint(cnf.clauses)}",
     ]
     for key, var in sorted(f.pool.obj2id.items(), key=lambda kv: kv[1]):
@@ -115,9 +116,14 @@ def header(f: Formula, cnf: CNF) -> list[str]:
     return lines
 
 
-def export(problem: Problem, path: str | Path, options: EncodeOptions | None = None) -> Exported:
-    """Write the instance atomically: to a temporary file beside ``path``, then rename."""
-    f = encode(problem, options)
+def export(problem: Problem, path: str | Path, options: EncodeOptions | None = None,
+           steps: int | None = None) -> Exported:
+    """Write the instance atomically: to a temporary file beside ``path``, then rename.
+    ``steps`` < the number of jumps gives a short parallel horizon (see ``encoder``)."""
+    try:
+        f = encode(problem, options, steps=steps)
+    except ValueError as exc:
+        raise PegsatError(str(exc)) from None
     cnf = f.to_cnf()
     path = Path(path)
     write_atomic(path, lambda fh: cnf.to_fp(fh, comments=header(f, cnf)))
@@ -167,7 +173,11 @@ def read_instance(path: str | Path) -> tuple[Formula, CNF]:
         problem = problem_from_json(json.loads(meta["problem"]))
     except json.JSONDecodeError:
         raise DimacsError(f"{path}: the header's problem line is not valid JSON") from None
-    f = encode(problem, _options_from_text(meta.get("encoding", "")))
+    try:
+        steps = int(meta.get("horizon", "").split()[0])
+        f = encode(problem, _options_from_text(meta.get("encoding", "")), steps=steps)
+    except (ValueError, IndexError):
+        raise DimacsError(f"{path}: the header's horizon line is damaged") from None
     mine = f.to_cnf()
     want = meta.get("fingerprint")
     if fingerprint(cnf.clauses) != want or fingerprint(mine.clauses) != want:

@@ -143,7 +143,8 @@ def encode(problem: Problem, options: EncodeOptions | None = None, steps: int | 
     parallel = options.steps == "parallel"
     if steps is not None and steps != horizon:
         if not parallel or not 0 < steps < horizon:
-            raise ValueError(f"{steps} steps: only parallel steps may be fewer than {horizon}")
+            raise ValueError(f"a horizon of {steps} steps: give 1..{horizon} with parallel steps "
+                             f"({horizon} jumps is the full horizon)")
         horizon = steps
     f = Formula(problem, horizon, options, IDPool(), lengths=lengths)
     # Named variables first, so their ids do not depend on the cardinality encoding.
