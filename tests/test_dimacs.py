@@ -81,8 +81,8 @@ def test_edited_cnf_is_rejected(tmp_path):
 
 def test_short_horizon_round_trip(tmp_path):
     out, model = tmp_path / "short.cnf", tmp_path / "short.model"
-    info = export(small(), out, steps=6)
-    assert info.horizon == 6 and "c horizon 6 short: only SAT answers count" in out.read_text()
+    info = export(small(), out, steps=9)
+    assert info.horizon == 9 and "c horizon 9 short: only SAT answers count" in out.read_text()
     solve_with_pysat(out, model)
     d = decode(out, model)
     assert d.replay.jumps == 13
