@@ -99,7 +99,7 @@ def header(f: Formula, cnf: CNF) -> list[str]:
         f"c describe {f.problem.describe()}",
         f"c encoding {f.options.describe()}",
         f"c horizon {f.horizon}"
-        + ("" if f.horizon == f.problem.horizons.stop - 1 else " short: only SAT answers count"),
+        + (" short: only SAT answers count" if f.short else ""),
         f"c fingerprint {fingerprint(cnf.clauses)}",
     ]
     for key, var in sorted(f.pool.obj2id.items(), key=lambda kv: kv[1]):

@@ -77,6 +77,11 @@ class Formula:
     lengths: range = range(0)
 
     @property
+    def short(self) -> bool:
+        """Fewer parallel steps than jumps: a model is a plan, UNSAT proves nothing."""
+        return self.horizon < self.problem.horizons.stop - 1
+
+    @property
     def variable_length(self) -> bool:
         return len(self.lengths) > 1
 

@@ -44,12 +44,14 @@ def solve(problem: Problem, deadline: Deadline, config: Config) -> Result:
         if status in (cp_model.OPTIMAL, cp_model.FEASIBLE):
             true_vars = {v for v in range(1, f.pool.top + 1) if solver.BooleanValue(xs[v])}
             return Result(Status.SOLVED, problem, NAME, plan=f.decode(true_vars), stats=stats)
-        if steps is not None and not deadline.expired():
-            continue  # a short horizon proves nothing either way
-        if status == cp_model.INFEASIBLE and steps is None:
+        if steps is not None:  # a short horizon proves nothing either way
+            if deadline.expired():
+                return Result(Status.UNKNOWN, problem, NAME, detail="time limit reached", stats=stats)
+            continue
+        if status == cp_model.INFEASIBLE:
             return Result(Status.UNSOLVABLE, problem, NAME, proof=Proof.CP_INFEASIBLE,
                           detail="CP-SAT proved the model infeasible", stats=stats)
-        if status == cp_model.UNKNOWN or steps is not None:
+        if status == cp_model.UNKNOWN:
             return Result(Status.UNKNOWN, problem, NAME, detail="time limit reached", stats=stats)
         return Result(Status.ERROR, problem, NAME,
                       detail=f"CP-SAT status {solver.StatusName(status)}", stats=stats)

@@ -3,10 +3,10 @@
 With parallel steps (the default) one call at the full horizon decides the problem, whatever
 the goal, since every plan length fits; before it, short horizons (fewer parallel steps than
 jumps) are tried with small budgets, Madagascar-style, because they often find a plan much
-faster. Only the full horizon can answer "unsolvable". With sequential steps and an open peg count the
-formula allows every length and the lengths are tried shortest first on one incremental
-solver with assumptions (``Formula.length_assumptions``), so learnt clauses carry over from
-one horizon to the next.
+faster. Only the full horizon can answer "unsolvable". With sequential steps and an open peg
+count the formula allows every length and the lengths are tried shortest first on one
+incremental solver with assumptions (``Formula.length_assumptions``), so learnt clauses
+carry over from one horizon to the next.
 
 The solver runs in a forked child process that the parent kills at the deadline or on
 Ctrl-C: python-sat's CaDiCaL and Kissat cannot be interrupted from Python (measured here:
