@@ -102,3 +102,29 @@ def test_help_is_fast_and_imports_no_solver():
             "print(sorted(m for m in sys.modules if m.startswith(('pysat', 'ortools'))))")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "[]"
+
+
+def test_solve_min_moves_reports_the_proof():
+    r = run("solve", "triangle-5", "--vacant", "c5", "--survivor", "c5", "--min-moves")
+    assert r.exit_code == 0, r.output
+    assert "optimal: 9 moves" in r.output and "found none with 8" in r.output
+    r = run("solve", "triangle-5", "--vacant", "c5", "--survivor", "c5", "--min-moves", "--json")
+    data = json.loads(r.output)
+    assert data["moves"] == 9 and data["lower_bound"] == 9 and data["optimal"] is True
+
+
+def test_solve_min_moves_unsolvable_and_refusals():
+    r = run("solve", "triangle-5", "--vacant", "b3", "--survivor", "b3", "--min-moves")
+    assert r.exit_code == 10
+    r = run("solve", "triangle-5", "--min-moves", "--planner", "sat")
+    assert r.exit_code == 2 and r.output.startswith("error: --min-moves has its own planner")
+    r = run("solve", "hopping-dots", "--special", "1", "--min-moves")
+    assert r.exit_code == 2 and "special peg" in r.output
+
+
+def test_solve_min_moves_time_limit_is_not_a_proof():
+    r = run("solve", "german", "--min-moves", "--time-limit", "1", "--json")
+    assert r.exit_code == 20
+    data = json.loads(r.output)
+    assert data["status"] in ("unknown", "solved") and data["lower_bound"] >= 15
+    assert data.get("optimal") is not True

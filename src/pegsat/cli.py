@@ -146,8 +146,11 @@ def verify(problem: str, plan: str, notation: str, show_positions: bool, as_json
 @main.command()
 @click.argument("problem")
 @problem_options
-@click.option("--planner", default="auto", type=click.Choice(["auto", "sat", "cpsat", "search"]),
-              help="auto: search on boards up to 21 holes, else search and SAT side by side.")
+@click.option("--planner", default="auto", type=click.Choice(["auto", "sat", "cpsat", "search", "moves"]),
+              help="auto: search on boards up to 21 holes, else search and SAT side by side; "
+              "moves: the fewest moves (same as --min-moves).")
+@click.option("--min-moves", is_flag=True, help="Fewest moves, with the proof that none has fewer "
+              "(exit 20 when the time limit leaves it unproven).")
 @click.option("--solver", default="cadical195", show_default=True,
               help="python-sat solver for --planner sat (e.g. kissat404, glucose4).")
 @click.option("--workers", default=2, show_default=True, help="CP-SAT workers.")
@@ -159,10 +162,12 @@ def verify(problem: str, plan: str, notation: str, show_positions: bool, as_json
 @click.option("--show", "show_positions", is_flag=True, help="Print every position of the plan.")
 @click.option("--json", "as_json", is_flag=True, help="Machine-readable result.")
 @click.option("--out", type=click.Path(dir_okay=False), help="Also write the plan to this file.")
-def solve(problem: str, planner: str, solver: str, workers: int, time_limit: float | None,
-          steps: str, no_symmetry: bool, notation: str, show_positions: bool, as_json: bool,
-          out: str | None, **kw) -> None:
-    """Find a plan for PROBLEM, prove there is none, or say it is unknown."""
+def solve(problem: str, planner: str, min_moves: bool, solver: str, workers: int,
+          time_limit: float | None, steps: str, no_symmetry: bool, notation: str,
+          show_positions: bool, as_json: bool, out: str | None, **kw) -> None:
+    """Find a plan for PROBLEM, prove there is none, or say it is unknown.
+
+    PROBLEM is a board (name or file), a TOML problem file or an IPC PDDL problem file."""
     from .bitboard import replay_plan
     from .dimacs import write_atomic
     from .display import render
@@ -171,16 +176,23 @@ def solve(problem: str, planner: str, solver: str, workers: int, time_limit: flo
     from .planners.base import Config
     from .solve import solve as run
 
+    if min_moves:
+        if planner not in ("auto", "moves"):
+            raise PegsatError(f"--min-moves has its own planner; drop --planner {planner}")
+        planner = "moves"
     prob = _problem(problem, kw)
     config = Config(solver=solver, workers=workers, time_limit=time_limit,
                     encode=EncodeOptions(steps=steps, symmetry=not no_symmetry))
     result = run(prob, planner, config)
+    code = EXIT[result.status.value]
+    if result.lower_bound is not None and result.plan is not None and not result.optimal:
+        code = EXIT["unknown"]  # a plan, but its optimality is unproven
     if result.plan is not None and out:
         text = format_plan(prob.board, result.plan, notation) + "\n"
         write_atomic(Path(out), lambda fh: fh.write(text))
     if as_json:
         click.echo(json.dumps(result.to_json(), default=str))
-        sys.exit(EXIT[result.status.value])
+        sys.exit(code)
     click.echo(f"problem: {prob.describe()}")
     status = result.status.value
     line = f"{status} by {result.planner}"
@@ -197,9 +209,13 @@ def solve(problem: str, planner: str, solver: str, workers: int, time_limit: flo
                 click.echo(f"\nafter {i} jumps:" if i else "\nstart:")
                 click.echo(render(prob.board, pos))
     st = result.stats
-    click.echo(f"time: {st.get('total_s', 0):.2f} s (encode {st.get('encode_s', 0):.2f} s, "
-               f"solve {st.get('solve_s', 0):.2f} s)")
-    sys.exit(EXIT[status])
+    if "search_s" in st:
+        click.echo(f"time: {st.get('total_s', 0):.2f} s (first plan {st.get('upper_s', 0):.2f} s, "
+                   f"search by moves {st['search_s']:.2f} s, {st['positions']} positions)")
+    else:
+        click.echo(f"time: {st.get('total_s', 0):.2f} s (encode {st.get('encode_s', 0):.2f} s, "
+                   f"solve {st.get('solve_s', 0):.2f} s)")
+    sys.exit(code)
 
 
 @main.command()

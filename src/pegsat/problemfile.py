@@ -86,6 +86,13 @@ def load_problem(spec: str, options: Options | None = None) -> Problem:
     command-line options override the file's tables."""
     options = options or Options()
     o_start, o_goal, o_special = options.as_tables()
+    if spec.endswith(".pddl"):
+        from .pddl import read_problem
+
+        if o_start or o_goal or o_special:
+            raise ProblemError(f"{spec}: a PDDL problem fixes its start and goal; drop the options")
+        domain = Path(spec).parent / "domain.pddl"
+        return read_problem(spec, domain if domain.is_file() else None)
     if spec.endswith(".toml"):
         path = Path(spec)
         try:

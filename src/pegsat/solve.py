@@ -42,7 +42,8 @@ def solve(problem: Problem, planner: str = "auto", config: Config | None = None)
 def _solve(problem: Problem, name: str, backend, deadline: Deadline, config: Config) -> Result:
     board, goal, start = problem.board, problem.goal, problem.start
     if 0 in problem.horizons and goal.satisfied(start):
-        return Result(Status.SOLVED, problem, name, plan=(), detail="the start satisfies the goal")
+        return Result(Status.SOLVED, problem, name, plan=(), detail="the start satisfies the goal",
+                      lower_bound=0 if getattr(backend, "MIN_MOVES", False) else None)
     if not _any_jump(problem):
         return Result(Status.UNSOLVABLE, problem, name, proof=Proof.COUNTING,
                       detail="no jump is possible from the start")

@@ -19,6 +19,7 @@ PLANNERS = {
     "sat": "pegsat.planners.sat",
     "cpsat": "pegsat.planners.cpsat",
     "search": "pegsat.planners.search",
+    "moves": "pegsat.planners.moves",  # fewest moves, with proof
 }
 
 

@@ -50,6 +50,12 @@ class Result:
     proof: Proof | None = None
     detail: str = ""
     stats: dict[str, Any] = field(default_factory=dict)
+    lower_bound: int | None = None  # minimum-moves mode: proven fewest moves of any plan
+
+    @property
+    def optimal(self) -> bool:
+        """A minimum-moves answer whose plan meets its proven lower bound."""
+        return self.moves is not None and self.lower_bound == self.moves
 
     def to_json(self) -> dict[str, Any]:
         from ..notation import format_plan
@@ -71,6 +77,8 @@ class Result:
                 jump_count=len(self.plan),
                 moves=self.moves,
             )
+        if self.lower_bound is not None:
+            out.update(lower_bound=self.lower_bound, optimal=self.optimal)
         return out
 
 

@@ -1,0 +1,222 @@
+"""Minimum-moves mode: Merson bounds, the vector engine, the search and its proofs."""
+
+import heapq
+import os
+import random
+
+import numpy as np
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from pegsat import merson
+from pegsat import vector as V
+from pegsat.bitboard import engine, replay_plan, symmetry
+from pegsat.catalogue import get_board
+from pegsat.planners.base import Config, Deadline, Status
+from pegsat.planners.moves import Search, _moves, fewest_over_vacancies, survivor_distances
+from pegsat.problem import Goal, Problem, single_vacancy
+from pegsat.solve import solve
+
+T5 = get_board("triangle-5")
+ENGLISH = get_board("english")
+
+
+def reference_min_moves(problem: Problem) -> int | None:
+    """Independent check: Dijkstra over (position, hole of the peg that moved last).
+
+    A jump from the hole where the last jump landed continues the move (cost 0); any other
+    jump starts a move (cost 1).
+    """
+    board, eng = problem.board, engine(problem.board)
+    best = {(problem.start, -1): 0}
+    heap = [(0, problem.start, -1)]
+    while heap:
+        d, pos, last = heapq.heappop(heap)
+        if best.get((pos, last), 1 << 30) < d:
+            continue
+        if problem.goal.satisfied(pos):
+            return d
+        for k in eng.legal(pos):
+            a, _, c = board.jumps[k]
+            nd = d + (a != last)
+            key = (eng.apply(pos, k), c)
+            if nd < best.get(key, 1 << 30):
+                best[key] = nd
+                heapq.heappush(heap, (nd, *key))
+    return None
+
+
+# --- Merson regions -----------------------------------------------------------------------
+
+def test_english_regions():
+    names = ENGLISH.names
+    fam = [merson.describe(ENGLISH, r) for r in merson.region_family(ENGLISH)]
+    assert fam[:8] == ["c1", "e1", "a3", "g3", "a5", "g5", "c7", "e7"]
+    assert "c2 b3 c3" in fam and len(fam) == 12
+    assert not merson.is_region(ENGLISH, 1 << names.index("d1"))
+    for r in merson.minimal_regions(ENGLISH):
+        assert merson.is_region(ENGLISH, r)
+
+
+def test_central_game_lower_bound_is_twelve():
+    p = single_vacancy(ENGLISH, ENGLISH.centre)
+    assert merson.moves_lower_bound(ENGLISH, p.start, p.goal) == 12
+    assert merson.moves_lower_bound(ENGLISH, p.goal.full, p.goal) == 0
+
+
+@pytest.mark.parametrize("v", range(T5.n))
+def test_merson_bound_is_admissible_on_triangle5(v):
+    for s in range(T5.n):
+        p = single_vacancy(T5, v, Goal.survivor(T5, s))
+        opt = reference_min_moves(p)
+        if opt is not None:
+            assert merson.moves_lower_bound(T5, p.start, p.goal) <= opt
+
+
+# --- the vector engine ----------------------------------------------------------------------
+
+@pytest.mark.parametrize("reverse", [False, True])
+def test_vector_moves_match_the_python_moves(reverse):
+    rng = random.Random(7)
+    positions = [rng.getrandbits(ENGLISH.n) for _ in range(40)]
+    vj = V.jumps(ENGLISH)
+    for pos in positions:
+        got = set(map(int, vj.successors(np.array([pos], dtype=V.U64), reverse=reverse)))
+        want = {q for q, _ in _moves(ENGLISH, pos, reverse=reverse)}
+        assert got == want
+
+
+def test_moves_undo_each_other():
+    rng = random.Random(3)
+    for _ in range(30):
+        pos = rng.getrandbits(ENGLISH.n)
+        for q, chain in _moves(ENGLISH, pos):
+            assert pos in {r for r, _ in _moves(ENGLISH, q, reverse=True)}
+            cur = pos
+            for k in chain:  # the chain is one peg's jumps, in play order
+                cur = engine(ENGLISH).apply(cur, k)
+            assert cur == q
+
+
+def test_canonical_form_matches_the_scalar_one():
+    rng = random.Random(5)
+    for board in (ENGLISH, T5, get_board("hopping-dots"), get_board("german")):
+        sym = symmetry(board)
+        c = V.canon(board, board.symmetries)
+        pos = [rng.getrandbits(board.n) for _ in range(200)]
+        assert list(map(int, c(np.array(pos, dtype=V.U64)))) == [sym.canonical(p) for p in pos]
+
+
+def test_unique_is_sorted_distinct():
+    a = np.array([5, 3, 5, 1, 3, 9], dtype=V.U64)
+    assert list(V.unique(a)) == [1, 3, 5, 9]
+    assert list(V.unique(a[:1])) == [5]
+
+
+def test_boards_over_64_holes_are_refused():
+    with pytest.raises(Exception, match="at most 64"):
+        V.jumps(get_board("square-9x9"))
+
+
+# --- exact answers ---------------------------------------------------------------------------
+
+def test_triangle5_matches_bells_catalogue():
+    """G. I. Bell, "Solving triangular peg solitaire" (2008), table for the 15-hole board."""
+    h = T5.hole
+    want = {("c5", "c5"): 9, ("a1", "a1"): 10, ("a1", "c5"): 10, ("a1", "a4"): 11,
+            ("a4", "a4"): 11, ("c5", "b3"): 10, ("b3", "c5"): 11}
+    for (v, s), m in want.items():
+        assert survivor_distances(T5, h(v))[h(s)] == m
+    assert set(survivor_distances(T5, h("b3"))) == {h("c5")}  # b3 -> b3, a1, a4 impossible
+    # The bidirectional search agrees pair by pair.
+    for (v, s), m in want.items():
+        r = solve(single_vacancy(T5, h(v), Goal.survivor(T5, h(s))), "moves")
+        assert r.status is Status.SOLVED and r.moves == m and r.optimal
+
+
+def test_triangle4_every_solvable_pair_needs_five():
+    b = get_board("triangle-4")
+    counts = [m for v in range(b.n) for m in survivor_distances(b, v).values()]
+    assert counts and set(counts) == {5}
+
+
+def test_fewest_over_vacancies_triangle6():
+    m, v, plan = fewest_over_vacancies(get_board("triangle-6"))  # OEIS A127500
+    b = get_board("triangle-6")
+    assert m == 9
+    assert replay_plan(single_vacancy(b, v, Goal.one_peg()), plan).moves == 9
+
+
+@pytest.mark.slow
+def test_fewest_over_vacancies_triangle7():
+    assert fewest_over_vacancies(get_board("triangle-7"))[0] == 12
+
+
+def test_english_central_game_is_eighteen_moves():
+    p = single_vacancy(ENGLISH, ENGLISH.centre)
+    r = solve(p, "moves")
+    assert r.status is Status.SOLVED and r.moves == 18 and r.lower_bound == 18 and r.optimal
+    assert "found none with 17" in r.detail
+    assert replay_plan(p, r.plan).moves == 18
+
+
+@pytest.mark.slow
+def test_english_d4_to_d1_is_seventeen_moves():
+    p = single_vacancy(ENGLISH, ENGLISH.centre, Goal.survivor(ENGLISH, ENGLISH.hole("d1")))
+    r = solve(p, "moves")
+    assert r.optimal and r.moves == 17
+
+
+def _small_problems():
+    boards = [T5, get_board("hopping-dots"), get_board("square-4x4"), get_board("triangle-4")]
+    goals = st.sampled_from(["one", "at-most-2", "pattern"])
+    return st.tuples(st.sampled_from(boards), st.integers(0, 1 << 30), goals)
+
+
+@settings(max_examples=int(os.environ.get("PEGSAT_EXAMPLES", 40)), deadline=None,
+          suppress_health_check=[HealthCheck.too_slow])
+@given(_small_problems())
+def test_search_by_moves_agrees_with_dijkstra(case):
+    board, seed, kind = case
+    rng = random.Random(seed)
+    start = board.full & ~(1 << rng.randrange(board.n))
+    if rng.random() < 0.5:
+        start &= ~(1 << rng.randrange(board.n))
+    if rng.random() < 0.3:  # a sparse start, like the IPC problems
+        start = rng.getrandbits(board.n) | 0b111
+    if kind == "one":
+        goal = Goal.one_peg()
+    elif kind == "at-most-2":
+        goal = Goal.at_most(2)
+    else:
+        # a reachable pattern: play a few random jumps
+        pos, eng = start, engine(board)
+        for _ in range(rng.randrange(1, 6)):
+            legal = eng.legal(pos)
+            if not legal:
+                break
+            pos = eng.apply(pos, rng.choice(legal))
+        goal = Goal.pattern(board, pos)
+    p = Problem(board, start, goal)
+    want = reference_min_moves(p)
+    r = solve(p, "moves")
+    if want is None:
+        assert r.status is Status.UNSOLVABLE
+    else:
+        assert r.status is Status.SOLVED and r.optimal and r.moves == want
+
+
+def test_a_timeout_is_never_a_proof():
+    p = single_vacancy(get_board("german"), get_board("german").centre)
+    r = solve(p, "moves", Config(time_limit=1.0))
+    assert r.status in (Status.UNKNOWN, Status.SOLVED)
+    assert r.proof is None and not r.optimal
+    assert r.lower_bound is not None and r.lower_bound >= 16  # the Merson bound at least
+
+
+def test_search_upper_bound_stops_early():
+    p = single_vacancy(T5, T5.hole("c5"))
+    s = Search(p, Deadline(None), upper=9)
+    best, lower, _ = s.run()
+    assert best is None and lower == 9  # nothing with 8 moves: the known 9 is optimal
