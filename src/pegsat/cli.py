@@ -57,6 +57,29 @@ def problem_options(fn):
     return fn
 
 
+def _task(spec: str, kw: dict, domain: str | None):
+    """(problem, PDDL task or None): a PDDL problem file keeps its location names."""
+    if domain is not None or spec.endswith(".pddl"):
+        from .pddl import load
+
+        if any(v is not None for v in kw.values()):
+            raise PegsatError(f"{spec}: a PDDL problem fixes its start and goal; drop the options")
+        task = load(spec, domain)
+        return task.problem, task
+    return _problem(spec, kw), None
+
+
+def _plan_text(prob, plan, notation: str, task) -> str:
+    if notation == "ipc":
+        from .pddl import format_plan as ipc_plan
+
+        return ipc_plan(prob, plan, task.objects if task else None,
+                        task.domain if task else "pegsolitaire-sequential").rstrip("\n")
+    from .notation import format_plan
+
+    return format_plan(prob.board, plan, notation)
+
+
 def _problem(spec: str, kw: dict):
     from .problemfile import Options, load_problem
 
@@ -100,9 +123,15 @@ def show(board: str, labels: bool) -> None:
 
 
 def _read_plan_arg(plan: str) -> str:
+    """PLAN is a file when one exists by that name, else the plan itself."""
+    if "\n" in plan or "(" in plan or len(plan) > 255:
+        return plan
     p = Path(plan)
-    if p.is_file():
-        return p.read_text()
+    try:
+        if p.is_file():
+            return p.read_text()
+    except OSError as exc:
+        raise PegsatError(f"cannot read plan file {plan}: {exc.strerror}") from None
     return plan
 
 
@@ -110,18 +139,34 @@ def _read_plan_arg(plan: str) -> str:
 @click.argument("problem")
 @click.argument("plan")
 @problem_options
-@click.option("--notation", default="auto", type=click.Choice(["auto", "names", "ids", "coords"]))
+@click.option("--notation", default="auto", type=click.Choice(["auto", "names", "ids", "coords", "ipc"]),
+              help="auto also recognises IPC plans (one ground action per line).")
+@click.option("--pddl", "domain", type=click.Path(exists=True, dir_okay=False),
+              help="PROBLEM is a PDDL problem file of this domain file.")
 @click.option("--show/--summary", "show_positions", default=False, help="Print every position.")
 @click.option("--json", "as_json", is_flag=True, help="Machine-readable output.")
-def verify(problem: str, plan: str, notation: str, show_positions: bool, as_json: bool, **kw) -> None:
+def verify(problem: str, plan: str, notation: str, domain: str | None, show_positions: bool,
+           as_json: bool, **kw) -> None:
     """Replay PLAN (a file or the moves themselves) on PROBLEM and check the goal."""
     from .bitboard import replay
     from .display import render
     from .errors import PlanError
     from .notation import format_plan, parse_plan
+    from .pddl import is_ipc_plan
+    from .pddl import parse_plan as parse_ipc
 
-    prob = _problem(problem, kw)
-    hops = parse_plan(prob.board, _read_plan_arg(plan), notation)
+    prob, task = _task(problem, kw, domain)
+    text = _read_plan_arg(plan)
+    try:
+        if notation == "ipc" or notation == "auto" and is_ipc_plan(text):
+            hops = parse_ipc(prob, text, task.objects if task else None)
+        else:
+            hops = parse_plan(prob.board, text, notation)
+    except PlanError as exc:
+        if as_json:
+            click.echo(json.dumps({"valid": False, "error": str(exc), "step": exc.step}))
+            sys.exit(1)
+        raise
     try:
         rep = replay(prob, hops)
     except PlanError as exc:
@@ -158,21 +203,24 @@ def verify(problem: str, plan: str, notation: str, show_positions: bool, as_json
 @click.option("--steps", default="parallel", type=click.Choice(["parallel", "sequential"]),
               show_default=True, help="Step semantics of the SAT/CP-SAT encoding.")
 @click.option("--no-symmetry", is_flag=True, help="Do not break symmetries in the encoding.")
-@click.option("--notation", default="names", type=click.Choice(["names", "ids", "coords"]))
+@click.option("--notation", type=click.Choice(["names", "ids", "coords", "ipc"]),
+              help="Plan notation (default: ipc for PDDL input, else names).")
+@click.option("--pddl", "domain", type=click.Path(exists=True, dir_okay=False),
+              help="PROBLEM is a PDDL problem file of this domain file.")
 @click.option("--show", "show_positions", is_flag=True, help="Print every position of the plan.")
 @click.option("--json", "as_json", is_flag=True, help="Machine-readable result.")
 @click.option("--out", type=click.Path(dir_okay=False), help="Also write the plan to this file.")
 def solve(problem: str, planner: str, min_moves: bool, solver: str, workers: int,
-          time_limit: float | None, steps: str, no_symmetry: bool, notation: str,
-          show_positions: bool, as_json: bool, out: str | None, **kw) -> None:
+          time_limit: float | None, steps: str, no_symmetry: bool, notation: str | None,
+          domain: str | None, show_positions: bool, as_json: bool, out: str | None, **kw) -> None:
     """Find a plan for PROBLEM, prove there is none, or say it is unknown.
 
-    PROBLEM is a board (name or file), a TOML problem file or an IPC PDDL problem file."""
+    PROBLEM is a board (name or file), a TOML problem file or an IPC PDDL problem file
+    (its domain: --pddl DOMAIN, or domain.pddl beside it)."""
     from .bitboard import replay_plan
-    from .dimacs import write_atomic
     from .display import render
     from .encoder import EncodeOptions
-    from .notation import format_plan
+    from .files import write_atomic
     from .planners.base import Config
     from .solve import solve as run
 
@@ -180,7 +228,8 @@ def solve(problem: str, planner: str, min_moves: bool, solver: str, workers: int
         if planner not in ("auto", "moves"):
             raise PegsatError(f"--min-moves has its own planner; drop --planner {planner}")
         planner = "moves"
-    prob = _problem(problem, kw)
+    prob, task = _task(problem, kw, domain)
+    notation = notation or ("ipc" if task else "names")
     config = Config(solver=solver, workers=workers, time_limit=time_limit,
                     encode=EncodeOptions(steps=steps, symmetry=not no_symmetry))
     result = run(prob, planner, config)
@@ -188,7 +237,7 @@ def solve(problem: str, planner: str, min_moves: bool, solver: str, workers: int
     if result.lower_bound is not None and result.plan is not None and not result.optimal:
         code = EXIT["unknown"]  # a plan, but its optimality is unproven
     if result.plan is not None and out:
-        text = format_plan(prob.board, result.plan, notation) + "\n"
+        text = _plan_text(prob, result.plan, notation, task) + "\n"
         write_atomic(Path(out), lambda fh: fh.write(text))
     if as_json:
         click.echo(json.dumps(result.to_json(), default=str))
@@ -203,7 +252,7 @@ def solve(problem: str, planner: str, min_moves: bool, solver: str, workers: int
     click.echo(line)
     if result.plan is not None:
         click.echo(f"{len(result.plan)} jumps, {result.moves} moves:")
-        click.echo(format_plan(prob.board, result.plan, notation))
+        click.echo(_plan_text(prob, result.plan, notation, task))
         if show_positions:
             for i, pos in enumerate(replay_plan(prob, result.plan).positions):
                 click.echo(f"\nafter {i} jumps:" if i else "\nstart:")
@@ -242,6 +291,27 @@ def export(problem: str, out: str, steps: str, no_symmetry: bool, card: str,
                      steps=horizon)
     click.echo(f"wrote {info.path}: {info.variables} variables, {info.clauses} clauses, "
                f"horizon {info.horizon} ({prob.describe()})")
+
+
+@main.command("export-pddl")
+@click.argument("problem")
+@click.argument("outdir", type=click.Path(file_okay=False))
+@problem_options
+def export_pddl(problem: str, outdir: str, **kw) -> None:
+    """Write PROBLEM as OUTDIR/domain.pddl and OUTDIR/problem.pddl (IPC sequential style)."""
+    from .files import write_atomic
+    from .pddl import SEQUENTIAL_DOMAIN, write_problem
+
+    prob = _problem(problem, kw)
+    text = write_problem(prob)
+    out = Path(outdir)
+    try:
+        out.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise PegsatError(f"cannot create {out}: {exc.strerror}") from None
+    write_atomic(out / "domain.pddl", lambda fh: fh.write(SEQUENTIAL_DOMAIN))
+    write_atomic(out / "problem.pddl", lambda fh: fh.write(text))
+    click.echo(f"wrote {out / 'domain.pddl'} and {out / 'problem.pddl'} ({prob.describe()})")
 
 
 @main.command()

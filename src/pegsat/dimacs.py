@@ -20,8 +20,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-import os
-import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -32,6 +30,7 @@ from .bitboard import Replay, replay_plan
 from .board import Board
 from .encoder import EncodeOptions, Formula, encode
 from .errors import DimacsError, PegsatError
+from .files import write_atomic
 from .problem import Goal, Problem, holes_of
 
 MAGIC = "pegsat-dimacs 1"
@@ -128,22 +127,6 @@ def export(problem: Problem, path: str | Path, options: EncodeOptions | None = N
     path = Path(path)
     write_atomic(path, lambda fh: cnf.to_fp(fh, comments=header(f, cnf)))
     return Exported(path, cnf.nv, len(cnf.clauses), f.horizon)
-
-
-def write_atomic(path: Path, write) -> None:
-    """Nothing half-written survives an error or Ctrl-C: the rename is the commit."""
-    directory = path.parent if str(path.parent) else Path(".")
-    try:
-        fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=directory)
-    except OSError as exc:
-        raise PegsatError(f"cannot write {path}: {exc.strerror}") from None
-    try:
-        with os.fdopen(fd, "w") as fh:
-            write(fh)
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
 
 
 @dataclass(frozen=True)

@@ -1,9 +1,19 @@
-"""The planning competition's peg solitaire PDDL: problems in.
+"""The planning competition's peg solitaire PDDL: problems in and out, plans in and out.
 
-The IPC domains ``pegsolitaire-sequential`` (2008/2011, action costs: one per move),
-``pegsolitaire-netbenefit``/``-temporal`` variants are not read; ``pegsolitaire-invasion``
-(2016 unsolvability track) is. A problem lists locations, ``IN-LINE`` triples (both
-directions), ``occupied``/``free`` facts and a goal that is a conjunction of such facts.
+Read: the IPC domains ``pegsolitaire-sequential`` (2008/2011 sequential tracks, action
+costs: ``jump-new-move`` costs 1, ``jump-continue-move`` 0, ``end-move`` closes a move, so
+the plan cost is the number of moves) and ``pegsolitaire-invasion`` (2016 unsolvability
+track, one ``jump`` action); the net-benefit and temporal variants are refused. A problem
+lists locations, ``IN-LINE`` triples (both directions), ``occupied``/``free`` facts and a
+goal that is a conjunction of such facts.
+
+Write: any pegsat problem whose goal is a pattern (full and empty holes; STRIPS goals cannot
+count pegs) as a domain and problem pair in the same style, locations named ``pos-R-C`` on
+square lattices (the IPC convention) and by hole name elsewhere; plans in IPC format (one
+ground action per line, an ``end-move`` after each move, then ``; cost = N (general cost)``),
+which VAL accepts, and plans read back from any planner, checked against the domain's own
+preconditions (a ``jump-continue-move`` must start where the last jump landed) before the
+verifier replays them.
 
 The reader is small and strict (no PDDL library on PyPI reads action costs and these
 problems without pulling in a grammar engine; the subset needed is five constructs): an
@@ -16,13 +26,15 @@ usual hole names), otherwise it is a graph board keeping the PDDL names.
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
 from pathlib import Path
 
+from .bitboard import split_moves
 from .board import Board
 from .catalogue import LISTED, get_board
-from .errors import ProblemError
+from .errors import PegsatError, PlanError, ProblemError
 from .lattice import board_from_cells
-from .problem import Goal, Problem
+from .problem import Goal, Problem, holes_of
 
 DOMAINS = ("pegsolitaire-sequential", "pegsolitaire-invasion")
 _POS = re.compile(r"pos-(\d+)-(\d+)$")
@@ -65,8 +77,29 @@ def domain_name(path: Path) -> str:
     return form[1][1]
 
 
+@dataclass(frozen=True)
+class Task:
+    """A problem read from PDDL, with the PDDL object name of every hole and the domain."""
+
+    problem: Problem
+    objects: tuple[str, ...]  # hole id -> location name in the file
+    domain: str
+
+
 def read_problem(path: str | Path, domain: str | Path | None = None) -> Problem:
     """A pegsat problem from an IPC peg solitaire problem file (and optionally its domain)."""
+    return read_task(path, domain).problem
+
+
+def load(spec: str, domain: str | None = None) -> Task:
+    """A task from a problem file; the domain is ``domain`` or ``domain.pddl`` beside it."""
+    if domain is None:
+        beside = Path(spec).parent / "domain.pddl"
+        domain = str(beside) if beside.is_file() else None
+    return read_task(spec, domain)
+
+
+def read_task(path: str | Path, domain: str | Path | None = None) -> Task:
     path = Path(path)
     src = str(path)
     if domain is not None:
@@ -106,7 +139,10 @@ def read_problem(path: str | Path, domain: str | Path | None = None) -> Problem:
     board, where = _board(name, locations, lines, src)
     start = sum(1 << where[i] for i in occupied)
     goal = _goal(sections.get(":goal"), locations, where, board, src)
-    return Problem(board, start, goal, name=name)
+    objects = [""] * board.n
+    for i, h in where.items():
+        objects[h] = locations[i]
+    return Task(Problem(board, start, goal, name=name), tuple(objects), dom)
 
 
 def _read(path: Path) -> str:
@@ -192,3 +228,147 @@ def _goal(goal, locations, where, board: Board, src: str) -> Goal:
     if full | empty == board.full:
         return Goal.pattern(board, full)
     return Goal(full=full, empty=empty, min_pegs=max(1, full.bit_count()))
+
+
+# --- writing ---------------------------------------------------------------------------------
+
+SEQUENTIAL_DOMAIN = """\
+;; Peg solitaire, sequential: a move is one or more jumps by the same peg; it costs 1.
+;; Written by pegsat in the style of the IPC 2008/2011 pegsol domain.
+(define (domain pegsolitaire-sequential)
+  (:requirements :typing :action-costs)
+  (:types location - object)
+  (:predicates (IN-LINE ?x ?y ?z - location) (occupied ?l - location) (free ?l - location)
+               (move-ended) (last-visited ?l - location))
+  (:functions (total-cost) - number)
+  (:action jump-new-move
+    :parameters (?from - location ?over - location ?to - location)
+    :precondition (and (move-ended) (IN-LINE ?from ?over ?to)
+                       (occupied ?from) (occupied ?over) (free ?to))
+    :effect (and (not (move-ended)) (not (occupied ?from)) (not (occupied ?over))
+                 (not (free ?to)) (free ?from) (free ?over) (occupied ?to)
+                 (last-visited ?to) (increase (total-cost) 1)))
+  (:action jump-continue-move
+    :parameters (?from - location ?over - location ?to - location)
+    :precondition (and (last-visited ?from) (IN-LINE ?from ?over ?to)
+                       (occupied ?from) (occupied ?over) (free ?to))
+    :effect (and (not (occupied ?from)) (not (occupied ?over)) (not (free ?to))
+                 (free ?from) (free ?over) (occupied ?to)
+                 (not (last-visited ?from)) (last-visited ?to)))
+  (:action end-move
+    :parameters (?loc - location)
+    :precondition (last-visited ?loc)
+    :effect (and (move-ended) (not (last-visited ?loc)))))
+"""
+
+_SAFE = re.compile(r"[a-z][a-z0-9_-]*$")
+
+
+def object_names(board: Board) -> tuple[str, ...]:
+    """A PDDL location name per hole: ``pos-R-C`` on square lattices, else the hole name."""
+    if board.lattice.startswith("square") and board.coords is not None:
+        return tuple(f"pos-{r}-{c}" for r, c in board.coords)
+    out = []
+    for name in board.names:
+        low = name.lower()
+        out.append(low if _SAFE.match(low) else "h-" + re.sub(r"[^a-z0-9_-]", "_", low))
+    if len(set(out)) != len(out):
+        out = [f"h{h}" for h in range(board.n)]
+    return tuple(out)
+
+
+def write_problem(problem: Problem, objects: tuple[str, ...] | None = None) -> str:
+    """The problem in the sequential domain; the goal must be a pattern of full/empty holes."""
+    board, goal = problem.board, problem.goal
+    if problem.special is not None:
+        raise PegsatError("PDDL export: the special-peg rule has no PDDL form in this domain")
+    if goal.full | goal.empty != board.full and (goal.min_pegs > max(1, goal.full.bit_count())
+                                                  or goal.max_pegs is not None):
+        raise PegsatError("PDDL export: STRIPS goals cannot count pegs; give a pattern "
+                          "(--survivor, --pattern, or --full/--empty)")
+    obj = objects or object_names(board)
+    name = re.sub(r"[^a-z0-9_-]", "-", (problem.name or board.name).lower()) or "problem"
+    out = [f";; {problem.describe()}", ";; written by pegsat", f"(define (problem {name})",
+           "  (:domain pegsolitaire-sequential)", "  (:objects"]
+    out += [f"    {o} - location" for o in obj]
+    out += ["  )", "  (:init", "    (= (total-cost) 0)", "    (move-ended)"]
+    for a, b, c in board.lines:
+        out.append(f"    (IN-LINE {obj[a]} {obj[b]} {obj[c]})")
+        out.append(f"    (IN-LINE {obj[c]} {obj[b]} {obj[a]})")
+    for h in range(board.n):
+        out.append(f"    ({'occupied' if problem.start >> h & 1 else 'free'} {obj[h]})")
+    out += ["  )", "  (:goal (and"]
+    out += [f"    (occupied {obj[h]})" for h in holes_of(goal.full)]
+    out += [f"    (free {obj[h]})" for h in holes_of(goal.empty)]
+    out += ["  ))", "  (:metric minimize (total-cost))", ")"]
+    return "\n".join(out) + "\n"
+
+
+def format_plan(problem: Problem, plan, objects: tuple[str, ...] | None = None,
+                domain: str = "pegsolitaire-sequential") -> str:
+    """A plan as IPC ground actions, one per line, and its cost (the number of moves)."""
+    board = problem.board
+    obj = objects or object_names(board)
+    lines = []
+    if domain == "pegsolitaire-invasion":
+        for k in plan:
+            a, b, c = board.jumps[k]
+            lines.append(f"(jump {obj[a]} {obj[b]} {obj[c]})")
+        return "\n".join(lines + [f"; cost = {len(plan)} (unit cost)"]) + "\n"
+    moves = split_moves(board, plan)
+    for move in moves:
+        for i, k in enumerate(move):
+            a, b, c = board.jumps[k]
+            act = "jump-new-move" if i == 0 else "jump-continue-move"
+            lines.append(f"({act} {obj[a]} {obj[b]} {obj[c]})")
+        lines.append(f"(end-move {obj[board.jumps[move[-1]][2]]})")
+    return "\n".join(lines + [f"; cost = {len(moves)} (general cost)"]) + "\n"
+
+
+def is_ipc_plan(text: str) -> bool:
+    return bool(re.search(r"^\s*\((jump|end-move)", text, re.M | re.I))
+
+
+def parse_plan(problem: Problem, text: str, objects: tuple[str, ...] | None = None) -> list[tuple[int, int]]:
+    """``(src, dst)`` hops from an IPC plan, checking the domain's move bookkeeping.
+
+    ``jump-new-move`` needs the previous move ended, ``jump-continue-move`` must start where
+    the last jump landed, ``end-move`` must name that hole; the jumps themselves are left to
+    the verifier, which names the step of any illegal one.
+    """
+    board = problem.board
+    obj = objects or object_names(board)
+    index = {o.lower(): h for h, o in enumerate(obj)}
+    hops: list[tuple[int, int]] = []
+    ended, last = True, None
+    step = 0
+    for lineno, raw in enumerate(text.splitlines(), start=1):
+        line = raw.split(";", 1)[0].strip().lower()
+        if not line:
+            continue
+        m = re.fullmatch(r"(?:\d+\s*:\s*)?\(([a-z-]+)((?:\s+[^\s()]+)*)\s*\)(?:\s*\[\d+\])?", line)
+        if not m:
+            raise PlanError(f"plan line {lineno}: not a ground action: {raw.strip()!r}", step + 1)
+        act, args = m.group(1), m.group(2).split()
+        try:
+            holes = [index[x] for x in args]
+        except KeyError as exc:
+            raise PlanError(f"plan line {lineno}: unknown location {exc.args[0]}", step + 1) from None
+        if act == "end-move" and len(holes) == 1:
+            if last != holes[0]:
+                raise PlanError(f"plan line {lineno}: end-move {args[0]} but no move ends there", step + 1)
+            ended, last = True, None
+            continue
+        if act not in ("jump", "jump-new-move", "jump-continue-move") or len(holes) != 3:
+            raise PlanError(f"plan line {lineno}: unknown action ({act} ...)", step + 1)
+        step += 1
+        if act == "jump-new-move" and not ended:
+            raise PlanError(f"plan line {lineno}: jump-new-move before the last move was ended", step)
+        if act == "jump-continue-move" and last != holes[0]:
+            raise PlanError(f"plan line {lineno}: jump-continue-move from {args[0]}, "
+                            "which is not where the last jump landed", step)
+        if (holes[0], holes[1], holes[2]) not in board.jump_index:
+            raise PlanError(f"plan line {lineno}: {' '.join(args)} is not a line of the board", step)
+        hops.append((holes[0], holes[2]))
+        ended, last = act == "jump", holes[2]
+    return hops

@@ -46,6 +46,9 @@ MIN_MOVES = True  # results carry a proven lower bound on the moves
 GOAL_LIMIT = 1_000_000
 #: share of the time limit (and at most this many seconds) spent finding a first plan
 UPPER_SHARE, UPPER_MAX_S = 0.1, 10.0
+#: the search runs alone this long (and at most this share of the limit) before a first plan
+#: is fetched: the IPC problems finish in a few hundredths of a second without one
+QUICK_S, QUICK_SHARE = 1.0, 0.05
 
 
 def covers_open_goal(problem: Problem) -> bool:
@@ -54,6 +57,10 @@ def covers_open_goal(problem: Problem) -> bool:
 
 class _Timeout(Exception):
     pass
+
+
+class _PhaseOver(Exception):
+    """The search-alone budget is spent: time to fetch an upper bound."""
 
 
 def goal_positions(problem: Problem, limit: int = GOAL_LIMIT) -> list[int] | None:
@@ -105,6 +112,7 @@ class Search:
         self.start_full = [r for r in merson.region_family(self.board) if p.start & r == r]
         self.sizes = {"forward": [len(self.fwd[0])], "backward": [len(self.bwd[0])] if self.bwd else []}
         self.pruned = 0
+        self.phase_end: float | None = None  # monotonic time; past it _check raises _PhaseOver
 
     def _level(self, positions) -> np.ndarray:
         return V.unique(self.canon(np.array(positions, dtype=V.U64)))
@@ -112,6 +120,8 @@ class Search:
     def _check(self) -> None:
         if self.deadline.expired():
             raise _Timeout
+        if self.phase_end is not None and time.monotonic() > self.phase_end:
+            raise _PhaseOver
 
     # --- pruning bounds, vectorised ---------------------------------------------------
 
@@ -325,29 +335,40 @@ def fewest_over_vacancies(board, deadline: Deadline | None = None):
 
 
 def solve(problem: Problem, deadline: Deadline, config: Config) -> Result:
+    """Search alone first (small problems end here); past a short budget, fetch a plan from
+    ``auto`` as the upper bound and go on with pruning."""
     t0 = time.perf_counter()
     if problem.special is not None:
         raise PegsatError("minimum moves with a special peg is not supported; solve without --min-moves")
     V.check_size(problem.board)
     lower0 = merson.moves_lower_bound(problem.board, problem.start, problem.goal)
-    first, upper = _first_plan(problem, deadline, config)
-    if first is not None and first.status is Status.UNSOLVABLE:
-        return replace(first, planner=f"{NAME}:{first.planner}")
-    t1 = time.perf_counter()
-    search = Search(problem, deadline, upper)
-    stats = {"upper_s": t1 - t0, "merson_bound": lower0}
+    search = Search(problem, deadline)
+    rem = deadline.remaining()
+    search.phase_end = time.monotonic() + (QUICK_S if rem is None else min(QUICK_S, QUICK_SHARE * rem))
+    first = upper = None
+    upper_s = 0.0
     try:
-        best, lower, meeting = search.run()
+        try:
+            best, lower, meeting = search.run()
+        except _PhaseOver:
+            search.phase_end = None
+            t = time.perf_counter()
+            first, upper = _first_plan(problem, deadline, config)
+            upper_s = time.perf_counter() - t
+            if first is not None and first.status is Status.UNSOLVABLE:
+                return replace(first, planner=f"{NAME}:{first.planner}")
+            search.upper = upper
+            best, lower, meeting = search.run()
     except _Timeout:
         a, b = len(search.fwd) - 1, (len(search.bwd) - 1 if search.bwd else 0)
         lower = max(lower0, a + b + 1)
-        stats.update(_stats(search, t1))
+        stats = _stats(search, t0, upper_s, lower0)
         if first is not None and first.plan is not None:
             return Result(Status.SOLVED, problem, NAME, plan=first.plan, lower_bound=lower, stats=stats,
                           detail=f"time limit: best found {upper} moves, proven >= {lower}")
         return Result(Status.UNKNOWN, problem, NAME, lower_bound=lower, stats=stats,
                       detail=f"time limit: no plan found; any plan needs >= {lower} moves")
-    stats.update(_stats(search, t1))
+    stats = _stats(search, t0, upper_s, lower0)
     how = _how(search)
     if best is not None:
         plan = search.plan(meeting)
@@ -369,9 +390,11 @@ def _how(search: Search) -> str:
     return f"breadth-first search by moves ({a} forward + {len(search.bwd) - 1} backward levels)"
 
 
-def _stats(search: Search, t1: float) -> dict:
+def _stats(search: Search, t0: float, upper_s: float, lower0: int) -> dict:
     return {
-        "search_s": time.perf_counter() - t1,
+        "merson_bound": lower0,
+        "upper_s": upper_s,
+        "search_s": time.perf_counter() - t0 - upper_s,
         "forward_levels": search.sizes["forward"],
         "backward_levels": search.sizes["backward"],
         "positions": sum(search.sizes["forward"]) + sum(search.sizes["backward"]),
