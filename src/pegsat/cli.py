@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import sys
+import time
 from pathlib import Path
 
 import click
@@ -291,6 +292,120 @@ def export(problem: str, out: str, steps: str, no_symmetry: bool, card: str,
                      steps=horizon)
     click.echo(f"wrote {info.path}: {info.variables} variables, {info.clauses} clauses, "
                f"horizon {info.horizon} ({prob.describe()})")
+
+
+@main.command()
+@click.argument("problem")
+@problem_options
+@click.option("--certificate", "cert_out", type=click.Path(dir_okay=False),
+              help="Write the certificate (JSON) here; check it later with 'pegsat check'.")
+@click.option("--proof", type=click.Path(dir_okay=False),
+              help="SAT step: write the DRAT proof here (default: beside the certificate).")
+@click.option("--cnf", type=click.Path(dir_okay=False),
+              help="SAT step: write the CNF here (default: the proof's name with .cnf).")
+@click.option("--time-limit", type=float, help="Seconds for the SAT step; past it: unknown.")
+@click.option("--no-sat", is_flag=True, help="Stop after counting, classes and pagoda.")
+@click.option("--json", "as_json", is_flag=True)
+def prove(problem: str, cert_out: str | None, proof: str | None, cnf: str | None,
+          time_limit: float | None, no_sat: bool, as_json: bool, **kw) -> None:
+    """Prove PROBLEM unsolvable with a checkable certificate (or find that it is solvable).
+
+    Tries counting, position classes, a pagoda function by LP, then SAT with a DRAT proof
+    cross-checked by a second solver. Exit 10 proven unsolvable, 0 solvable, 20 unknown."""
+    from .files import write_atomic
+    from .notation import format_plan
+    from .prove import prove as run
+
+    prob = _problem(problem, kw)
+    if cert_out and not proof:
+        proof = str(Path(cert_out).with_suffix(".drat"))
+    if proof and not cnf:
+        cnf = str(Path(proof).with_suffix(".cnf"))
+    base = Path(cert_out).parent if cert_out else None
+    res = run(prob, time_limit=time_limit, cnf=cnf, proof=proof, use_sat=not no_sat, base=base)
+    if res.certificate is not None and cert_out:
+        text = json.dumps(res.certificate, indent=1) + "\n"
+        write_atomic(Path(cert_out), lambda fh: fh.write(text))
+    if as_json:
+        click.echo(json.dumps({"status": res.status.value, "kind": res.kind, "detail": res.detail,
+                               "certificate": cert_out if res.certificate and cert_out else None,
+                               "plan": format_plan(prob.board, res.plan) if res.plan else None,
+                               "stats": res.stats}, default=str))
+        sys.exit(EXIT[res.status.value])
+    click.echo(f"problem: {prob.describe()}")
+    click.echo(f"{res.status.value}" + (f" (proof: {res.kind})" if res.kind else "") + f": {res.detail}")
+    if res.plan is not None:
+        click.echo(format_plan(prob.board, res.plan))
+    if res.certificate is not None and cert_out:
+        files = f" (CNF {cnf}, DRAT proof {proof})" if res.kind == "sat" else ""
+        click.echo(f"certificate: {cert_out}{files}")
+    sys.exit(EXIT[res.status.value])
+
+
+@main.command()
+@click.argument("cert", type=click.Path(dir_okay=False))
+def check(cert: str) -> None:
+    """Re-verify a certificate written by 'pegsat prove', exactly and independently.
+
+    Exit 0 when it holds, 1 when it is rejected, 2 when the file is not a certificate."""
+    from .certificate import check as run
+    from .certificate import load
+
+    data = load(cert)
+    verdict = run(data, Path(cert).parent)
+    click.echo(f"{data['problem']['description']}: {data['kind']} certificate "
+               + ("holds" if verdict.ok else "REJECTED") + f": {verdict.message}")
+    sys.exit(0 if verdict.ok else 1)
+
+
+@main.command()
+@click.argument("board")
+@click.option("--results", type=click.Path(dir_okay=False),
+              help="JSON-lines results file, appended as problems are settled; a rerun resumes "
+              "from it (default: survey-BOARD.jsonl).")
+@click.option("--min-moves", is_flag=True, help="Solve with the fewest moves (slower).")
+@click.option("--time-limit", type=float, default=60.0, show_default=True,
+              help="Seconds per problem; past it the problem stays unknown.")
+@click.option("--picture", type=click.Path(dir_okay=False),
+              help="SVG of the board, each hole coloured by how many survivors its vacancy allows.")
+@click.option("--json", "json_out", type=click.Path(dir_okay=False), help="Write the full table as JSON.")
+@click.option("--quiet", is_flag=True, help="No per-problem progress lines.")
+def survey(board: str, results: str | None, min_moves: bool, time_limit: float, picture: str | None,
+           json_out: str | None, quiet: bool) -> None:
+    """Classify every single-vacancy -> single-survivor problem of BOARD."""
+    from .boardfile import load_board
+    from .files import write_atomic
+    from .survey import picture as survey_picture
+    from .survey import run, table
+
+    b = load_board(board)
+    path = Path(results or f"survey-{b.name}.jsonl")
+
+    def progress(e, i, n):
+        if not quiet:
+            what = e.status + (f" in {e.moves} moves" if e.moves is not None else "") + (
+                f" ({e.proof})" if e.proof else "")
+            click.echo(f"[{i}/{n}] {e.vacancy} -> {e.survivor}: {what}  {e.seconds:.2f} s", err=True)
+
+    t0 = time.perf_counter()
+    try:
+        reps = run(b, path, planner="moves" if min_moves else "auto", time_limit=time_limit,
+                   progress=progress)
+    except KeyboardInterrupt:
+        click.echo(f"interrupted: finished problems are kept in {path}; rerun to resume", err=True)
+        sys.exit(130)
+    t = table(b, reps)
+    click.echo(f"{b.name}: {b.n} vacancies, {len(reps)} problems settled up to symmetry in "
+               f"{time.perf_counter() - t0:.1f} s (results: {path})")
+    for line in t.lines(with_moves=min_moves):
+        click.echo(line)
+    if picture:
+        write_atomic(Path(picture), lambda fh: fh.write(survey_picture(t)))
+        click.echo(f"picture: {picture}")
+    if json_out:
+        text = json.dumps(t.to_json(), indent=1) + "\n"
+        write_atomic(Path(json_out), lambda fh: fh.write(text))
+    sys.exit(0 if t.unknown == 0 else EXIT["unknown"])
 
 
 @main.command("export-pddl")

@@ -19,6 +19,9 @@ def write_atomic(path: Path, write) -> None:
     try:
         with os.fdopen(fd, "w") as fh:
             write(fh)
+        umask = os.umask(0)
+        os.umask(umask)
+        os.chmod(tmp, 0o666 & ~umask)  # mkstemp makes it private; give it a normal file's mode
         os.replace(tmp, path)
     except BaseException:
         Path(tmp).unlink(missing_ok=True)

@@ -128,17 +128,24 @@ def start(problem: Problem, config: Config) -> SatJob:
     return SatJob(problem, config)
 
 
-def _child(conn, name: str, clauses, assumption_sets) -> None:
+def _child(conn, name: str, clauses, assumption_sets, proof_path: str | None = None) -> None:
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # the parent decides what Ctrl-C means
     try:
         from pysat.solvers import Solver
 
-        with Solver(name=name, bootstrap_with=clauses) as s:
+        with Solver(name=name, bootstrap_with=clauses, with_proof=proof_path is not None) as s:
             for i, assumptions in enumerate(assumption_sets):
                 if s.solve(assumptions=assumptions):
                     conn.send(("sat", (i, s.get_model())))
                     return
                 conn.send(("refuted", i))
+            if proof_path is not None:
+                from pathlib import Path
+
+                from ..files import write_atomic
+
+                proof = s.get_proof() or []
+                write_atomic(Path(proof_path), lambda fh: fh.writelines(line + "\n" for line in proof))
         conn.send(("unsat", None))
     except Exception as exc:  # reported to the parent as an error result
         conn.send(("error", f"{type(exc).__name__}: {exc}"))
@@ -147,10 +154,11 @@ def _child(conn, name: str, clauses, assumption_sets) -> None:
 class SolverProcess:
     """A python-sat solver in a forked child; killed by ``stop`` (deadline, Ctrl-C, race)."""
 
-    def __init__(self, name: str, clauses, assumption_sets) -> None:
+    def __init__(self, name: str, clauses, assumption_sets, proof_path: str | None = None) -> None:
+        """``proof_path``: on UNSAT the child writes the solver's DRAT proof there."""
         ctx = mp.get_context("fork") if "fork" in mp.get_all_start_methods() else mp.get_context()
         self.conn, child = ctx.Pipe(duplex=False)
-        self.proc = ctx.Process(target=_child, args=(child, name, clauses, assumption_sets),
+        self.proc = ctx.Process(target=_child, args=(child, name, clauses, assumption_sets, proof_path),
                                 daemon=True)
         self.proc.start()
         child.close()

@@ -1,0 +1,212 @@
+"""Certificates of unsolvability: a JSON file anyone can check without trusting the search.
+
+A certificate carries its own problem: the board as hole names and lines (not a catalogue
+name), the start's pegs and the goal, so ``check`` rebuilds everything from the file. Kinds:
+
+``counting``  the goal needs more pegs than the start has, or no jump is legal at the start;
+``classes``   GF(2) position classes: weightings even on every line (so the parity of the
+              pegs' weight never changes) whose parity differs between the start and the goal
+              (one per allowed survivor for a one-peg goal);
+``pagoda``    a rational pagoda function (``pegsat.pagoda``): no jump increases the pegs'
+              weight, and every goal position weighs more than the start;
+``sat``       the time-indexed CNF at the full horizon is UNSAT: the CNF file, the DRAT proof
+              file (the standard clausal proof format drat-trim reads) and their SHA-256, and
+              the two solvers that agreed. Checking re-encodes the problem of the CNF's header,
+              compares every clause, checks it is this certificate's problem at the full
+              horizon, then runs ``drat-trim`` when it is on PATH. The encoding's correctness
+              is the one thing trusted.
+
+Weights are exact fractions written as strings ("3/8"); checking uses ``fractions.Fraction``.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import shutil
+import subprocess
+from dataclasses import dataclass
+from fractions import Fraction
+from pathlib import Path
+from typing import Any
+
+from .board import Board
+from .errors import PegsatError
+from .problem import Goal, Problem, holes_of
+
+FORMAT = "pegsat-certificate"
+VERSION = 1
+KINDS = ("counting", "classes", "pagoda", "sat")
+
+
+class CertificateError(PegsatError):
+    """The file is not a certificate (exit 2); a certificate that fails its check is exit 1."""
+
+
+@dataclass(frozen=True)
+class Verdict:
+    ok: bool
+    kind: str
+    message: str
+
+
+def problem_json(problem: Problem) -> dict[str, Any]:
+    b, g = problem.board, problem.goal
+    names = b.names
+    return {
+        "description": problem.describe(),
+        "board": {"name": b.name, "holes": list(names),
+                  "lines": [[names[a], names[m], names[c]] for a, m, c in b.lines]},
+        "start": [names[h] for h in holes_of(problem.start)],
+        "goal": {"full": [names[h] for h in holes_of(g.full)],
+                 "empty": [names[h] for h in holes_of(g.empty)],
+                 "min_pegs": g.min_pegs, "max_pegs": g.max_pegs},
+    }
+
+
+def problem_from_json(data: dict[str, Any]) -> Problem:
+    try:
+        bd = data["board"]
+        holes = [str(h) for h in bd["holes"]]
+        index = {h: i for i, h in enumerate(holes)}
+        lines = tuple(tuple(index[x] for x in ln) for ln in bd["lines"])
+        board = Board(str(bd.get("name", "certificate")), "graph", tuple(holes), lines)  # type: ignore[arg-type]
+
+        def mask(names) -> int:
+            return sum(1 << index[x] for x in names)
+
+        g = data["goal"]
+        goal = Goal(full=mask(g["full"]), empty=mask(g["empty"]), min_pegs=int(g["min_pegs"]),
+                    max_pegs=None if g["max_pegs"] is None else int(g["max_pegs"]))
+        return Problem(board, mask(data["start"]), goal)
+    except (KeyError, TypeError, ValueError) as exc:
+        raise CertificateError(f"certificate problem is malformed ({type(exc).__name__}: {exc})") from None
+
+
+def make(problem: Problem, kind: str, evidence: dict[str, Any]) -> dict[str, Any]:
+    return {"format": FORMAT, "version": VERSION, "kind": kind, "problem": problem_json(problem),
+            "evidence": evidence}
+
+
+def load(path: str | Path) -> dict[str, Any]:
+    try:
+        data = json.loads(Path(path).read_text())
+    except OSError as exc:
+        raise CertificateError(f"cannot read {path}: {exc.strerror}") from None
+    except json.JSONDecodeError as exc:
+        raise CertificateError(f"{path}: not JSON ({exc})") from None
+    if not isinstance(data, dict) or data.get("format") != FORMAT:
+        raise CertificateError(f"{path}: not a pegsat certificate (no \"format\": \"{FORMAT}\")")
+    if data.get("kind") not in KINDS:
+        raise CertificateError(f"{path}: unknown certificate kind {data.get('kind')!r}")
+    return data
+
+
+def check(data: dict[str, Any], base: Path = Path(".")) -> Verdict:
+    """Re-verify a certificate from its own contents; ``base`` resolves the SAT files."""
+    problem = problem_from_json(data["problem"])
+    kind = data["kind"]
+    ev = data.get("evidence") or {}
+    try:
+        msg = {"counting": _counting, "classes": _classes, "pagoda": _pagoda, "sat": _sat}[kind](
+            problem, ev, base)
+    except (KeyError, TypeError, ValueError, ZeroDivisionError) as exc:
+        return Verdict(False, kind, f"malformed evidence ({type(exc).__name__}: {exc})")
+    return Verdict(msg.startswith("ok"), kind, msg)
+
+
+def _counting(problem: Problem, ev: dict, base: Path) -> str:
+    g = problem.goal
+    need = max(g.min_pegs, g.full.bit_count())
+    if ev["reason"] == "too-few-pegs":
+        return (f"ok: the goal needs {need} pegs, the start has {problem.pegs}" if need > problem.pegs
+                else "rejected: the start has enough pegs")
+    if ev["reason"] == "no-jump":
+        legal = [j for j in problem.board.jumps if problem.start >> j[0] & 1 and problem.start >> j[1] & 1
+                 and not problem.start >> j[2] & 1]
+        if legal:
+            return "rejected: a jump is legal at the start"
+        if g.satisfied(problem.start):
+            return "rejected: the start already satisfies the goal"
+        return "ok: no jump is legal at the start and the start is not a goal"
+    return f"rejected: unknown counting reason {ev['reason']!r}"
+
+
+def _classes(problem: Problem, ev: dict, base: Path) -> str:
+    board, g = problem.board, problem.goal
+    index = {h: i for i, h in enumerate(board.names)}
+
+    def parity(pos: int, w: int) -> int:
+        return (pos & w).bit_count() & 1
+
+    def even(w: int) -> str | None:
+        for a, m, c in board.lines:
+            if ((1 << a | 1 << m | 1 << c) & w).bit_count() & 1:
+                return f"{board.names[a]}-{board.names[m]}-{board.names[c]}"
+        return None
+
+    items = ev["weightings"]
+    if g.full | g.empty == board.full:
+        targets = {"pattern": g.full}
+    elif g.fixed_count == 1 and not g.full:
+        targets = {board.names[h]: 1 << h for h in holes_of(board.full & ~g.empty)}
+    else:
+        return "rejected: class certificates need an exact pattern or a one-peg goal"
+    for name, target in targets.items():
+        item = next((it for it in items if it["target"] == name), None)
+        if item is None:
+            return f"rejected: no weighting for goal {name}"
+        w = sum(1 << index[h] for h in item["holes"])
+        odd = even(w)
+        if odd:
+            return f"rejected: the weighting for {name} is odd on line {odd}"
+        if parity(problem.start, w) == parity(target, w):
+            return f"rejected: the weighting for {name} has the same parity at start and goal"
+    return (f"ok: {len(targets)} weighting(s), each even on all {len(board.lines)} lines, "
+            "separate start and goal")
+
+
+def _pagoda(problem: Problem, ev: dict, base: Path) -> str:
+    from . import pagoda
+
+    index = {h: i for i, h in enumerate(problem.board.names)}
+    w = {index[h]: Fraction(v) for h, v in ev["weights"].items()}
+    reason = pagoda.check(problem, w)
+    if reason:
+        return f"rejected: {reason}"
+    return ("ok: no jump increases the weight; the goal outweighs the start "
+            f"({len(problem.board.jumps)} jumps checked)")
+
+
+def sha256(path: Path) -> str:
+    h = hashlib.sha256()
+    with open(path, "rb") as fh:
+        for chunk in iter(lambda: fh.read(1 << 20), b""):
+            h.update(chunk)
+    return h.hexdigest()
+
+
+def _sat(problem: Problem, ev: dict, base: Path) -> str:
+    cnf, proof = base / ev["cnf"], base / ev["proof"]
+    for f, key in ((cnf, "cnf_sha256"), (proof, "proof_sha256")):
+        if not f.is_file():
+            return f"rejected: {f} is missing"
+        if sha256(f) != ev[key]:
+            return f"rejected: {f} does not match its SHA-256 in the certificate"
+    from .dimacs import read_instance
+
+    f, _ = read_instance(cnf)  # re-encodes the header's problem, compares every clause
+    if f.short:
+        return "rejected: the CNF has a short horizon; its UNSAT proves nothing"
+    mine, theirs = problem_json(f.problem), problem_json(problem)
+    for key in ("board", "start", "goal"):
+        if mine[key] != theirs[key]:
+            return f"rejected: the CNF encodes another problem ({key} differs)"
+    checker = shutil.which("drat-trim")
+    if checker is None:
+        return ("ok: CNF and proof match the certificate and the problem's encoding; UNSAT agreed by "
+                f"{' and '.join(ev['solvers'])}; DRAT proof not re-checked (no drat-trim on PATH)")
+    run = subprocess.run([checker, str(cnf), str(proof)], capture_output=True, text=True)
+    if "s VERIFIED" not in run.stdout:
+        return "rejected: drat-trim did not verify the proof"
+    return "ok: drat-trim verified the DRAT proof of the CNF"

@@ -1,0 +1,180 @@
+"""Whole-board surveys: every single-vacancy -> single-survivor problem, classified.
+
+Each problem is settled by the cheapest means that works: position classes, then a pagoda
+function (both exact certificates, see ``certificate``), then a planner (``auto`` finds a
+plan or exhausts the search; ``moves`` gives the fewest moves). Only one problem per orbit of
+the board's symmetry group is solved (vacancy up to the group, survivor up to the vacancy's
+stabilizer); the table is filled by symmetry.
+
+Results are appended to a JSON-lines file as each problem is settled, flushed to disk; a
+rerun reads the file and skips what is done, so an interrupted survey loses at most the
+problem in progress (a torn last line is ignored).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import time
+from collections import Counter
+from collections.abc import Callable, Iterator
+from dataclasses import asdict, dataclass
+from pathlib import Path
+
+from . import pagoda
+from .board import Board
+from .errors import PegsatError
+from .invariants import separating_weight
+from .problem import Goal, single_vacancy
+
+
+@dataclass(frozen=True)
+class Entry:
+    vacancy: str
+    survivor: str
+    status: str  # solved / unsolvable / unknown / error
+    proof: str | None  # classes / pagoda / the planner's proof kind
+    moves: int | None = None
+    optimal: bool | None = None  # with min_moves: the move count is proven optimal
+    plan: str | None = None
+    seconds: float = 0.0
+
+
+def orbit_pairs(board: Board) -> Iterator[tuple[int, int]]:
+    """(vacancy, survivor) representatives: one per orbit of the symmetry group on pairs."""
+    group = board.symmetries
+    for v in range(board.n):
+        if min(p[v] for p in group) != v:
+            continue
+        stab = [p for p in group if p[v] == v]
+        for s in range(board.n):
+            if min(p[s] for p in stab) == s:
+                yield v, s
+
+
+def settle(board: Board, v: int, s: int, planner: str, time_limit: float | None) -> Entry:
+    from .notation import format_plan
+    from .planners.base import Config
+    from .solve import solve
+
+    t = time.perf_counter()
+    problem = single_vacancy(board, v, Goal.survivor(board, s))
+    names = board.names
+
+    def entry(status: str, proof: str | None, **kw) -> Entry:
+        return Entry(names[v], names[s], status, proof, seconds=round(time.perf_counter() - t, 3), **kw)
+
+    if separating_weight(board, problem.start, problem.goal.full) is not None:
+        return entry("unsolvable", "classes")
+    if pagoda.find(problem) is not None:
+        return entry("unsolvable", "pagoda")
+    r = solve(problem, planner, Config(time_limit=time_limit))
+    if r.plan is not None:
+        return entry("solved", None, moves=r.moves, plan=format_plan(board, r.plan),
+                     optimal=r.optimal if r.lower_bound is not None else None)
+    return entry(r.status.value, r.proof.value if r.proof else None)
+
+
+def read_results(path: Path) -> dict[tuple[str, str], Entry]:
+    """Finished entries of an earlier run; a torn last line (killed mid-write) is skipped."""
+    done: dict[tuple[str, str], Entry] = {}
+    if not path.exists():
+        return done
+    for line in path.read_text().splitlines():
+        try:
+            d = json.loads(line)
+            e = Entry(**d)
+        except (json.JSONDecodeError, TypeError):
+            continue
+        if e.status in ("solved", "unsolvable"):
+            done[(e.vacancy, e.survivor)] = e
+    return done
+
+
+def run(board: Board, results: Path, *, planner: str = "auto", time_limit: float | None = 60.0,
+        progress: Callable[[Entry, int, int], None] | None = None) -> dict[tuple[str, str], Entry]:
+    """Settle every orbit representative not already in ``results``; return them all."""
+    if board.n > 64:
+        raise PegsatError(f"survey: board {board.name} has {board.n} holes; at most 64")
+    done = read_results(results)
+    pairs = list(orbit_pairs(board))
+    names = board.names
+    results.parent.mkdir(parents=True, exist_ok=True)
+    torn = results.exists() and results.stat().st_size and not results.read_bytes().endswith(b"\n")
+    with open(results, "a") as fh:
+        if torn:
+            fh.write("\n")  # end the torn line, so the next entry starts a line of its own
+        for i, (v, s) in enumerate(pairs, start=1):
+            key = (names[v], names[s])
+            if key in done:
+                continue
+            e = settle(board, v, s, planner, time_limit)
+            fh.write(json.dumps(asdict(e)) + "\n")
+            fh.flush()
+            os.fsync(fh.fileno())
+            if e.status in ("solved", "unsolvable"):
+                done[key] = e
+            if progress:
+                progress(e, i, len(pairs))
+    return {k: done[k] for k in ((names[v], names[s]) for v, s in pairs) if k in done}
+
+
+@dataclass(frozen=True)
+class Table:
+    """The full vacancy x survivor table, filled by symmetry from the representatives."""
+
+    board: Board
+    cells: dict[tuple[int, int], Entry]  # (vacancy, survivor) hole ids -> entry of its orbit
+    unknown: int  # problems (not orbits) left unsettled
+
+    def survivors(self, v: int) -> list[int]:
+        cells = self.cells
+        return [s for s in range(self.board.n) if (v, s) in cells and cells[(v, s)].status == "solved"]
+
+    def proof_shares(self) -> Counter:
+        c: Counter = Counter()
+        for e in self.cells.values():
+            c["plan" if e.status == "solved" else e.proof or e.status] += 1
+        c["unknown"] += self.unknown
+        return c
+
+    def lines(self, with_moves: bool = False) -> list[str]:
+        """The printed table: per vacancy, its survivors (with the fewest moves)."""
+        names = self.board.names
+        out = [f"{'vacancy':<8} {'#':>3}  survivors" + (" (fewest moves)" if with_moves else "")]
+        for v in range(self.board.n):
+            surv = self.survivors(v)
+            cells = [f"{names[s]}({self.cells[(v, s)].moves})" if with_moves else names[s] for s in surv]
+            out.append(f"{names[v]:<8} {len(surv):>3}  {' '.join(cells)}")
+        total = self.board.n ** 2
+        shares = self.proof_shares()
+        out.append("settled by: " + ", ".join(f"{k} {n} ({100 * n / total:.0f}%)"
+                                              for k, n in shares.most_common() if n))
+        return out
+
+    def to_json(self) -> dict:
+        names = self.board.names
+        return {
+            "board": self.board.name, "unknown": self.unknown, "shares": dict(self.proof_shares()),
+            "vacancies": {names[v]: {names[s]: {"status": e.status, "proof": e.proof, "moves": e.moves}
+                                     for (vv, s), e in sorted(self.cells.items()) if vv == v}
+                          for v in range(self.board.n)},
+        }
+
+
+def picture(t: Table) -> str:
+    """The survey picture: each hole coloured by how many survivors its vacancy allows."""
+    from .svg import board_svg
+
+    return board_svg(t.board, values={v: len(t.survivors(v)) for v in range(t.board.n)},
+                     title=f"{t.board.name}: survivors per vacancy",
+                     legend="number on each hole: the holes that can be the last peg when it starts empty")
+
+
+def table(board: Board, reps: dict[tuple[str, str], Entry]) -> Table:
+    cells: dict[tuple[int, int], Entry] = {}
+    for (vn, sn), e in reps.items():
+        v, s = board.hole(vn), board.hole(sn)
+        for p in board.symmetries:
+            cells[(p[v], p[s])] = e
+    return Table(board, cells, board.n * board.n - len(cells))

@@ -1,0 +1,190 @@
+"""prove / check / survey: certificates, their independent checks, and whole-board tables."""
+
+import json
+from fractions import Fraction
+
+import pytest
+from click.testing import CliRunner
+from conftest import SHARED
+
+from pegsat import certificate, pagoda
+from pegsat.catalogue import get_board
+from pegsat.cli import main
+from pegsat.invariants import possible_survivors, separating_weight
+from pegsat.pddl import read_problem
+from pegsat.planners.base import Status
+from pegsat.problem import Goal, Problem, single_vacancy
+from pegsat.prove import prove
+from pegsat.survey import read_results, run, table
+from pegsat.svg import board_svg
+
+ROW5 = SHARED / "instances" / "ipc-pegsol" / "unsolve-2016-pegsol-row5"
+T5 = get_board("triangle-5")
+
+
+def cli(*args):
+    return CliRunner().invoke(main, [str(a) for a in args])
+
+
+# --- pagoda functions --------------------------------------------------------------------------
+
+@pytest.mark.parametrize("n", range(1, 16))
+def test_every_unsolvable_reach_the_row_problem_has_a_pagoda(n):
+    p = read_problem(ROW5 / f"prob{n:02d}.pddl", ROW5 / "domain.pddl")
+    assert pagoda.find(p) is not None
+    res = prove(p, use_sat=False)
+    # prob01 is one peg on a row of six: no jump at all, the cheaper argument wins
+    assert res.status is Status.UNSOLVABLE and res.kind == ("counting" if n == 1 else "pagoda")
+    assert certificate.check(res.certificate).ok
+
+
+@pytest.mark.parametrize("n", range(1, 6))
+def test_no_pagoda_for_the_solvable_ones(n):
+    p = read_problem(ROW5 / f"satprob{n:02d}.pddl", ROW5 / "domain.pddl")
+    assert pagoda.find(p) is None
+
+
+def test_pagoda_check_is_exact():
+    p = read_problem(ROW5 / "prob01.pddl", ROW5 / "domain.pddl")  # 1x6 row, peg at a1, goal f1
+    w = pagoda.find(p)
+    assert pagoda.check(p, w) is None
+    assert "not more than the start" in pagoda.check(p, {h: Fraction(0) for h in w})
+    worse = dict(w)
+    worse[p.board.hole("f1")] = Fraction(0)
+    assert "increases the weight" in pagoda.check(p, worse)
+
+
+def test_tampered_pagoda_certificate_is_rejected(tmp_path):
+    cert = tmp_path / "c.json"
+    r = cli("prove", ROW5 / "prob04.pddl", "--certificate", cert)
+    assert r.exit_code == 10 and "proof: pagoda" in r.output
+    assert cli("check", cert).exit_code == 0
+    data = json.loads(cert.read_text())
+    weights = data["evidence"]["weights"]
+    hole = next(h for h, v in weights.items() if Fraction(v) > 0)
+    weights[hole] = str(Fraction(weights[hole]) * 3)  # one weight changed
+    cert.write_text(json.dumps(data))
+    r = cli("check", cert)
+    assert r.exit_code == 1 and "REJECTED" in r.output
+
+
+# --- classes and counting ----------------------------------------------------------------------
+
+def test_class_certificate_and_tampering(tmp_path):
+    cert = tmp_path / "c4.json"
+    r = cli("prove", "english", "--survivor", "c4", "--certificate", cert)
+    assert r.exit_code == 10 and "proof: classes" in r.output
+    assert cli("check", cert).exit_code == 0
+    data = json.loads(cert.read_text())
+    data["evidence"]["weightings"][0]["holes"].pop()
+    cert.write_text(json.dumps(data))
+    r = cli("check", cert)
+    assert r.exit_code == 1 and "odd on line" in r.output
+
+
+def test_french_one_peg_anywhere_is_hopeless_by_classes():
+    b = get_board("french")
+    res = prove(single_vacancy(b, b.hole("d4"), Goal.one_peg()))
+    assert res.kind == "classes" and len(res.certificate["evidence"]["weightings"]) == 37
+
+
+def test_counting_certificate():
+    p = Problem(T5, 1 << T5.hole("a1") | 1 << T5.hole("e5"), Goal.one_peg())
+    res = prove(p)
+    assert res.kind == "counting" and certificate.check(res.certificate).ok
+
+
+def test_not_a_certificate(tmp_path):
+    f = tmp_path / "x.json"
+    f.write_text('{"hello": 1}')
+    r = cli("check", f)
+    assert r.exit_code == 2 and r.output.startswith("error: ") and r.output.count("\n") == 1
+
+
+# --- SAT with a DRAT proof ------------------------------------------------------------------
+
+def test_sat_certificate_with_drat(tmp_path):
+    cert = tmp_path / "b3.json"
+    r = cli("prove", "triangle-5", "--vacant", "b3", "--survivor", "b3", "--certificate", cert)
+    assert r.exit_code == 10 and "proof: sat" in r.output, r.output
+    data = json.loads(cert.read_text())
+    assert data["evidence"]["solvers"] == ["cadical195", "glucose4"]
+    drat = tmp_path / data["evidence"]["proof"]
+    assert drat.read_text().rstrip().endswith("0")
+    assert cli("check", cert).exit_code == 0
+    drat.write_text(drat.read_text() + "1 0\n")
+    r = cli("check", cert)
+    assert r.exit_code == 1 and "does not match its SHA-256" in r.output
+
+
+def test_prove_a_solvable_problem_gives_a_plan():
+    res = prove(single_vacancy(T5, T5.hole("a1")))
+    assert res.status is Status.SOLVED and res.plan
+
+
+def test_prove_time_limit_is_unknown():
+    b = get_board("english")
+    res = prove(single_vacancy(b, b.hole("d1"), Goal.survivor(b, b.hole("d1"))), time_limit=0.5)
+    assert res.status in (Status.UNKNOWN, Status.SOLVED)  # never a proof from a timeout
+    assert res.certificate is None
+
+
+# --- surveys -------------------------------------------------------------------------------------
+
+def test_triangle5_survey_matches_bell(tmp_path):
+    t = table(T5, run(T5, tmp_path / "r.jsonl"))
+    h, names = T5.hole, T5.names
+    assert t.unknown == 0
+    assert [names[s] for s in t.survivors(h("b3"))] == ["c5"]  # b3 -> a1, b3, a4 impossible
+    assert all(t.survivors(v) for v in range(T5.n))
+    assert "c5" in [names[s] for s in t.survivors(h("c5"))]
+
+
+def test_survey_resumes_after_a_kill(tmp_path):
+    path = tmp_path / "r.jsonl"
+    first = run(T5, path)
+    lines = path.read_text().splitlines()
+    path.write_text("\n".join(lines[:10]) + "\n" + lines[10][:25])  # killed mid-line
+    assert len(read_results(path)) == 10
+    again = run(T5, path)
+    def summary(res):
+        return {k: (e.status, e.proof) for k, e in res.items()}
+
+    assert summary(again) == summary(first)
+    assert len(path.read_text().splitlines()) == len(lines) + 1  # only the missing ones redone
+
+
+def test_english_survey_is_the_rule_of_three(tmp_path):
+    b = get_board("english")
+    t = table(b, run(b, tmp_path / "e.jsonl", time_limit=120))
+    assert t.unknown == 0
+    for v in range(b.n):
+        start = b.full & ~(1 << v)
+        assert t.survivors(v) == possible_survivors(b, start)  # every class-compatible pair solvable
+        assert v in t.survivors(v)  # complement problems all solvable
+
+
+def test_french_classes():
+    b = get_board("french")
+    hopeless = [v for v in range(b.n) if not possible_survivors(b, b.full & ~(1 << v))]
+    assert len(hopeless) == 21
+    assert all(separating_weight(b, b.full & ~(1 << v), 1 << v) for v in range(b.n))  # no complement
+
+
+def test_survey_cli_and_picture(tmp_path):
+    pic = tmp_path / "t5.svg"
+    r = cli("survey", "triangle-5", "--results", tmp_path / "r.jsonl", "--picture", pic, "--quiet",
+            "--json", tmp_path / "t.json")
+    assert r.exit_code == 0, r.output
+    svg = pic.read_text()
+    assert svg.startswith("<svg") and svg.count('class="hole"') == 15
+    data = json.loads((tmp_path / "t.json").read_text())
+    assert data["vacancies"]["b3"]["c5"]["status"] == "solved"
+
+
+def test_svg_draws_every_board():
+    for name in ("english", "hopping-dots", "triangle-6", "english-diagonal"):
+        b = get_board(name)
+        svg = board_svg(b, pegs=b.full)
+        assert svg.count('class="hole"') == b.n and svg.count('class="peg"') == b.n
+        assert svg.count("<line ") == len(b.lines)
