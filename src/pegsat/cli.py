@@ -408,6 +408,70 @@ def survey(board: str, results: str | None, min_moves: bool, time_limit: float, 
     sys.exit(0 if t.unknown == 0 else EXIT["unknown"])
 
 
+@main.command()
+@click.argument("jobs")
+@click.option("--results", type=click.Path(dir_okay=False),
+              help="JSON-lines results, appended as jobs finish; a rerun skips answered jobs "
+              "(default: batch-<JOBS name>.jsonl).")
+@click.option("--workers", default=2, show_default=True, help="Local cluster size (worker processes).")
+@click.option("--scheduler", help="Address of an existing Dask scheduler (tcp://host:8786) instead.")
+@click.option("--time-limit", type=float, default=60.0, show_default=True, help="Seconds per job.")
+@click.option("--min-moves", is_flag=True, help="Solve each job with the fewest moves.")
+@click.option("--quiet", is_flag=True, help="No progress bar.")
+def batch(jobs: str, results: str | None, workers: int, scheduler: str | None, time_limit: float,
+          min_moves: bool, quiet: bool) -> None:
+    """Solve many problems on Dask: JOBS is a file of problems (one per line, as on the command
+    line) or a board name (all its single-vacancy -> single-survivor problems)."""
+    from collections import Counter
+
+    from .batch import load_jobs, run
+
+    job_list = load_jobs(jobs)
+    path = Path(results or f"batch-{Path(jobs).stem}.jsonl")
+    t0 = time.perf_counter()
+    try:
+        recs = run(job_list, path, workers=workers, scheduler=scheduler, time_limit=time_limit,
+                   planner="moves" if min_moves else "auto", quiet=quiet)
+    except KeyboardInterrupt:
+        click.echo(f"interrupted: finished jobs are kept in {path}; rerun to resume", err=True)
+        sys.exit(130)
+    counts = Counter(r.get("status") for r in recs.values())
+    click.echo(f"{len(job_list)} jobs in {time.perf_counter() - t0:.1f} s: "
+               + ", ".join(f"{n} {k}" for k, n in counts.most_common()) + f" (results: {path})")
+    sys.exit(EXIT["error"] if counts.get("error") else EXIT["unknown"] if counts.get("unknown") else 0)
+
+
+@main.command()
+@click.argument("problem")
+@click.argument("plan")
+@problem_options
+@click.option("--out", required=True, type=click.Path(dir_okay=False),
+              help="FILE.svg (every move drawn on the start position) or FILE.html (steps through it).")
+@click.option("--notation", default="auto", type=click.Choice(["auto", "names", "ids", "coords", "ipc"]))
+def render(problem: str, plan: str, out: str, notation: str, **kw) -> None:
+    """Draw PLAN (a file or the moves) for PROBLEM as SVG or a self-contained HTML page."""
+    from .bitboard import replay
+    from .files import write_atomic
+    from .notation import parse_plan
+    from .pddl import is_ipc_plan
+    from .pddl import parse_plan as parse_ipc
+    from .render import plan_html, plan_svg
+
+    prob, task = _task(problem, kw, None)
+    text = _read_plan_arg(plan)
+    if notation == "ipc" or notation == "auto" and is_ipc_plan(text):
+        hops = parse_ipc(prob, text, task.objects if task else None)
+    else:
+        hops = parse_plan(prob.board, text, notation)
+    rep = replay(prob, hops)  # only a valid plan is drawn
+    suffix = Path(out).suffix.lower()
+    if suffix not in (".svg", ".html", ".htm"):
+        raise PegsatError(f"--out {out}: give a .svg or .html file")
+    page = plan_svg(prob, rep.plan) if suffix == ".svg" else plan_html(prob, rep.plan)
+    write_atomic(Path(out), lambda fh: fh.write(page))
+    click.echo(f"wrote {out}: {rep.jumps} jumps, {rep.moves} moves ({prob.describe()})")
+
+
 @main.command("export-pddl")
 @click.argument("problem")
 @click.argument("outdir", type=click.Path(file_okay=False))

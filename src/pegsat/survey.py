@@ -168,7 +168,7 @@ def picture(t: Table) -> str:
 
     return board_svg(t.board, values={v: len(t.survivors(v)) for v in range(t.board.n)},
                      title=f"{t.board.name}: survivors per vacancy",
-                     legend="number on each hole: the holes that can be the last peg when it starts empty")
+                     legend="on each hole: how many holes can hold the last peg when it starts empty")
 
 
 def table(board: Board, reps: dict[tuple[str, str], Entry]) -> Table:

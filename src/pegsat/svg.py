@@ -32,19 +32,28 @@ def centres(board: Board) -> list[tuple[float, float]]:
     return [(c * xscale, r * yscale) for r, c in board.coords]
 
 
-def board_svg(board: Board, *, values: dict[int, int] | None = None, pegs: int | None = None,
-              title: str = "", legend: str = "", labels: bool = True) -> str:
-    """The board with optional pegs (a position) and/or hole colours from ``values``."""
+def layout(board: Board, title: str = "", legend: str = "", values: bool = False):
+    """(hole centres in pixels, width, height) of the picture ``board_svg`` draws."""
     pts = centres(board)
     xs, ys = [x for x, _ in pts], [y for _, y in pts]
     pad = 1.0
     top = 1.2 if title else 0.6
     width = (max(xs) - min(xs) + 2 * pad) * UNIT
+    text_w = max(len(title) * 9.0, len(legend) * 6.5)  # room for the title and legend lines
+    shift = max(0.0, (text_w - width) / 2)
+    width += 2 * shift
     height = (max(ys) - min(ys) + pad + top + (1.2 if legend or values else 0.6)) * UNIT
+    at = [((x - min(xs) + pad) * UNIT + shift, (y - min(ys) + top) * UNIT) for x, y in pts]
+    return at, width, height
+
+
+def board_svg(board: Board, *, values: dict[int, int] | None = None, pegs: int | None = None,
+              title: str = "", legend: str = "", labels: bool = True) -> str:
+    """The board with optional pegs (a position) and/or hole colours from ``values``."""
+    centre, width, height = layout(board, title, legend, values is not None)
 
     def at(h: int) -> tuple[float, float]:
-        x, y = pts[h]
-        return (x - min(xs) + pad) * UNIT, (y - min(ys) + top) * UNIT
+        return centre[h]
 
     out = [f'<svg xmlns="http://www.w3.org/2000/svg" width="{width:.0f}" height="{height:.0f}" '
            f'viewBox="0 0 {width:.0f} {height:.0f}" font-family="sans-serif">',
@@ -62,8 +71,8 @@ def board_svg(board: Board, *, values: dict[int, int] | None = None, pegs: int |
         fill = "white"
         if values is not None:
             v = values.get(h, 0)
-            top = len(PALETTE) - 1
-            fill = PALETTE[min(top, round(v * top / vmax))] if vmax else PALETTE[0]
+            darkest = len(PALETTE) - 1
+            fill = PALETTE[min(darkest, round(v * darkest / vmax))] if vmax else PALETTE[0]
         out.append(f'<circle class="hole" data-hole="{escape(board.names[h])}" cx="{x:.1f}" cy="{y:.1f}" '
                    f'r="{RADIUS}" fill="{fill}" stroke="#555" stroke-width="1.5"/>')
         if pegs is not None and pegs >> h & 1:

@@ -1,0 +1,85 @@
+"""pegsat batch on a real local Dask cluster of two workers, including a worker killed mid-run."""
+
+import json
+import os
+import signal
+import time
+
+import pytest
+from click.testing import CliRunner
+
+from pegsat.batch import load_jobs, parse_line, read_results, run
+from pegsat.cli import main
+from pegsat.errors import PegsatError
+
+pytest.importorskip("distributed")
+
+JOBS = """# a jobs file: one problem per line, as on the command line
+triangle-5 --vacant c5 --survivor c5
+triangle-5 --vacant b3 --survivor b3
+english --vacant c1 --survivor e1
+hopping-dots --vacant 7 --special 1
+no-such-board
+"""
+
+
+def test_parse_line():
+    j = parse_line("english --vacant c1 --survivor e1  # comment", "x:1")
+    assert j.problem == "english" and dict(j.options) == {"vacant": "c1", "survivor": "e1"}
+    with pytest.raises(PegsatError, match="x:1: expected --OPTION VALUE"):
+        parse_line("english --bogus 3", "x:1")
+
+
+def test_board_name_means_its_survey_set():
+    jobs = load_jobs("triangle-5")
+    assert len(jobs) == 42 and jobs[0].id == "triangle-5 --vacant a1 --survivor a1"
+
+
+def test_batch_cli_results_and_resume(tmp_path):
+    jobs = tmp_path / "jobs.txt"
+    jobs.write_text(JOBS)
+    out = tmp_path / "r.jsonl"
+    r = CliRunner().invoke(main, ["batch", str(jobs), "--results", str(out), "--quiet"])
+    assert r.exit_code == 1, r.output  # one job names no board: an error, the others settle
+    recs = read_results(out)
+    status = {k: v["status"] for k, v in recs.items()}
+    assert status == {
+        "triangle-5 --vacant c5 --survivor c5": "solved",
+        "triangle-5 --vacant b3 --survivor b3": "unsolvable",
+        "english --vacant c1 --survivor e1": "unsolvable",
+        "hopping-dots --vacant 7 --special 1": "solved",
+        "no-such-board": "error",
+    }
+    assert "unknown board" in recs["no-such-board"]["detail"]
+    lines = out.read_text().count("\n")
+    r = CliRunner().invoke(main, ["batch", str(jobs), "--results", str(out), "--quiet"])
+    assert out.read_text().count("\n") == lines  # everything answered: nothing rerun
+
+
+def test_killed_worker_is_unknown_never_unsolvable(tmp_path):
+    jobs = [parse_line("german", "long"),  # the German central game: runs until its limit
+            parse_line("triangle-5 --vacant a1 --survivor a1", "a"),
+            parse_line("triangle-5 --vacant c5 --survivor c5", "b"),
+            parse_line("triangle-5 --vacant a4 --survivor a4", "c")]
+    killed = {}
+
+    def kill_long_job(client, futures):
+        key = futures["german"].key
+        deadline = time.time() + 60
+        while time.time() < deadline:
+            where = [w for w, keys in client.processing().items() if key in keys]
+            if where:
+                time.sleep(1.0)  # let it get going
+                pid = client.run(os.getpid, workers=where)[where[0]]
+                os.kill(pid, signal.SIGKILL)
+                killed["pid"] = pid
+                return
+            time.sleep(0.05)
+
+    recs = run(jobs, tmp_path / "r.jsonl", workers=2, time_limit=40, quiet=True, on_submit=kill_long_job)
+    assert killed
+    assert recs["german"]["status"] == "unknown" and "worker died" in recs["german"]["detail"]
+    for j in jobs[1:]:
+        assert recs[j.id]["status"] == "solved"
+    lines = [json.loads(x) for x in (tmp_path / "r.jsonl").read_text().splitlines()]
+    assert len(lines) == 4

@@ -1,0 +1,90 @@
+"""Pictures of plans: SVG for every lattice and graph board; the HTML page in a real browser."""
+
+import shutil
+import subprocess
+import zlib
+
+import pytest
+from click.testing import CliRunner
+
+from pegsat.bitboard import replay_plan
+from pegsat.catalogue import get_board
+from pegsat.cli import main
+from pegsat.problem import Goal, Problem, single_vacancy
+from pegsat.render import plan_html, plan_svg
+from pegsat.solve import solve
+
+BERGHOLT = ("f4-d4 e6-e4 g5-e5 d5-f5 b5-d5 c7-c5 c4-c6 e7-c7-c5 e3-e5 e1-e3 c2-c4-c6-e6-e4-e2 "
+            "g3-g5-e5-c5 a3-c3 d3-b3 a5-a3-c3 c1-e1-e3 f3-d3-b3-b5-d5-d3 d2-d4")
+
+
+def solved(board: str, **kw) -> tuple[Problem, tuple]:
+    b = get_board(board)
+    if "special" in kw:
+        p = Problem(b, b.full & ~(1 << b.hole("7")), Goal.one_peg(), special=b.hole(kw["special"]))
+    else:
+        p = single_vacancy(b, b.hole(kw["vacant"]), Goal.one_peg())
+    r = solve(p)
+    return p, r.plan
+
+
+BOARDS = [("triangle-5", {"vacant": "a1"}), ("hopping-dots", {"special": "1"}),
+          ("english-diagonal", {"vacant": "d4"}), ("triangle-6", {"vacant": "a1"})]
+
+
+@pytest.mark.parametrize("board, kw", BOARDS)
+def test_svg_and_html_for_every_kind_of_board(board, kw):
+    p, plan = solved(board, **kw)
+    moves = replay_plan(p, plan).moves
+    svg = plan_svg(p, plan)
+    assert svg.startswith("<svg") and svg.count('class="move"') == moves
+    assert svg.count('class="hole"') == p.board.n
+    page = plan_html(p, plan)
+    assert page.startswith("<!DOCTYPE html>") and "http" not in page.replace("http://www.w3.org", "")
+
+
+def test_render_cli_rejects_bad_plans_and_formats(tmp_path):
+    r = CliRunner().invoke(main, ["render", "english", "f4-d4 f4-d4", "--out", str(tmp_path / "x.svg")])
+    assert r.exit_code == 1 and "step 2" in r.output and not (tmp_path / "x.svg").exists()
+    r = CliRunner().invoke(main, ["render", "english", BERGHOLT, "--survivor", "d4",
+                                  "--out", str(tmp_path / "x.png")])
+    assert r.exit_code == 2 and "give a .svg or .html file" in r.output
+
+
+def _png_colours(path) -> int:
+    """Distinct byte values in the decompressed image data: a blank page has very few."""
+    data = path.read_bytes()
+    assert data[:8] == b"\x89PNG\r\n\x1a\n"
+    i, idat = 8, b""
+    while i < len(data):
+        n = int.from_bytes(data[i:i + 4], "big")
+        if data[i + 4:i + 8] == b"IDAT":
+            idat += data[i + 8:i + 8 + n]
+        i += 12 + n
+    return len(set(zlib.decompress(idat)))
+
+
+CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
+
+
+@pytest.mark.external
+@pytest.mark.skipif(CHROMIUM is None, reason="Debian's chromium is not installed (.ci/run installs it)")
+def test_html_page_in_headless_chromium(tmp_path):
+    page = tmp_path / "english.html"
+    r = CliRunner().invoke(main, ["render", "english", BERGHOLT, "--survivor", "d4", "--out", str(page)])
+    assert r.exit_code == 0, r.output
+    flags = [CHROMIUM, "--headless", "--no-sandbox", "--disable-gpu", "--enable-logging=stderr", "--v=0"]
+    # The page clicks "next" through all 18 moves itself and reports in its title.
+    run = subprocess.run([*flags, "--dump-dom", f"file://{page}#selftest"], capture_output=True, text=True,
+                         timeout=120)
+    assert "<title>SELFTEST OK 18 steps</title>" in run.stdout, run.stdout[:500]
+    assert "Uncaught" not in run.stderr and "SyntaxError" not in run.stderr
+    # Opened at move 5: the status line says so, and a screenshot shows a drawn board.
+    run = subprocess.run([*flags, "--dump-dom", f"file://{page}#step=5"], capture_output=True, text=True,
+                         timeout=120)
+    assert "move 5 of 18: b5-d5" in run.stdout
+    assert run.stdout.count('class="hole"') == 33
+    shot = tmp_path / "shot.png"
+    subprocess.run([*flags, "--window-size=700,900", f"--screenshot={shot}", f"file://{page}#step=5"],
+                   capture_output=True, timeout=120, cwd=tmp_path)
+    assert shot.exists() and _png_colours(shot) > 20
