@@ -156,7 +156,7 @@ def test_survey_resumes_after_a_kill(tmp_path):
 
 def test_english_survey_is_the_rule_of_three(tmp_path):
     b = get_board("english")
-    t = table(b, run(b, tmp_path / "e.jsonl", time_limit=120))
+    t = table(b, run(b, tmp_path / "e.jsonl", time_limit=300))
     assert t.unknown == 0
     for v in range(b.n):
         start = b.full & ~(1 << v)
@@ -188,3 +188,17 @@ def test_svg_draws_every_board():
         svg = board_svg(b, pegs=b.full)
         assert svg.count('class="hole"') == b.n and svg.count('class="peg"') == b.n
         assert svg.count("<line ") == len(b.lines)
+
+
+def test_dual_game_reverses_plans():
+    from pegsat.bitboard import replay_plan
+    from pegsat.problem import dual
+    from pegsat.solve import solve
+
+    p = single_vacancy(T5, T5.hole("a1"), Goal.survivor(T5, T5.hole("c5")))
+    d = dual(p)
+    assert d.describe() == "triangle-5: vacancy c5 -> one peg at a1"
+    assert dual(d).start == p.start and dual(d).goal == p.goal
+    plan = solve(d).plan
+    assert replay_plan(p, tuple(reversed(plan))).jumps == 13
+    assert dual(single_vacancy(T5, 0, Goal.one_peg())) is None  # an open goal has no dual

@@ -173,3 +173,16 @@ def default_vacancy(board: Board) -> int:
 def single_vacancy(board: Board, hole: int, goal: Goal | None = None, name: str = "") -> Problem:
     """Full board minus ``hole``; goal defaults to one peg left in that hole (the complement)."""
     return Problem(board, board.full & ~(1 << hole), goal or Goal.survivor(board, hole), name=name)
+
+
+def dual(problem: Problem) -> Problem | None:
+    """The time-reversed game on complements, for an exact goal pattern (else None).
+
+    Playing jump a-over-b-into-c takes X to Y; on complements it takes ~Y to ~X. So a plan
+    from S to the pattern G, reversed, is a plan from ~G to the pattern ~S, and back: the two
+    problems are solvable together (vacancy v -> survivor s is vacancy s -> survivor v).
+    """
+    b, g = problem.board, problem.goal
+    if problem.special is not None or g.full | g.empty != b.full or g.fixed_count != g.full.bit_count():
+        return None
+    return Problem(b, g.full ^ b.full, Goal.pattern(b, problem.start ^ b.full), name=problem.name)

@@ -2,7 +2,9 @@
 
 Each problem is settled by the cheapest means that works: position classes, then a pagoda
 function (both exact certificates, see ``certificate``), then a planner (``auto`` finds a
-plan or exhausts the search; ``moves`` gives the fewest moves). Only one problem per orbit of
+plan or exhausts the search; ``moves`` gives the fewest moves), and when the planner runs
+out of time, the same planner on the time-reversed game (``problem.dual``: vacancy s ->
+survivor v), whose plan reversed is a plan here. Only one problem per orbit of
 the board's symmetry group is solved (vacancy up to the group, survivor up to the vacancy's
 stabilizer); the table is filled by symmetry.
 
@@ -25,7 +27,7 @@ from . import pagoda
 from .board import Board
 from .errors import PegsatError
 from .invariants import separating_weight
-from .problem import Goal, single_vacancy
+from .problem import Goal, dual, single_vacancy
 
 
 @dataclass(frozen=True)
@@ -33,7 +35,7 @@ class Entry:
     vacancy: str
     survivor: str
     status: str  # solved / unsolvable / unknown / error
-    proof: str | None  # classes / pagoda / the planner's proof kind
+    proof: str | None  # classes / pagoda / the planner's proof kind; "dual": via the reversed game
     moves: int | None = None
     optimal: bool | None = None  # with min_moves: the move count is proven optimal
     plan: str | None = None
@@ -53,8 +55,9 @@ def orbit_pairs(board: Board) -> Iterator[tuple[int, int]]:
 
 
 def settle(board: Board, v: int, s: int, planner: str, time_limit: float | None) -> Entry:
+    from .bitboard import replay_plan
     from .notation import format_plan
-    from .planners.base import Config
+    from .planners.base import Config, Status
     from .solve import solve
 
     t = time.perf_counter()
@@ -72,6 +75,15 @@ def settle(board: Board, v: int, s: int, planner: str, time_limit: float | None)
     if r.plan is not None:
         return entry("solved", None, moves=r.moves, plan=format_plan(board, r.plan),
                      optimal=r.optimal if r.lower_bound is not None else None)
+    if r.status is Status.UNKNOWN and planner != "moves":
+        # The time-reversed game (vacancy s -> survivor v) is solvable exactly when this one
+        # is, and is sometimes much easier (French c1 -> e4: unknown after 60 s; e4 -> c1: found).
+        d = solve(dual(problem), planner, Config(time_limit=time_limit))
+        if d.plan is not None:
+            rep = replay_plan(problem, tuple(reversed(d.plan)))  # verified before it is kept
+            return entry("solved", "dual", moves=rep.moves, plan=format_plan(board, rep.plan))
+        if d.status is Status.UNSOLVABLE:
+            return entry("unsolvable", f"dual-{d.proof.value if d.proof else 'proof'}")
     return entry(r.status.value, r.proof.value if r.proof else None)
 
 
