@@ -153,3 +153,38 @@ def test_bad_plan_from_backend_becomes_error(monkeypatch):
     b = triangle5()
     r = solve(single_vacancy(b, 0, Goal.one_peg()), "search", FAST)
     assert r.status is Status.ERROR and "does not replay" in r.detail
+
+
+def _solver_parent(q):
+    import time
+
+    from pysat.examples.genhard import PHP
+
+    from pegsat.planners.sat import SolverProcess
+
+    proc = SolverProcess("cadical195", PHP(11).clauses, [[]])  # runs for minutes
+    q.put(proc.proc.pid)
+    time.sleep(120)
+
+
+def test_a_solver_child_dies_with_its_parent():
+    """A Dask worker killed mid-job must not leave its SAT solver running (PR_SET_PDEATHSIG)."""
+    import multiprocessing as mp
+    import os
+    import signal
+    import sys
+    import time
+
+    if not sys.platform.startswith("linux"):
+        pytest.skip("parent-death signal is Linux only")
+    ctx = mp.get_context("fork")
+    q = ctx.Queue()
+    parent = ctx.Process(target=_solver_parent, args=(q,))
+    parent.start()
+    child = q.get(timeout=30)
+    os.kill(parent.pid, signal.SIGKILL)
+    parent.join()
+    end = time.time() + 10
+    while time.time() < end and os.path.exists(f"/proc/{child}"):
+        time.sleep(0.05)
+    assert not os.path.exists(f"/proc/{child}")

@@ -112,3 +112,26 @@ class Deadline:
 
     def expired(self) -> bool:
         return self.end is not None and time.monotonic() >= self.end
+
+
+def die_with_parent(parent_pid: int) -> None:
+    """In a solver child: be killed when the parent dies, even by SIGKILL.
+
+    Solvers run in forked children that the parent kills at its deadline; if the parent is
+    killed first (a Dask worker killed mid-job, ``kill -9`` of the CLI) the child would run on
+    forever. Linux's PR_SET_PDEATHSIG delivers SIGKILL to the child when the parent exits;
+    elsewhere this does nothing.
+    """
+    import os
+    import signal
+    import sys
+
+    if sys.platform.startswith("linux"):
+        import ctypes
+
+        try:
+            ctypes.CDLL("libc.so.6", use_errno=True).prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
+        except OSError:
+            return
+    if os.getppid() != parent_pid:  # the parent died before the signal was armed
+        os._exit(1)

@@ -7,15 +7,17 @@ would also stop it, but a child can be stopped the moment another planner has an
 from __future__ import annotations
 
 import multiprocessing as mp
+import os
 import signal
 from dataclasses import replace
 
 from ..problem import Problem
-from .base import Config, Deadline, Result, Status
+from .base import Config, Deadline, Result, Status, die_with_parent
 
 
-def _child(conn, name: str, problem: Problem, config: Config) -> None:
+def _child(conn, name: str, problem: Problem, config: Config, parent: int) -> None:
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # the parent decides what Ctrl-C means
+    die_with_parent(parent)
     try:
         from . import get_planner
 
@@ -30,7 +32,7 @@ class PlannerProcess:
         ctx = mp.get_context("fork") if "fork" in mp.get_all_start_methods() else mp.get_context()
         self.name, self.problem = name, problem
         self.conn, child = ctx.Pipe(duplex=False)
-        self.proc = ctx.Process(target=_child, args=(child, name, problem, config), daemon=True)
+        self.proc = ctx.Process(target=_child, args=(child, name, problem, config, os.getpid()), daemon=True)
         self.proc.start()
         child.close()
         self.result: Result | None = None

@@ -17,6 +17,7 @@ solver. A killed solve is "unknown", with the horizons already refuted reported.
 from __future__ import annotations
 
 import multiprocessing as mp
+import os
 import signal
 import time
 from typing import Any
@@ -24,7 +25,7 @@ from typing import Any
 from ..encoder import encode
 from ..errors import PegsatError
 from ..problem import Problem
-from .base import Config, Deadline, Proof, Result, Status, horizon_schedule
+from .base import Config, Deadline, Proof, Result, Status, die_with_parent, horizon_schedule
 
 NAME = "sat"
 
@@ -128,8 +129,10 @@ def start(problem: Problem, config: Config) -> SatJob:
     return SatJob(problem, config)
 
 
-def _child(conn, name: str, clauses, assumption_sets, proof_path: str | None = None) -> None:
+def _child(conn, name: str, clauses, assumption_sets, proof_path: str | None = None,
+           parent: int = 0) -> None:
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # the parent decides what Ctrl-C means
+    die_with_parent(parent)
     try:
         from pysat.solvers import Solver
 
@@ -158,8 +161,8 @@ class SolverProcess:
         """``proof_path``: on UNSAT the child writes the solver's DRAT proof there."""
         ctx = mp.get_context("fork") if "fork" in mp.get_all_start_methods() else mp.get_context()
         self.conn, child = ctx.Pipe(duplex=False)
-        self.proc = ctx.Process(target=_child, args=(child, name, clauses, assumption_sets, proof_path),
-                                daemon=True)
+        self.proc = ctx.Process(target=_child, daemon=True,
+                                args=(child, name, clauses, assumption_sets, proof_path, os.getpid()))
         self.proc.start()
         child.close()
         self.refuted: list[int] = []
