@@ -15,7 +15,6 @@ recorded as unsolvable. Each job's own ``--time-limit`` bounds it inside the wor
 
 from __future__ import annotations
 
-import json
 import os
 import shlex
 import time
@@ -25,6 +24,7 @@ from pathlib import Path
 from typing import Any
 
 from .errors import PegsatError
+from .files import JsonLines, read_jsonl
 
 OPTION_KEYS = ("vacant", "start", "survivor", "pegs", "at-most", "pattern", "full", "empty", "special")
 FINAL = ("solved", "unsolvable", "error")
@@ -102,16 +102,7 @@ def run_job(job: Job, planner: str, time_limit: float | None) -> dict[str, Any]:
 
 def read_results(path: Path) -> dict[str, dict[str, Any]]:
     """Records of an earlier run by job id; torn lines (a kill mid-write) are skipped."""
-    done: dict[str, dict[str, Any]] = {}
-    if path.exists():
-        for line in path.read_text().splitlines():
-            try:
-                rec = json.loads(line)
-            except json.JSONDecodeError:
-                continue
-            if isinstance(rec, dict) and "job" in rec:
-                done[rec["job"]] = rec
-    return done
+    return {rec["job"]: rec for rec in read_jsonl(path) if "job" in rec}
 
 
 def run(jobs: list[Job], results: Path, *, workers: int = 2, scheduler: str | None = None,
@@ -134,8 +125,6 @@ def run(jobs: list[Job], results: Path, *, workers: int = 2, scheduler: str | No
     records = {j.id: previous[j.id] for j in jobs if j.id in previous}
     if not todo:
         return records
-    results.parent.mkdir(parents=True, exist_ok=True)
-    torn = results.exists() and results.stat().st_size and not results.read_bytes().endswith(b"\n")
     settings = {"distributed.scheduler.allowed-failures": 0,  # a dead worker's job is not retried
                 "distributed.worker.daemon": False}  # the planners start solver processes
     with dask.config.set(settings):
@@ -166,10 +155,8 @@ def run(jobs: list[Job], results: Path, *, workers: int = 2, scheduler: str | No
                 submit_next()
             if on_submit is not None:
                 on_submit(client, futures)
-            with open(results, "a") as fh, tqdm(total=len(jobs), initial=len(jobs) - len(todo),
-                                                 unit="job", disable=quiet, smoothing=0.1) as bar:
-                if torn:
-                    fh.write("\n")
+            with JsonLines(results) as out, tqdm(total=len(jobs), initial=len(jobs) - len(todo),
+                                                  unit="job", disable=quiet, smoothing=0.1) as bar:
                 for fut in flow:
                     jid = by_key[fut.key]
                     try:
@@ -177,9 +164,7 @@ def run(jobs: list[Job], results: Path, *, workers: int = 2, scheduler: str | No
                     except Exception as exc:  # KilledWorker, lost connection: never "unsolvable"
                         rec = {"job": jid, "status": "unknown",
                                "detail": f"worker died ({type(exc).__name__}); rerun to retry"}
-                    fh.write(json.dumps(rec) + "\n")
-                    fh.flush()
-                    os.fsync(fh.fileno())
+                    out.write(rec)
                     records[jid] = rec
                     bar.update(1)
                     submit_next()

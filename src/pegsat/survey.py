@@ -15,8 +15,6 @@ problem in progress (a torn last line is ignored).
 
 from __future__ import annotations
 
-import json
-import os
 import time
 from collections import Counter
 from collections.abc import Callable, Iterator
@@ -26,6 +24,7 @@ from pathlib import Path
 from . import pagoda
 from .board import Board
 from .errors import PegsatError
+from .files import JsonLines, read_jsonl
 from .invariants import separating_weight
 from .problem import Goal, dual, single_vacancy
 
@@ -90,13 +89,10 @@ def settle(board: Board, v: int, s: int, planner: str, time_limit: float | None)
 def read_results(path: Path) -> dict[tuple[str, str], Entry]:
     """Finished entries of an earlier run; a torn last line (killed mid-write) is skipped."""
     done: dict[tuple[str, str], Entry] = {}
-    if not path.exists():
-        return done
-    for line in path.read_text().splitlines():
+    for d in read_jsonl(path):
         try:
-            d = json.loads(line)
             e = Entry(**d)
-        except (json.JSONDecodeError, TypeError):
+        except TypeError:
             continue
         if e.status in ("solved", "unsolvable"):
             done[(e.vacancy, e.survivor)] = e
@@ -111,19 +107,13 @@ def run(board: Board, results: Path, *, planner: str = "auto", time_limit: float
     done = read_results(results)
     pairs = list(orbit_pairs(board))
     names = board.names
-    results.parent.mkdir(parents=True, exist_ok=True)
-    torn = results.exists() and results.stat().st_size and not results.read_bytes().endswith(b"\n")
-    with open(results, "a") as fh:
-        if torn:
-            fh.write("\n")  # end the torn line, so the next entry starts a line of its own
+    with JsonLines(results) as out:
         for i, (v, s) in enumerate(pairs, start=1):
             key = (names[v], names[s])
             if key in done:
                 continue
             e = settle(board, v, s, planner, time_limit)
-            fh.write(json.dumps(asdict(e)) + "\n")
-            fh.flush()
-            os.fsync(fh.fileno())
+            out.write(asdict(e))
             if e.status in ("solved", "unsolvable"):
                 done[key] = e
             if progress:
