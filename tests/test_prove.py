@@ -105,7 +105,7 @@ def test_not_a_certificate(tmp_path):
 
 def test_sat_certificate_with_drat(tmp_path):
     cert = tmp_path / "b3.json"
-    r = cli("prove", "triangle-5", "--vacant", "b3", "--survivor", "b3", "--certificate", cert)
+    r = cli("prove", "triangle-5", "--vacant", "b3", "--survivor", "b3", "--sat", "--certificate", cert)
     assert r.exit_code == 10 and "proof: sat" in r.output, r.output
     data = json.loads(cert.read_text())
     assert data["evidence"]["solvers"] == ["cadical195", "glucose4"]

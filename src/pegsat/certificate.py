@@ -15,6 +15,13 @@ name), the start's pegs and the goal, so ``check`` rebuilds everything from the 
               compares every clause, checks it is this certificate's problem at the full
               horizon, then runs ``drat-trim`` when it is on PATH. The encoding's correctness
               is the one thing trusted.
+``exhaustive`` the breadth-first search by jumps of ``planners.layers`` met no plan: the
+              integer pagodas it pruned with (each with the levels it was in force) and the
+              size of every level. Checking verifies every weighting exactly (no jump
+              increases it; its floor is at most the goal's weight, or, backwards, at most
+              the start's) and re-runs the search with exactly those weightings: it must
+              again meet nothing, with the same level sizes. The search code is trusted; the
+              re-run takes as long as the search did.
 
 Weights are exact fractions written as strings ("3/8"); checking uses ``fractions.Fraction``.
 """
@@ -36,7 +43,7 @@ from .problem import Goal, Problem, holes_of
 
 FORMAT = "pegsat-certificate"
 VERSION = 1
-KINDS = ("counting", "classes", "pagoda", "sat")
+KINDS = ("counting", "classes", "pagoda", "sat", "exhaustive")
 
 
 class CertificateError(PegsatError):
@@ -108,7 +115,8 @@ def check(data: dict[str, Any], base: Path = Path(".")) -> Verdict:
     kind = data["kind"]
     ev = data.get("evidence") or {}
     try:
-        msg = {"counting": _counting, "classes": _classes, "pagoda": _pagoda, "sat": _sat}[kind](
+        msg = {"counting": _counting, "classes": _classes, "pagoda": _pagoda, "sat": _sat,
+               "exhaustive": _exhaustive}[kind](
             problem, ev, base)
     except (KeyError, TypeError, ValueError, ZeroDivisionError) as exc:
         return Verdict(False, kind, f"malformed evidence ({type(exc).__name__}: {exc})")
@@ -210,3 +218,45 @@ def _sat(problem: Problem, ev: dict, base: Path) -> str:
     if "s VERIFIED" not in run.stdout:
         return "rejected: drat-trim did not verify the proof"
     return "ok: drat-trim verified the DRAT proof of the CNF"
+
+
+def _exhaustive(problem: Problem, ev: dict, base: Path) -> str:
+    from .planners.base import Deadline
+    from .planners.layers import Layers
+    from .planners.moves import goal_positions
+
+    board = problem.board
+    index = {h: i for i, h in enumerate(board.names)}
+    goals = goal_positions(problem) or []
+    given: dict[str, list] = {}
+    for side in ("forward", "backward"):
+        items = []
+        for k, it in enumerate(ev["pagodas"][side]):
+            w = [0] * board.n
+            for h, v in it["weights"].items():
+                if not isinstance(v, int):
+                    return f"rejected: {side} weighting {k} is not integer"
+                w[index[h]] = v
+            floor, (first, last) = int(it["floor"]), it["levels"]
+            sign = 1 if side == "forward" else -1
+            for a, b, c in board.jumps:
+                if sign * w[c] > sign * (w[a] + w[b]):
+                    n = board.names
+                    return f"rejected: {side} weighting {k} increases on jump {n[a]}-{n[b]}-{n[c]}"
+            if side == "forward":
+                if not goals or any(sum(w[h] for h in holes_of(g)) < floor for g in goals):
+                    return f"rejected: forward weighting {k}: a goal position weighs less than its floor"
+            elif sum(w[h] for h in holes_of(problem.start)) < floor:
+                return f"rejected: backward weighting {k}: the start weighs less than its floor"
+            items.append((tuple(w), floor, int(first), None if last is None else int(last)))
+        given[side] = items
+    search = Layers(problem, Deadline(None), learn=False, given=given)
+    if search.run() is not None:
+        return "rejected: the re-run search found a plan"
+    got = search.record()
+    for key in ("forward_levels", "backward_levels"):
+        if got[key] != ev[key]:
+            return f"rejected: the re-run search gives other {key.replace('_', ' ')}"
+    n = sum(len(v) for v in given.values())
+    return (f"ok: {n} integer pagodas checked exactly; the re-run search by jumps met no plan, "
+            f"level sizes identical ({sum(got['forward_levels']) + sum(got['backward_levels'])} positions)")

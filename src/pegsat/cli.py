@@ -15,6 +15,7 @@ from pathlib import Path
 import click
 
 from .errors import PegsatError
+from .planners import PLANNERS
 
 EXIT = {"solved": 0, "unsolvable": 10, "unknown": 20, "error": 1}
 
@@ -192,9 +193,10 @@ def verify(problem: str, plan: str, notation: str, domain: str | None, show_posi
 @main.command()
 @click.argument("problem")
 @problem_options
-@click.option("--planner", default="auto", type=click.Choice(["auto", "sat", "cpsat", "search", "moves"]),
-              help="auto: search on boards up to 21 holes, else search and SAT side by side; "
-              "moves: the fewest moves (same as --min-moves).")
+@click.option("--planner", default="auto", type=click.Choice(list(PLANNERS)),
+              help="auto: search on boards up to 21 holes, else search, SAT and CP-SAT side by "
+              "side; moves: the fewest moves (same as --min-moves); layers: exhaustive "
+              "search by jumps, pruned by learned pagodas (for proofs of unsolvability).")
 @click.option("--min-moves", is_flag=True, help="Fewest moves, with the proof that none has fewer "
               "(exit 20 when the time limit leaves it unproven).")
 @click.option("--solver", default="cadical195", show_default=True,
@@ -303,14 +305,17 @@ def export(problem: str, out: str, steps: str, no_symmetry: bool, card: str,
               help="SAT step: write the DRAT proof here (default: beside the certificate).")
 @click.option("--cnf", type=click.Path(dir_okay=False),
               help="SAT step: write the CNF here (default: the proof's name with .cnf).")
-@click.option("--time-limit", type=float, help="Seconds for the SAT step; past it: unknown.")
+@click.option("--time-limit", type=float, help="Seconds for the search or SAT step; past it: unknown.")
 @click.option("--no-sat", is_flag=True, help="Stop after counting, classes and pagoda.")
+@click.option("--sat", "sat_only", is_flag=True,
+              help="After the pagoda step go to SAT + DRAT directly, skipping the exhaustive search.")
 @click.option("--json", "as_json", is_flag=True)
 def prove(problem: str, cert_out: str | None, proof: str | None, cnf: str | None,
-          time_limit: float | None, no_sat: bool, as_json: bool, **kw) -> None:
+          time_limit: float | None, no_sat: bool, sat_only: bool, as_json: bool, **kw) -> None:
     """Prove PROBLEM unsolvable with a checkable certificate (or find that it is solvable).
 
-    Tries counting, position classes, a pagoda function by LP, then SAT with a DRAT proof
+    Tries counting, position classes, a pagoda function by LP, then an exhaustive search by
+    jumps pruned by learned pagodas (boards up to 64 holes), else SAT with a DRAT proof
     cross-checked by a second solver. Exit 10 proven unsolvable, 0 solvable, 20 unknown."""
     from .files import write_atomic
     from .notation import format_plan
@@ -322,7 +327,8 @@ def prove(problem: str, cert_out: str | None, proof: str | None, cnf: str | None
     if proof and not cnf:
         cnf = str(Path(proof).with_suffix(".cnf"))
     base = Path(cert_out).parent if cert_out else None
-    res = run(prob, time_limit=time_limit, cnf=cnf, proof=proof, use_sat=not no_sat, base=base)
+    res = run(prob, time_limit=time_limit, cnf=cnf, proof=proof, use_sat=not no_sat, base=base,
+              search=not sat_only)
     if res.certificate is not None and cert_out:
         text = json.dumps(res.certificate, indent=1) + "\n"
         write_atomic(Path(cert_out), lambda fh: fh.write(text))

@@ -8,7 +8,11 @@ In order, stopping at the first that settles it:
    between start and goal (for a one-peg goal, one per hole it allows);
 3. pagoda functions (``pagoda``): a rational weighting no jump increases, under which every
    goal position outweighs the start, found by linear programming and checked exactly;
-4. SAT: the time-indexed CNF at the full horizon, solved by CaDiCaL with its DRAT proof
+4. exhaustive search (``planners.layers``, boards of at most 64 holes, goals of a fixed peg
+   count): breadth-first by jumps from both ends, pruned by pagodas it learns by LP; when
+   nothing meets, the certificate is those pagodas and the level sizes, checked by re-running
+   the search. It settles problems SAT cannot (French d3 -> d5); ``--sat`` skips it;
+5. SAT: the time-indexed CNF at the full horizon, solved by CaDiCaL with its DRAT proof
    written beside the CNF, and cross-checked by a second, different solver (Glucose by
    default). A model instead is decoded and replayed: then the problem is solvable.
 
@@ -34,7 +38,7 @@ from .problem import Problem, holes_of
 @dataclass(frozen=True)
 class Proven:
     status: Status
-    kind: str | None = None  # counting / classes / pagoda / sat
+    kind: str | None = None  # counting / classes / pagoda / exhaustive / sat
     certificate: dict[str, Any] | None = None
     plan: tuple[int, ...] | None = None
     detail: str = ""
@@ -43,10 +47,11 @@ class Proven:
 
 def prove(problem: Problem, *, time_limit: float | None = None, cnf: str | Path | None = None,
           proof: str | Path | None = None, solver: str = "cadical195", second: str = "glucose4",
-          use_sat: bool = True, base: str | Path | None = None) -> Proven:
+          use_sat: bool = True, base: str | Path | None = None, search: bool = True) -> Proven:
     """``cnf``/``proof``: where the SAT step writes its instance and DRAT proof (both or
     neither; without them the SAT step still decides, and no SAT certificate is made).
-    ``base``: the directory the certificate will live in (its file names are relative)."""
+    ``base``: the directory the certificate will live in (its file names are relative).
+    ``use_sat=False`` stops after the pagoda step; ``search=False`` goes from there to SAT."""
     if problem.special is not None:
         raise PegsatError("prove does not handle the special-peg rule; use solve")
     t0 = time.perf_counter()
@@ -57,6 +62,8 @@ def prove(problem: Problem, *, time_limit: float | None = None, cnf: str | Path 
     if not use_sat:
         return Proven(Status.UNKNOWN, detail="counting, classes and pagoda LP settle nothing",
                       stats={"total_s": time.perf_counter() - t0})
+    if search and _searchable(problem):
+        return _exhaustive(problem, Deadline(time_limit), t0)
     return _sat(problem, Deadline(time_limit), cnf, proof, solver, second, t0,
                 Path(base) if base is not None else None)
 
@@ -101,6 +108,39 @@ def _pagoda(problem: Problem) -> dict | None:
     if w is None:
         return None
     return {"weights": {problem.board.names[h]: str(v) for h, v in sorted(w.items())}}
+
+
+def _searchable(problem: Problem) -> bool:
+    from .planners.moves import goal_positions
+
+    if problem.board.n > 64:
+        return False
+    goals = goal_positions(problem)
+    return bool(goals) and len({g.bit_count() for g in goals}) == 1
+
+
+def _exhaustive(problem: Problem, deadline: Deadline, t0: float) -> Proven:
+    from .planners.layers import Layers, _Timeout
+
+    search = Layers(problem, deadline)
+    try:
+        meeting = search.run()
+    except _Timeout:
+        return Proven(Status.UNKNOWN, detail=f"time limit: the exhaustive search had done "
+                      f"{len(search.fwd) - 1} + {len(search.bwd) - 1} of {search.total} levels "
+                      "(try --sat for the SAT route)", stats={"total_s": time.perf_counter() - t0})
+    if meeting is not None:
+        plan = search.plan(*meeting)
+        try:
+            replay_plan(problem, plan)
+        except PlanError as exc:
+            return Proven(Status.ERROR, detail=f"the search's plan does not replay: {exc}")
+        return Proven(Status.SOLVED, plan=plan, detail="not unsolvable: the exhaustive search found a plan",
+                      stats={"total_s": time.perf_counter() - t0})
+    rec = search.record()
+    ev = {"pagodas": rec["pagodas"], "forward_levels": rec["forward_levels"],
+          "backward_levels": rec["backward_levels"], "self_dual": rec["self_dual"]}
+    return _checked(problem, "exhaustive", ev, Path("."), t0)
 
 
 def _sat(problem: Problem, deadline: Deadline, cnf_path, proof_path, solver: str, second: str,

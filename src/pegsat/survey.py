@@ -4,7 +4,8 @@ Each problem is settled by the cheapest means that works: position classes, then
 function (both exact certificates, see ``certificate``), then a planner (``auto`` finds a
 plan or exhausts the search; ``moves`` gives the fewest moves), and when the planner runs
 out of time, the same planner on the time-reversed game (``problem.dual``: vacancy s ->
-survivor v), whose plan reversed is a plan here. Only one problem per orbit of
+survivor v), whose plan reversed is a plan here, and last the exhaustive search by jumps
+(``planners.layers``), which decides what is left given time. Only one problem per orbit of
 the board's symmetry group is solved (vacancy up to the group, survivor up to the vacancy's
 stabilizer); the table is filled by symmetry.
 
@@ -83,6 +84,13 @@ def settle(board: Board, v: int, s: int, planner: str, time_limit: float | None)
             return entry("solved", "dual", moves=rep.moves, plan=format_plan(board, rep.plan))
         if d.status is Status.UNSOLVABLE:
             return entry("unsolvable", f"dual-{d.proof.value if d.proof else 'proof'}")
+        # Last, the exhaustive search by jumps: complete, and it settles what the racing
+        # planners cannot (French d3 -> d5: unsolvable, 15 minutes on 2 cores).
+        x = solve(problem, "layers", Config(time_limit=time_limit))
+        if x.plan is not None:
+            return entry("solved", "layers", moves=x.moves, plan=format_plan(board, x.plan))
+        if x.status is Status.UNSOLVABLE:
+            return entry("unsolvable", "layers")
     return entry(r.status.value, r.proof.value if r.proof else None)
 
 

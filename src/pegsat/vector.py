@@ -61,6 +61,16 @@ class Jumps:
             out.extend(self._successors(pos[lo:lo + CHUNK], reverse))
         return np.concatenate(out) if out else np.empty(0, U64)
 
+    def step(self, pos: np.ndarray, reverse: bool = False) -> np.ndarray:
+        """Every position one *jump* after (``reverse``: before) some position of ``pos``."""
+        pattern = self.after if reverse else self.before
+        out = []
+        for k in range(len(self.mask)):
+            nxt = pos[(pos & self.mask[k]) == pattern[k]]
+            if len(nxt):
+                out.append(nxt ^ self.mask[k])
+        return np.concatenate(out) if out else np.empty(0, U64)
+
     def _successors(self, pos: np.ndarray, reverse: bool) -> list[np.ndarray]:
         mask = self.mask
         if reverse:
@@ -159,6 +169,24 @@ def canon(board: Board, perms: Sequence[Perm]) -> Canon:
             per_chunk.append(table)
         tables.append(tuple(per_chunk))
     return Canon(tuple(perms), shifts, width, tuple(tables))
+
+
+def permuter(board: Board, perm: Perm) -> Canon:
+    """Apply one permutation to whole arrays: a ``Canon`` whose group has no identity."""
+    c = canon(board, [perm])
+    if not c.tables:  # the identity itself
+        return c
+    return _Image(c.perms, c.shifts, c.width, c.tables)
+
+
+class _Image(Canon):
+    def _canon(self, pos: np.ndarray) -> np.ndarray:
+        low = U64((1 << self.width) - 1)
+        (per_chunk,) = self.tables
+        img = per_chunk[0][((pos >> U64(self.shifts[0])) & low).astype(np.intp)]
+        for table, s in zip(per_chunk[1:], self.shifts[1:], strict=True):
+            img |= table[((pos >> U64(s)) & low).astype(np.intp)]
+        return img
 
 
 def unique(pos: np.ndarray) -> np.ndarray:

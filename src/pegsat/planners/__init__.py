@@ -20,6 +20,7 @@ PLANNERS = {
     "cpsat": "pegsat.planners.cpsat",
     "search": "pegsat.planners.search",
     "moves": "pegsat.planners.moves",  # fewest moves, with proof
+    "layers": "pegsat.planners.layers",  # exhaustive by jumps, pagoda-pruned; for proofs
 }
 
 

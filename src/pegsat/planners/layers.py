@@ -1,0 +1,353 @@
+"""``layers``: exhaustive bidirectional breadth-first search by jumps, pruned by pagodas.
+
+Every jump removes one peg, so the positions reachable from the start in ``k`` jumps form a
+level of its own, and a plan of ``T = pegs(start) - pegs(goal)`` jumps passes through forward
+level ``F_a`` (reachable from the start in ``a`` jumps) and backward level ``B_b`` (a goal
+reachable in ``b`` jumps) with ``a + b = T``. Both sides grow, the smaller frontier first,
+until ``a + b = T``; the problem is solvable exactly when ``F_a`` and ``B_b`` meet, and a
+plan is read back level by level. Levels are sorted numpy arrays of positions, each reduced
+to the least image under the board symmetries that fix the start and the goal (``vector``).
+
+Pruning (Bell's and Beasley's searches prune with hand-made pagoda functions; here the LP
+of ``pagoda.find`` makes them): a forward position ``P`` lies on a plan only if it can still
+reach the goal, so ``w(P) >= w(goal)`` for every pagoda function ``w``; a backward position
+``Q`` only if the start reaches it: ``w(Q) <= w(start)``. Pagodas are *learned*: a sample of
+each large new level is handed to the LP, every exactly-checked pagoda that rules out a
+sampled position joins the set (integer weights), and the level is filtered again. On the
+French board's middle levels the LP rules out about four positions in five.
+
+Self-dual problems (a board symmetry ``s`` maps the start's complement onto the goal and the
+goal's complement onto the start, e.g. French d3 -> d5 under the row flip) need one side
+only: ``B_j`` is ``F_j`` complemented and mapped by ``s``.
+
+Nothing is pruned that lies on a plan, so when the levels do not meet the problem is
+unsolvable. The record of that proof is the list of pagodas with the level each came into
+play and the level sizes: ``certificate`` kind "exhaustive" checks every pagoda exactly and
+re-runs the search with exactly those pagodas, which must give the same sizes.
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from .. import pagoda
+from .. import vector as V
+from ..bitboard import permute, stabilizer
+from ..errors import PegsatError
+from ..problem import Goal, Problem
+from .base import Config, Deadline, Proof, Result, Status
+
+NAME = "layers"
+LEARN_MIN = 200_000  # smaller levels are not worth an LP sample (triangle-6 tests: 20x slower at 20k)
+SAMPLE = 150  # positions per LP sample
+ROUNDS = 4  # LP samples per level at most
+ENOUGH = 0.04  # stop sampling a level when fewer than this share of the sample is prunable
+
+
+def covers_open_goal(problem: Problem) -> bool:
+    return False
+
+
+class _Timeout(Exception):
+    pass
+
+
+@dataclass
+class Pagodas:
+    """Integer weightings with a floor: a position is kept when ``w . pos >= floor`` for all
+    weightings in force at its level. Each is in force from the level where it was learned
+    until it is *retired*: after a level where it alone ruled out no position (the others
+    covered all it did), it costs time and buys nothing, so it is dropped for the levels
+    after. Dropping a weighting only prunes less: never unsound."""
+
+    board: Any
+    #: [weights, floor, first level, last level or None]
+    items: list[list] = field(default_factory=list)
+    _seen: set = field(default_factory=set)
+    _alone: dict = field(default_factory=dict)  # item index -> positions only it ruled out
+
+    def add(self, w: tuple[int, ...], floor: int, level: int, last: int | None = None) -> bool:
+        if (w, floor) in self._seen:
+            return False
+        self._seen.add((w, floor))
+        self.items.append([w, floor, level, last])
+        return True
+
+    def active(self, depth: int) -> list[int]:
+        return [k for k, (_, _, a, z) in enumerate(self.items) if a <= depth and (z is None or depth <= z)]
+
+    def retire(self, depth: int) -> None:
+        """Close every weighting older than ``depth`` that alone ruled out nothing at it."""
+        for k in self.active(depth):
+            if self.items[k][2] < depth and not self._alone.get(k):
+                self.items[k][3] = depth
+        self._alone = {}
+
+    def keep(self, pos: np.ndarray, depth: int, check=None) -> np.ndarray:
+        """The positions of level ``depth`` that every weighting in force there lets through.
+
+        All weightings at once: the positions unpacked to 0/1 rows times the weight matrix,
+        one BLAS product (float32 is exact: integer sums stay far below 2**24, checked)."""
+        ks = self.active(depth)
+        if not ks or not len(pos):
+            return pos
+        n = self.board.n
+        if any(sum(map(abs, self.items[k][0])) + abs(self.items[k][1]) >= 1 << 24 for k in ks):
+            for k in ks:
+                pos = pos[_weigh(self.items[k][0], pos, n) >= self.items[k][1]]
+            return pos
+        mat = np.array([self.items[k][0] for k in ks], dtype=np.float32).T  # n x m
+        floors = np.array([self.items[k][1] for k in ks], dtype=np.float32)
+        out, alone = [], np.zeros(len(ks), dtype=np.int64)
+        for lo in range(0, len(pos), 1 << 18):
+            if check is not None and lo % (1 << 22) == 0:
+                check()
+            part = pos[lo:lo + (1 << 18)]
+            bits = np.unpackbits(part.view(np.uint8).reshape(-1, 8), axis=1, bitorder="little")[:, :n]
+            bad = (bits.astype(np.float32) @ mat) < floors
+            count = bad.sum(axis=1)
+            single = count == 1
+            if single.any():
+                alone += np.bincount(bad[single].argmax(axis=1), minlength=len(ks))
+            out.append(part[count == 0])
+        for i, k in enumerate(ks):
+            self._alone[k] = self._alone.get(k, 0) + int(alone[i])
+        return np.concatenate(out)
+
+
+def _weigh(w: tuple[int, ...], pos: np.ndarray, n: int) -> np.ndarray:
+    total = np.zeros(len(pos), dtype=object)
+    for h in range(n):
+        if w[h]:
+            total = total + ((pos >> V.U64(h)) & V.U64(1)).astype(np.int64).astype(object) * w[h]
+    return total
+
+
+def _integer(w: dict, bound) -> tuple[tuple[int, ...], int]:
+    den = 1
+    for v in list(w.values()) + [bound]:
+        den = math.lcm(den, v.denominator)
+    return tuple(int(w[h] * den) for h in range(len(w))), int(bound * den)
+
+
+@dataclass
+class Layers:
+    problem: Problem
+    deadline: Deadline
+    learn: bool = True
+    learn_min: int = LEARN_MIN  # sample levels of at least this many positions
+    #: replay mode (certificate check): fixed pagodas per side, no learning
+    given: dict[str, list[tuple[tuple[int, ...], int, int, int | None]]] | None = None
+
+    def __post_init__(self) -> None:
+        p = self.problem
+        if p.special is not None:
+            raise PegsatError("planner layers does not handle the special-peg rule")
+        V.check_size(p.board)
+        from .moves import goal_positions
+
+        goals = goal_positions(p)
+        if not goals or len({g.bit_count() for g in goals}) != 1:
+            raise PegsatError("planner layers needs a goal with a fixed number of pegs "
+                              "(one peg at a hole, or an exact pattern)")
+        self.board = b = p.board
+        self.goals = goals
+        self.total = p.pegs - goals[0].bit_count()
+        self.group = stabilizer(p)
+        self.canon = V.canon(b, self.group)
+        self.jumps = V.jumps(b)
+        self.fwd = [self._level([p.start])]
+        self.bwd = [self._level(goals)]
+        self.pagodas = {"forward": Pagodas(b), "backward": Pagodas(b)}
+        if self.given is not None:
+            for side, items in self.given.items():
+                for w, floor, first, last in items:
+                    self.pagodas[side].add(tuple(w), floor, first, last)
+        self.mirror = self._self_dual()
+        self.rng = np.random.default_rng(20261122)
+        self.lp_calls = 0
+        self.lp_s = 0.0
+
+    def _level(self, positions) -> np.ndarray:
+        return V.unique(self.canon(np.array(positions, dtype=V.U64)))
+
+    def _self_dual(self):
+        """A symmetry mapping ~start to the goal and ~goal to the start, as a vector map."""
+        p, b = self.problem, self.board
+        if len(self.goals) != 1:
+            return None
+        g = self.goals[0]
+        for s in b.symmetries:
+            if permute(s, b.full & ~p.start) == g and permute(s, b.full & ~g) == p.start:
+                return V.permuter(b, s)
+        return None
+
+    def _check(self) -> None:
+        if self.deadline.expired():
+            raise _Timeout
+
+    def backward(self, j: int) -> np.ndarray:
+        if self.mirror is None:
+            return self.bwd[j]
+        full = V.U64(self.board.full)
+        return V.unique(self.canon(self.mirror(self.fwd[j] ^ full)))
+
+    # --- growing ----------------------------------------------------------------------
+
+    def _grow(self, side: str) -> np.ndarray:
+        levels = self.fwd if side == "forward" else self.bwd
+        depth = len(levels)
+        prune = self.pagodas[side]
+        cur, parts = levels[-1], []
+        for lo in range(0, len(cur), V.CHUNK // 2):
+            self._check()
+            nxt = self.jumps.step(cur[lo:lo + V.CHUNK // 2], reverse=side == "backward")
+            nxt = V.unique(self.canon(nxt))
+            parts.append(nxt)
+        # Weigh each distinct successor once: the slices' successors overlap a lot.
+        new = V.unique(np.concatenate(parts)) if parts else np.empty(0, V.U64)
+        del parts
+        new = prune.keep(new, depth, self._check)
+        if self.learn and len(new) >= self.learn_min:
+            for _ in range(ROUNDS):
+                self._check()
+                found = self._learn(side, new, depth)
+                if found:
+                    new = prune.keep(new, depth)
+                if found < ENOUGH * SAMPLE:
+                    break
+        if self.given is None:
+            prune.retire(depth)
+        levels.append(new)
+        return new
+
+    def _learn(self, side: str, level: np.ndarray, depth: int) -> int:
+        """LP on a sample of ``level``: add every pagoda that rules out a sampled position."""
+        b, p = self.board, self.problem
+        sample = level if len(level) <= SAMPLE else self.rng.choice(level, SAMPLE, replace=False)
+        found = 0
+        t = time.perf_counter()
+        for x in sample:
+            x = int(x)
+            if side == "forward":
+                q = Problem(b, x, p.goal)
+            else:
+                q = Problem(b, p.start, Goal.pattern(b, x))
+            self.lp_calls += 1
+            w = pagoda.find(q)
+            if w is None:
+                continue
+            found += 1
+            if side == "forward":
+                bound, _ = pagoda.goal_bound(q, w)
+                iw, floor = _integer(w, bound)
+            else:
+                start = sum((w[h] for h in range(b.n) if p.start >> h & 1), w[0] * 0)
+                iw, floor = _integer(w, start)
+                iw, floor = tuple(-v for v in iw), -floor
+            self.pagodas[side].add(iw, floor, depth)
+        self.lp_s += time.perf_counter() - t
+        return found
+
+    def run(self) -> tuple[int, int] | None:
+        """The meeting (a, b) levels with a common position, or None: no plan exists."""
+        while True:
+            a, b = len(self.fwd) - 1, len(self.bwd) - 1
+            if self.mirror is not None:
+                b = min(a, self.total - a)
+                if a + b == self.total:
+                    return self._meet(a, b)
+                side = "forward"
+            else:
+                if a + b == self.total:
+                    return self._meet(a, b)
+                side = "backward" if len(self.bwd[-1]) < len(self.fwd[-1]) else "forward"
+            if not len(self._grow(side)):
+                return None
+
+    def _meet(self, a: int, b: int) -> tuple[int, int] | None:
+        m = V.member(self.backward(b), self.fwd[a])
+        return (a, b) if m.any() else None
+
+    # --- the plan -----------------------------------------------------------------------
+
+    def plan(self, a: int, b: int) -> tuple[int, ...]:
+        jumps = self.board.jumps
+        mid = self.fwd[a][V.member(self.backward(b), self.fwd[a])]
+        cur = int(mid[0])
+        meet = cur
+        head: list[int] = []
+        for d in range(a, 0, -1):
+            level = self.fwd[d - 1]
+            for k, (x, y, z) in enumerate(jumps):
+                if cur >> z & 1 and not cur >> x & 1 and not cur >> y & 1:
+                    q = cur ^ (1 << x | 1 << y | 1 << z)
+                    if self._has(level, q):
+                        head.insert(0, k)
+                        cur = q
+                        break
+        assert cur == self.problem.start  # the group fixes the start
+        tail: list[int] = []
+        cur = meet
+        for d in range(b, 0, -1):
+            level = self.backward(d - 1)
+            for k, (x, y, z) in enumerate(jumps):
+                if cur >> x & 1 and cur >> y & 1 and not cur >> z & 1:
+                    q = cur ^ (1 << x | 1 << y | 1 << z)
+                    if self._has(level, q):
+                        tail.append(k)
+                        cur = q
+                        break
+        return tuple(head + tail)
+
+    def _has(self, level: np.ndarray, pos: int) -> bool:
+        return bool(V.member(level, self.canon(np.array([pos], dtype=V.U64)))[0])
+
+    def record(self) -> dict[str, Any]:
+        """What a re-run needs to reproduce this search: pagodas per side and level sizes."""
+        names = self.board.names
+        return {
+            "self_dual": self.mirror is not None,
+            "symmetries": len(self.group),
+            "pagodas": {side: [{"weights": dict(zip(names, w, strict=True)), "floor": floor,
+                                "levels": [first, last]}
+                               for w, floor, first, last in pg.items] for side, pg in self.pagodas.items()},
+            "forward_levels": [len(x) for x in self.fwd],
+            "backward_levels": [len(x) for x in self.bwd] if self.mirror is None else [],
+        }
+
+
+def solve(problem: Problem, deadline: Deadline, config: Config) -> Result:
+    t0 = time.perf_counter()
+    search = Layers(problem, deadline)
+    try:
+        meeting = search.run()
+    except _Timeout:
+        return Result(Status.UNKNOWN, problem, NAME, stats=_stats(search, t0),
+                      detail=f"time limit: {len(search.fwd) - 1} forward + {len(search.bwd) - 1} "
+                      f"backward levels of {search.total} searched")
+    stats = _stats(search, t0)
+    if meeting is None:
+        stats["record"] = search.record()
+        return Result(Status.UNSOLVABLE, problem, NAME, proof=Proof.EXHAUSTED, stats=stats,
+                      detail=f"breadth-first search by jumps with {stats['pagodas']} learned pagodas "
+                      "met no plan: every position on one was ruled out")
+    return Result(Status.SOLVED, problem, NAME, plan=search.plan(*meeting), stats=stats)
+
+
+def _stats(search: Layers, t0: float) -> dict[str, Any]:
+    return {
+        "search_s": round(time.perf_counter() - t0, 3),
+        "forward_levels": [len(x) for x in search.fwd],
+        "backward_levels": [len(x) for x in search.bwd],
+        "self_dual": search.mirror is not None,
+        "pagodas": sum(len(p.items) for p in search.pagodas.values()),
+        "lp_calls": search.lp_calls,
+        "lp_s": round(search.lp_s, 2),
+        "positions": sum(map(len, search.fwd)) + sum(map(len, search.bwd)),
+    }

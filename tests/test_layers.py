@@ -1,0 +1,136 @@
+"""The exhaustive search by jumps (planner ``layers``) and its "exhaustive" certificates."""
+
+from __future__ import annotations
+
+import copy
+
+import numpy as np
+import pytest
+
+from pegsat import certificate
+from pegsat import vector as V
+from pegsat.bitboard import replay, replay_plan
+from pegsat.catalogue import get_board
+from pegsat.invariants import separating_weight
+from pegsat.planners import layers, search
+from pegsat.planners.base import Config, Deadline, Status
+from pegsat.problem import Goal, single_vacancy
+from pegsat.prove import prove
+from pegsat.survey import orbit_pairs
+
+T5, T6 = get_board("triangle-5"), get_board("triangle-6")
+
+
+def test_pagodas_keep_matches_a_direct_sum():
+    """Exact: the BLAS product keeps a position iff its weighted sum reaches the floor."""
+    b = get_board("english")
+    rng = np.random.default_rng(3)
+    pg = layers.Pagodas(b)
+    ws = [tuple(int(x) for x in rng.integers(-5, 6, b.n)) for _ in range(3)]
+    for w in ws:
+        pg.add(w, 0, 0)
+    pos = rng.integers(0, 1 << b.n, 5000, dtype=np.uint64)
+    kept = set(pg.keep(pos, 0).tolist())
+    for p in pos.tolist():
+        ok = all(sum(w[h] for h in range(b.n) if p >> h & 1) >= 0 for w in ws)
+        assert (p in kept) == ok
+
+
+def test_a_retired_weighting_is_not_applied_after_its_last_level():
+    b = T5
+    pg = layers.Pagodas(b)
+    pg.add(tuple([-1] * b.n), 0, 0, last=2)  # rejects every non-empty position
+    pos = np.array([1, 3, 7], dtype=V.U64)
+    assert len(pg.keep(pos, 2)) == 0 and len(pg.keep(pos, 3)) == 3
+
+
+@pytest.mark.parametrize("board", [T5, T6], ids=["triangle-5", "triangle-6"])
+def test_layers_agrees_with_depth_first_search(board):
+    """Differential: every orbit of single-vacancy -> single-survivor problems; where the
+    position classes already rule a pair out (the depth-first search is slow to exhaust
+    those), the classes are the reference."""
+    for v, s in orbit_pairs(board):
+        p = single_vacancy(board, v, Goal.survivor(board, s))
+        a = layers.solve(p, Deadline(30), Config())
+        if separating_weight(board, p.start, p.goal.full) is not None:
+            assert a.status is Status.UNSOLVABLE
+            continue
+        b = search.solve(p, Deadline(30), Config())
+        assert a.status is b.status, (board.names[v], board.names[s])
+        if a.plan is not None:
+            replay_plan(p, a.plan)
+
+
+def test_self_dual_problem_uses_one_side_and_finds_a_plan():
+    # a1 -> e5 is self-dual under the reflection swapping the two corners.
+    p = single_vacancy(T5, T5.hole("a1"), Goal.survivor(T5, T5.hole("e5")))
+    lay = layers.Layers(p, Deadline(10))
+    assert lay.mirror is not None
+    r = layers.solve(p, Deadline(10), Config())
+    assert r.stats["self_dual"] and r.stats["backward_levels"] == [1]
+    assert (r.status is Status.SOLVED) == (search.solve(p, Deadline(10), Config()).status is Status.SOLVED)
+    if r.plan:
+        replay_plan(p, r.plan)
+
+
+def _learned_certificate():
+    """A problem where pagodas are learned (small learn_min) and no plan exists."""
+    p = single_vacancy(T6, T6.hole("a1"), Goal.survivor(T6, T6.hole("b5")))
+    assert search.solve(p, Deadline(30), Config()).status is Status.UNSOLVABLE
+    lay = layers.Layers(p, Deadline(30), learn_min=50)
+    assert lay.run() is None
+    rec = lay.record()
+    assert rec["pagodas"]["forward"] or rec["pagodas"]["backward"]
+    ev = {k: rec[k] for k in ("pagodas", "forward_levels", "backward_levels", "self_dual")}
+    return p, certificate.make(p, "exhaustive", ev)
+
+
+def test_exhaustive_certificate_holds_and_tampering_is_rejected():
+    p, cert = _learned_certificate()
+    v = certificate.check(cert)
+    assert v.ok, v.message
+    side = "forward" if cert["evidence"]["pagodas"]["forward"] else "backward"
+    item = cert["evidence"]["pagodas"][side][0]
+
+    bad = copy.deepcopy(cert)  # a level size changed
+    bad["evidence"]["forward_levels"][-1] += 1
+    assert not certificate.check(bad).ok
+
+    bad = copy.deepcopy(cert)  # a floor above what the goal (or start) allows
+    bad["evidence"]["pagodas"][side][0]["floor"] = item["floor"] + 10**6
+    assert not certificate.check(bad).ok
+
+    bad = copy.deepcopy(cert)  # one weight changed so that a jump increases the weighting
+    h = next(iter(item["weights"]))
+    bad["evidence"]["pagodas"][side][0]["weights"][h] += 10**6 if side == "forward" else -(10**6)
+    v = certificate.check(bad)
+    assert not v.ok and ("increases" in v.message or "floor" in v.message or "weighs" in v.message)
+
+
+def test_prove_uses_the_search_and_check_reruns_it(tmp_path):
+    p = single_vacancy(T5, T5.hole("b3"), Goal.survivor(T5, T5.hole("b3")))
+    res = prove(p)
+    assert res.status is Status.UNSOLVABLE and res.kind == "exhaustive"
+    assert certificate.check(res.certificate).ok
+
+
+def test_time_limit_is_unknown_never_a_proof():
+    b = get_board("french")
+    p = single_vacancy(b, b.hole("d3"), Goal.survivor(b, b.hole("d5")))
+    r = layers.solve(p, Deadline(1.0), Config())
+    assert r.status is Status.UNKNOWN and "time limit" in r.detail
+
+
+def test_french_d3_to_d5_plan_found_by_layers_replays():
+    """Regression: the orbit every other planner left unknown (issue 7). ``layers`` found
+    this plan in about 19 minutes on 2 cores (``pegsat prove french --vacant d3 --survivor
+    d5``); here only the verifier replays it."""
+    from pathlib import Path
+
+    from pegsat.notation import parse_plan
+
+    b = get_board("french")
+    p = single_vacancy(b, b.hole("d3"), Goal.survivor(b, b.hole("d5")))
+    text = (Path(__file__).parent.parent / "instances" / "plans" / "french-d3-d5.plan").read_text()
+    rep = replay(p, parse_plan(b, text))
+    assert rep.moves == 31 and len(rep.plan) == 35
