@@ -12,6 +12,7 @@ from pegsat import vector as V
 from pegsat.bitboard import replay, replay_plan
 from pegsat.catalogue import get_board
 from pegsat.invariants import separating_weight
+from pegsat.notation import parse_plan
 from pegsat.planners import layers, search
 from pegsat.planners.base import Config, Deadline, Status
 from pegsat.problem import Goal, single_vacancy
@@ -127,10 +128,31 @@ def test_french_d3_to_d5_plan_found_by_layers_replays():
     d5``); here only the verifier replays it."""
     from pathlib import Path
 
-    from pegsat.notation import parse_plan
-
     b = get_board("french")
     p = single_vacancy(b, b.hole("d3"), Goal.survivor(b, b.hole("d5")))
     text = (Path(__file__).parent.parent / "instances" / "plans" / "french-d3-d5.plan").read_text()
     rep = replay(p, parse_plan(b, text))
     assert rep.moves == 31 and len(rep.plan) == 35
+
+
+def test_survey_falls_back_to_layers_when_the_planners_give_up(monkeypatch):
+    """Where ``auto`` and the dual game stay unknown, the exhaustive step settles the pair."""
+    import pegsat.solve as solve_mod
+    from pegsat.planners.base import Result
+    from pegsat.survey import settle
+
+    real = solve_mod.solve
+
+    def stubborn(problem, planner, config):
+        if planner == "auto":
+            return Result(Status.UNKNOWN, problem, "auto", detail="time limit (simulated)")
+        return real(problem, planner, config)
+
+    monkeypatch.setattr(solve_mod, "solve", stubborn)
+    h = T5.hole
+    e = settle(T5, h("a1"), h("a1"), "auto", 10)  # solvable (Bell: 10 moves)
+    assert e.status == "solved" and e.proof == "layers" and e.plan
+    replay(single_vacancy(T5, h("a1"), Goal.survivor(T5, h("a1"))), parse_plan(T5, e.plan))
+    e = settle(T5, h("a1"), h("b5"), "auto", 10)
+    assert e.status in ("unsolvable", "solved")
+    assert e.proof in ("classes", "pagoda", "layers", None)

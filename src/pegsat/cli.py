@@ -372,12 +372,15 @@ def check(cert: str) -> None:
 @click.option("--min-moves", is_flag=True, help="Solve with the fewest moves (slower).")
 @click.option("--time-limit", type=float, default=60.0, show_default=True,
               help="Seconds per problem; past it the problem stays unknown.")
+@click.option("--layers-limit", type=float,
+              help="Seconds for the last, exhaustive step on problems the planners left unknown "
+              "(default: --time-limit; French d3 -> d5 needs about 1000).")
 @click.option("--picture", type=click.Path(dir_okay=False),
               help="SVG of the board, each hole coloured by how many survivors its vacancy allows.")
 @click.option("--json", "json_out", type=click.Path(dir_okay=False), help="Write the full table as JSON.")
 @click.option("--quiet", is_flag=True, help="No per-problem progress lines.")
-def survey(board: str, results: str | None, min_moves: bool, time_limit: float, picture: str | None,
-           json_out: str | None, quiet: bool) -> None:
+def survey(board: str, results: str | None, min_moves: bool, time_limit: float, layers_limit: float | None,
+           picture: str | None, json_out: str | None, quiet: bool) -> None:
     """Classify every single-vacancy -> single-survivor problem of BOARD."""
     from .boardfile import load_board
     from .files import write_atomic
@@ -396,7 +399,7 @@ def survey(board: str, results: str | None, min_moves: bool, time_limit: float, 
     t0 = time.perf_counter()
     try:
         reps = run(b, path, planner="moves" if min_moves else "auto", time_limit=time_limit,
-                   progress=progress)
+                   layers_limit=layers_limit, progress=progress)
     except KeyboardInterrupt:
         click.echo(f"interrupted: finished problems are kept in {path}; rerun to resume", err=True)
         sys.exit(130)

@@ -54,7 +54,9 @@ def orbit_pairs(board: Board) -> Iterator[tuple[int, int]]:
                 yield v, s
 
 
-def settle(board: Board, v: int, s: int, planner: str, time_limit: float | None) -> Entry:
+def settle(board: Board, v: int, s: int, planner: str, time_limit: float | None,
+           layers_limit: float | None = None) -> Entry:
+    """``layers_limit``: seconds for the last, exhaustive step (default ``time_limit``)."""
     from .bitboard import replay_plan
     from .notation import format_plan
     from .planners.base import Config, Status
@@ -86,7 +88,7 @@ def settle(board: Board, v: int, s: int, planner: str, time_limit: float | None)
             return entry("unsolvable", f"dual-{d.proof.value if d.proof else 'proof'}")
         # Last, the exhaustive search by jumps: complete, and it settles what the racing
         # planners cannot (French d3 -> d5: unsolvable, 15 minutes on 2 cores).
-        x = solve(problem, "layers", Config(time_limit=time_limit))
+        x = solve(problem, "layers", Config(time_limit=time_limit if layers_limit is None else layers_limit))
         if x.plan is not None:
             return entry("solved", "layers", moves=x.moves, plan=format_plan(board, x.plan))
         if x.status is Status.UNSOLVABLE:
@@ -108,6 +110,7 @@ def read_results(path: Path) -> dict[tuple[str, str], Entry]:
 
 
 def run(board: Board, results: Path, *, planner: str = "auto", time_limit: float | None = 60.0,
+        layers_limit: float | None = None,
         progress: Callable[[Entry, int, int], None] | None = None) -> dict[tuple[str, str], Entry]:
     """Settle every orbit representative not already in ``results``; return them all."""
     if board.n > 64:
@@ -120,7 +123,7 @@ def run(board: Board, results: Path, *, planner: str = "auto", time_limit: float
             key = (names[v], names[s])
             if key in done:
                 continue
-            e = settle(board, v, s, planner, time_limit)
+            e = settle(board, v, s, planner, time_limit, layers_limit)
             out.write(asdict(e))
             if e.status in ("solved", "unsolvable"):
                 done[key] = e

@@ -4,8 +4,10 @@ Every jump removes one peg, so the positions reachable from the start in ``k`` j
 level of its own, and a plan of ``T = pegs(start) - pegs(goal)`` jumps passes through forward
 level ``F_a`` (reachable from the start in ``a`` jumps) and backward level ``B_b`` (a goal
 reachable in ``b`` jumps) with ``a + b = T``. Both sides grow, the smaller frontier first,
-until ``a + b = T``; the problem is solvable exactly when ``F_a`` and ``B_b`` meet, and a
-plan is read back level by level. Levels are sorted numpy arrays of positions, each reduced
+until ``a + b = T - 1``; the last step only tests the successors of one side against the
+other side's level, stopping at the first common position (the largest level is never
+built). The problem is solvable exactly when they meet, and a plan is read back level by
+level. Levels are sorted numpy arrays of positions, each reduced
 to the least image under the board symmetries that fix the start and the goal (``vector``).
 
 Pruning (Bell's and Beasley's searches prune with hand-made pagoda functions; here the LP
@@ -260,15 +262,33 @@ class Layers:
             a, b = len(self.fwd) - 1, len(self.bwd) - 1
             if self.mirror is not None:
                 b = min(a, self.total - a)
-                if a + b == self.total:
-                    return self._meet(a, b)
                 side = "forward"
             else:
-                if a + b == self.total:
-                    return self._meet(a, b)
                 side = "backward" if len(self.bwd[-1]) < len(self.fwd[-1]) else "forward"
+            if a + b == self.total:
+                return self._meet(a, b)
+            if a + b + 1 == self.total:
+                return self._final(side, a, b)
             if not len(self._grow(side)):
                 return None
+
+    def _final(self, side: str, a: int, b: int) -> tuple[int, int] | None:
+        """The last step: successors of one side tested against the other side's level.
+
+        This level is never stored, pruned or learned from (a position in the other level
+        lies on a plan by definition), and the first hit ends the search: the largest
+        level's cost is mostly saved (French d3 -> d5: the 18th level)."""
+        levels = self.fwd if side == "forward" else self.bwd
+        target = self.backward(b) if side == "forward" else self.fwd[a]
+        cur = levels[-1]
+        for lo in range(0, len(cur), V.CHUNK // 2):
+            self._check()
+            nxt = self.canon(self.jumps.step(cur[lo:lo + V.CHUNK // 2], reverse=side == "backward"))
+            hit = nxt[V.member(target, nxt)]
+            if len(hit):
+                levels.append(hit[:1].copy())
+                return (a + 1, b) if side == "forward" else (a, b + 1)
+        return None
 
     def _meet(self, a: int, b: int) -> tuple[int, int] | None:
         m = V.member(self.backward(b), self.fwd[a])
