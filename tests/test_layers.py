@@ -124,7 +124,7 @@ def test_time_limit_is_unknown_never_a_proof():
 
 def test_french_d3_to_d5_plan_found_by_layers_replays():
     """Regression: the orbit every other planner left unknown (issue 7). ``layers`` found
-    this plan in about 19 minutes on 2 cores (``pegsat prove french --vacant d3 --survivor
+    this plan in 10 to 20 minutes on 2 cores (``pegsat prove french --vacant d3 --survivor
     d5``); here only the verifier replays it."""
     from pathlib import Path
 

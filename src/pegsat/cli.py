@@ -261,7 +261,10 @@ def solve(problem: str, planner: str, min_moves: bool, solver: str, workers: int
                 click.echo(f"\nafter {i} jumps:" if i else "\nstart:")
                 click.echo(render(prob.board, pos))
     st = result.stats
-    if "search_s" in st:
+    if "lp_calls" in st:
+        click.echo(f"time: {st.get('total_s', 0):.2f} s ({st['positions']} positions kept, {st['pagodas']} "
+                   f"pagodas learned by {st['lp_calls']} LPs in {st['lp_s']:.1f} s)")
+    elif "search_s" in st:
         click.echo(f"time: {st.get('total_s', 0):.2f} s (first plan {st.get('upper_s', 0):.2f} s, "
                    f"search by moves {st['search_s']:.2f} s, {st['positions']} positions)")
     else:
