@@ -315,15 +315,21 @@ class Layers:
         tail: list[int] = []
         cur = meet
         for d in range(b, 0, -1):
-            level = self.backward(d - 1)
             for k, (x, y, z) in enumerate(jumps):
                 if cur >> x & 1 and cur >> y & 1 and not cur >> z & 1:
                     q = cur ^ (1 << x | 1 << y | 1 << z)
-                    if self._has(level, q):
+                    if self._in_backward(d - 1, q):
                         tail.append(k)
                         cur = q
                         break
         return tuple(head + tail)
+
+    def _in_backward(self, j: int, pos: int) -> bool:
+        """``pos`` in B_j, without building B_j when it is the mirrored forward level."""
+        if self.mirror is None:
+            return self._has(self.bwd[j], pos)
+        image = self.mirror(np.array([pos ^ self.board.full], dtype=V.U64))
+        return self._has(self.fwd[j], int(image[0]))
 
     def _has(self, level: np.ndarray, pos: int) -> bool:
         return bool(V.member(level, self.canon(np.array([pos], dtype=V.U64)))[0])
