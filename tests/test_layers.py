@@ -122,17 +122,21 @@ def test_time_limit_is_unknown_never_a_proof():
     assert r.status is Status.UNKNOWN and "time limit" in r.detail
 
 
-def test_french_d3_to_d5_plan_found_by_layers_replays():
-    """Regression: the orbit every other planner left unknown (issue 7). ``layers`` found
-    this plan in 10 to 20 minutes on 2 cores (``pegsat prove french --vacant d3 --survivor
-    d5``); here only the verifier replays it."""
+@pytest.mark.parametrize("pair, moves", [(("d3", "d5"), 31), (("c1", "e4"), 33)])
+def test_hard_french_plans_replay(pair, moves):
+    """Regression: the two French orbits the planners settle only by luck or at length
+    (issue 7). d3 -> d5: found by ``layers`` in 10 to 20 minutes on 2 cores (``pegsat prove
+    french --vacant d3 --survivor d5``); c1 -> e4: its time-reversed game e4 -> c1 solved by
+    CP-SAT (2 workers, 172 s; 60 s and 180 s one-worker runs found nothing), reversed. Here
+    only the verifier replays them."""
     from pathlib import Path
 
     b = get_board("french")
-    p = single_vacancy(b, b.hole("d3"), Goal.survivor(b, b.hole("d5")))
-    text = (Path(__file__).parent.parent / "instances" / "plans" / "french-d3-d5.plan").read_text()
+    v, s = pair
+    p = single_vacancy(b, b.hole(v), Goal.survivor(b, b.hole(s)))
+    text = (Path(__file__).parent.parent / "instances" / "plans" / f"french-{v}-{s}.plan").read_text()
     rep = replay(p, parse_plan(b, text))
-    assert rep.moves == 31 and len(rep.plan) == 35
+    assert rep.moves == moves and len(rep.plan) == 35
 
 
 def test_survey_falls_back_to_layers_when_the_planners_give_up(monkeypatch):
