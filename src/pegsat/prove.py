@@ -120,26 +120,22 @@ def _searchable(problem: Problem) -> bool:
 
 
 def _exhaustive(problem: Problem, deadline: Deadline, t0: float) -> Proven:
-    from .planners.layers import Layers, _Timeout
+    from .planners import layers
+    from .planners.base import Config
 
-    search = Layers(problem, deadline)
-    try:
-        meeting = search.run()
-    except _Timeout:
-        return Proven(Status.UNKNOWN, detail=f"time limit: the exhaustive search had done "
-                      f"{len(search.fwd) - 1} + {len(search.bwd) - 1} of {search.total} levels "
-                      "(try --sat for the SAT route)", stats={"total_s": time.perf_counter() - t0})
-    if meeting is not None:
-        plan = search.plan(*meeting)
+    r = layers.solve(problem, deadline, Config())
+    stats = {"total_s": time.perf_counter() - t0}
+    if r.status is Status.UNKNOWN:
+        return Proven(Status.UNKNOWN, detail=f"{r.detail} (try --sat for the SAT route)", stats=stats)
+    if r.plan is not None:
         try:
-            replay_plan(problem, plan)
+            replay_plan(problem, r.plan)
         except PlanError as exc:
-            return Proven(Status.ERROR, detail=f"the search's plan does not replay: {exc}")
-        return Proven(Status.SOLVED, plan=plan, detail="not unsolvable: the exhaustive search found a plan",
-                      stats={"total_s": time.perf_counter() - t0})
-    rec = search.record()
-    ev = {"pagodas": rec["pagodas"], "forward_levels": rec["forward_levels"],
-          "backward_levels": rec["backward_levels"], "self_dual": rec["self_dual"]}
+            return Proven(Status.ERROR, detail=f"the search's plan does not replay: {exc}", stats=stats)
+        return Proven(Status.SOLVED, plan=r.plan, detail="not unsolvable: the exhaustive search found a plan",
+                      stats=stats)
+    rec = r.stats["record"]
+    ev = {k: rec[k] for k in ("pagodas", "forward_levels", "backward_levels", "self_dual")}
     return _checked(problem, "exhaustive", ev, Path("."), t0)
 
 
