@@ -19,7 +19,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "src"))
 
-from pegsat.batch import load_jobs, run  # noqa: E402
+from pegsat.apps.batch import load_jobs, run  # noqa: E402
 
 
 def main() -> None:

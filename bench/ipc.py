@@ -10,7 +10,7 @@ Fast Downward is the PyPI package ``up-fast-downward`` (``pip install -e '.[benc
 it is missing its columns say so. Problems that repeat an earlier one byte for byte (the
 ``body_sha`` column of ``optimal_costs.tsv``) reuse the earlier measurement for Fast Downward
 and are marked ``dup``. Every plan, Fast Downward's included, is replayed by pegsat's
-verifier (``pegsat.pddl.parse_plan`` checks the move bookkeeping, then the jumps).
+verifier (``pegsat.formats.pddl.read_ipc_plan`` checks the move bookkeeping, then the jumps).
 ``ratio`` = Fast Downward seconds / pegsat seconds (">" when Fast Downward hit the limit).
 """
 
@@ -29,11 +29,11 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "src"))
 
-from pegsat.bitboard import replay  # noqa: E402
+from pegsat.apps.solve import solve  # noqa: E402
+from pegsat.deadline import Deadline  # noqa: E402
+from pegsat.engine.bitboard import replay  # noqa: E402
 from pegsat.errors import PlanError  # noqa: E402
-from pegsat.pddl import parse_plan, read_task  # noqa: E402
-from pegsat.planners.base import Config  # noqa: E402
-from pegsat.solve import solve  # noqa: E402
+from pegsat.formats.pddl import read_ipc_plan, read_task  # noqa: E402
 
 IPC = ROOT.parent / "shared" / "instances" / "ipc-pegsol"
 TRACKS = {"08": "pegsol-08-strips", "opt11": "pegsol-opt11-strips", "sat11": "pegsol-sat11-strips"}
@@ -65,7 +65,7 @@ def run_fd(script: Path, domain: Path, problem: Path, config: str, limit: float,
             return None, secs, "no plan"
         text = plans[-1].read_text()  # lama writes plan.1, plan.2, ...: the last is the best
         try:
-            rep = replay(task.problem, parse_plan(task.problem, text, task.objects))
+            rep = replay(task.problem, read_ipc_plan(task.problem.board, text, task))
         except PlanError as exc:
             return None, secs, f"INVALID: {exc}"
         return rep.moves, secs, "timeout" if secs >= limit else ""
@@ -109,7 +109,7 @@ def main() -> None:
             fd_res = fd_cache[key] + (dup,)
         for label, planner in methods:
             t = time.perf_counter()
-            r = solve(task.problem, planner, Config(time_limit=args.time_limit))
+            r = solve(task.problem, planner, deadline=Deadline(args.time_limit))
             secs = time.perf_counter() - t
             opt = int(row["optimal_cost"])
             note = []

@@ -25,10 +25,10 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "src"))
 
-from pegsat.catalogue import get_board  # noqa: E402
-from pegsat.planners.base import Deadline  # noqa: E402
-from pegsat.planners.layers import Layers, _Timeout  # noqa: E402
-from pegsat.problem import Goal, single_vacancy  # noqa: E402
+from pegsat.deadline import Deadline, Timeout  # noqa: E402
+from pegsat.model.catalogue import get_board  # noqa: E402
+from pegsat.model.problem import Goal, single_vacancy  # noqa: E402
+from pegsat.planners.layers import Layers  # noqa: E402
 
 
 def _child(problem, learn, limit, q):
@@ -37,7 +37,7 @@ def _child(problem, learn, limit, q):
     try:
         meet = s.run()
         out = "solved" if meet is not None else "unsolvable"
-    except _Timeout:
+    except Timeout:
         out = "timeout"
     rec = s.record()
     q.put((out, time.perf_counter() - t, resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,

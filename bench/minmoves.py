@@ -29,16 +29,15 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "src"))
 
-from pegsat.catalogue import get_board  # noqa: E402
-from pegsat.planners.base import Config, Deadline  # noqa: E402
+from pegsat.apps.solve import solve  # noqa: E402
+from pegsat.deadline import Deadline, Timeout  # noqa: E402
+from pegsat.model.catalogue import get_board  # noqa: E402
+from pegsat.model.problem import Goal, single_vacancy  # noqa: E402
 from pegsat.planners.moves import (  # noqa: E402
     Search,
-    _Timeout,
     fewest_over_vacancies,
     survivor_distances,
 )
-from pegsat.problem import Goal, single_vacancy  # noqa: E402
-from pegsat.solve import solve  # noqa: E402
 
 IPC = ROOT.parent / "shared" / "instances" / "ipc-pegsol"
 #: George Bell's triangle-5 values quoted in issue 4 (vacancy, survivor) -> moves; None = impossible
@@ -65,7 +64,7 @@ def measured(fn, *args):
 
 
 def run_moves(problem, limit):
-    r = solve(problem, "moves", Config(time_limit=limit))
+    r = solve(problem, "moves", deadline=Deadline(limit))
     proof = "optimal" if r.optimal else (r.proof.value if r.proof else "-")
     return r.moves, proof, r.lower_bound, r.detail
 
@@ -74,7 +73,7 @@ def run_forward(problem, limit):
     s = Search(problem, Deadline(limit), bidirectional=False)
     try:
         best, lower, _ = s.run()
-    except _Timeout:
+    except Timeout:
         return None, "timeout", len(s.fwd), "time limit"
     return best, "optimal" if best is not None else "exhausted", lower, f"{len(s.fwd) - 1} levels"
 
@@ -126,9 +125,9 @@ def main() -> None:
     if "ipc" in only:
         times, bad = [], []
         for variant, prob, cost, dup in ipc_rows():
-            from pegsat.pddl import read_problem
+            from pegsat.formats.pddl import read_task
 
-            problem = read_problem(IPC / variant / f"{prob}.pddl", IPC / variant / "domain.pddl")
+            problem = read_task(IPC / variant / f"{prob}.pddl", IPC / variant / "domain.pddl").problem
             (opt, proof, lower, detail), secs, mem = measured(run_moves, problem, args.time_limit)
             times.append(secs)
             if opt != cost or proof != "optimal":

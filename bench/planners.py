@@ -18,12 +18,14 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "src"))
 
-from pegsat.catalogue import get_board  # noqa: E402
-from pegsat.encoder import EncodeOptions  # noqa: E402
-from pegsat.invariants import possible_survivors  # noqa: E402
-from pegsat.planners.base import Config, Status  # noqa: E402
-from pegsat.problem import Goal, single_vacancy  # noqa: E402
-from pegsat.solve import solve  # noqa: E402
+from pegsat.analysis.invariants import possible_survivors  # noqa: E402
+from pegsat.apps.solve import solve  # noqa: E402
+from pegsat.deadline import Deadline  # noqa: E402
+from pegsat.encoding.encoder import EncodeOptions  # noqa: E402
+from pegsat.model.catalogue import get_board  # noqa: E402
+from pegsat.model.problem import Goal, single_vacancy  # noqa: E402
+from pegsat.model.result import Status  # noqa: E402
+from pegsat.planners.config import Config  # noqa: E402
 
 
 def problems():
@@ -70,7 +72,7 @@ def main() -> None:
         for label, planner, enc in PLANNERS:
             if label not in labels:
                 continue
-            r = solve(problem, planner, Config(time_limit=args.time_limit, encode=enc))
+            r = solve(problem, planner, Config(encode=enc), Deadline(args.time_limit))
             st = r.stats
             total = st.get("total_s", 0.0)
             if label == "sat-seq":

@@ -19,8 +19,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "src"))
 
-from pegsat.catalogue import get_board  # noqa: E402
-from pegsat.survey import orbit_pairs, run, table  # noqa: E402
+from pegsat.apps.survey import orbit_pairs, run, table  # noqa: E402
+from pegsat.model.catalogue import get_board  # noqa: E402
 
 BOARDS = "triangle-5,triangle-6,triangle-7,triangle-8,english,french,german,diamond"
 

@@ -7,8 +7,9 @@ import time
 
 import pytest
 from click.testing import CliRunner
+from conftest import Options
 
-from pegsat.batch import load_jobs, parse_line, read_results, run
+from pegsat.apps.batch import load_jobs, parse_line, read_results, run
 from pegsat.cli import main
 from pegsat.errors import PegsatError
 
@@ -25,8 +26,8 @@ no-such-board
 
 def test_parse_line():
     j = parse_line("english --vacant c1 --survivor e1  # comment", "x:1")
-    assert j.problem == "english" and dict(j.options) == {"vacant": "c1", "survivor": "e1"}
-    with pytest.raises(PegsatError, match="x:1: expected --OPTION VALUE"):
+    assert j.problem == "english" and j.options == Options(vacant="c1", survivor="e1")
+    with pytest.raises(PegsatError, match="x:1: unknown option --bogus"):
         parse_line("english --bogus 3", "x:1")
 
 

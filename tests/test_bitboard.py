@@ -1,10 +1,10 @@
 import pytest
 
-from pegsat.bitboard import count_moves, engine, replay, replay_plan
-from pegsat.catalogue import get_board
+from pegsat.engine.bitboard import count_moves, engine, replay, replay_plan
 from pegsat.errors import PlanError
-from pegsat.notation import parse_plan
-from pegsat.problem import Goal, single_vacancy
+from pegsat.formats.notation import parse_plan
+from pegsat.model.catalogue import get_board
+from pegsat.model.problem import Goal, single_vacancy
 
 BERGHOLT = ("f4-d4 e6-e4 g5-e5 d5-f5 b5-d5 c7-c5 c4-c6 e7-c7-c5 e3-e5 e1-e3 c2-c4-c6-e6-e4-e2 "
             "g3-g5-e5-c5 a3-c3 d3-b3 a5-a3-c3 c1-e1-e3 f3-d3-b3-b5-d5-d3 d2-d4")

@@ -1,8 +1,8 @@
 import pytest
 
-from pegsat.boardfile import load_board, parse_board_text
-from pegsat.catalogue import get_board
 from pegsat.errors import BoardError
+from pegsat.model.boardfile import load_board, parse_board_text
+from pegsat.model.catalogue import get_board
 
 # name -> (holes, directed jumps, symmetries)
 CATALOGUE = {

@@ -79,7 +79,7 @@ def test_solve_unknown_exit_20():
 def test_export_decode(tmp_path):
     from pysat.solvers import Solver
 
-    from pegsat.dimacs import read_instance
+    from pegsat.encoding.dimacs import read_instance
     cnf = tmp_path / "t.cnf"
     r = run("export", "triangle-5", str(cnf))
     assert r.exit_code == 0 and "horizon 13" in r.output

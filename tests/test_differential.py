@@ -4,12 +4,14 @@
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from pegsat.board import Board
+from pegsat.apps.solve import solve
+from pegsat.deadline import Deadline
 from pegsat.errors import BoardError
-from pegsat.lattice import board_from_cells
-from pegsat.planners.base import Config, Status
-from pegsat.problem import Goal, Problem
-from pegsat.solve import solve
+from pegsat.model.board import Board
+from pegsat.model.lattice import board_from_cells
+from pegsat.model.problem import Goal, Problem
+from pegsat.model.result import Status
+from pegsat.planners.config import Config
 
 
 @st.composite
@@ -53,7 +55,7 @@ def problems(draw):
 def test_planners_agree(problem):
     statuses = {}
     for planner in ["search", "sat", "cpsat"]:
-        r = solve(problem, planner, Config(time_limit=60, workers=1))
+        r = solve(problem, planner, Config(workers=1), Deadline(60))
         assert r.status in (Status.SOLVED, Status.UNSOLVABLE), (planner, r.detail)
         statuses[planner] = r.status
     assert len(set(statuses.values())) == 1, statuses
@@ -62,7 +64,7 @@ def test_planners_agree(problem):
 @settings(max_examples=20, deadline=None)
 @given(problems())
 def test_sequential_and_parallel_agree(problem):
-    from pegsat.encoder import EncodeOptions
-    got = {solve(problem, "sat", Config(time_limit=60, encode=EncodeOptions(steps=s))).status
+    from pegsat.encoding.encoder import EncodeOptions
+    got = {solve(problem, "sat", Config(encode=EncodeOptions(steps=s)), Deadline(60)).status
            for s in ["parallel", "sequential"]}
     assert len(got) == 1

@@ -2,13 +2,13 @@ import shutil
 import subprocess
 
 import pytest
+from conftest import load_problem
 from pysat.solvers import Solver
 
-from pegsat.catalogue import get_board
-from pegsat.dimacs import decode, export, read_instance
+from pegsat.encoding.dimacs import decode, export, read_instance
 from pegsat.errors import DimacsError
-from pegsat.problem import Goal, single_vacancy
-from pegsat.problemfile import load_problem
+from pegsat.model.catalogue import get_board
+from pegsat.model.problem import Goal, single_vacancy
 
 
 def solve_with_pysat(cnf_path, model_path):
@@ -106,7 +106,7 @@ def test_round_trip_with_external_cadical(tmp_path, problem):
     spec = problem if not problem.endswith(".toml") else str(ROOT / problem)
     p = load_problem(spec)
     if spec == "english":
-        from pegsat.problemfile import Options
+        from conftest import Options
         p = load_problem("english", Options(survivor="d4", vacant="c1"))
         p = load_problem("english", Options(vacant="c1", survivor="c1"))
     out, model = tmp_path / "x.cnf", tmp_path / "x.model"

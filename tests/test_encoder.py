@@ -3,10 +3,10 @@
 import pytest
 from pysat.solvers import Solver
 
-from pegsat.bitboard import engine, replay_plan
-from pegsat.catalogue import get_board
-from pegsat.encoder import EncodeOptions, encode
-from pegsat.problem import Goal, Problem, bits
+from pegsat.encoding.encoder import EncodeOptions, encode
+from pegsat.engine.bitboard import engine, replay_plan
+from pegsat.model.catalogue import get_board
+from pegsat.model.problem import Goal, Problem, bits
 
 
 def tiny():
@@ -101,7 +101,7 @@ def test_symmetry_keeps_one_first_jump_per_orbit():
 def test_encoder_imports_no_solver():
     import subprocess
     import sys
-    code = ("import sys, pegsat.encoder, pegsat.dimacs; "
+    code = ("import sys, pegsat.encoding.encoder, pegsat.encoding.dimacs; "
             "print(any(m.startswith(('pysat.solvers', 'ortools')) for m in sys.modules))")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "False"

@@ -3,15 +3,15 @@
 import tomllib
 
 import pytest
-from conftest import INSTANCES
+from conftest import INSTANCES, load_problem
 
-from pegsat.bitboard import replay
+from pegsat.apps.solve import solve
+from pegsat.deadline import Deadline
+from pegsat.engine.bitboard import replay
 from pegsat.errors import PlanError
-from pegsat.notation import parse_plan
-from pegsat.planners.base import Config, Status
-from pegsat.problem import Goal
-from pegsat.problemfile import load_problem
-from pegsat.solve import solve
+from pegsat.formats.notation import parse_plan
+from pegsat.model.problem import Goal
+from pegsat.model.result import Status
 
 CASES = sorted(INSTANCES.glob("*.toml"))
 
@@ -20,7 +20,7 @@ CASES = sorted(INSTANCES.glob("*.toml"))
 def test_instance(path):
     expect = tomllib.loads(path.read_text()).get("expect", {})
     p = load_problem(str(path))
-    r = solve(p, "auto", Config(time_limit=300))
+    r = solve(p, "auto", deadline=Deadline(300))
     assert r.status.value == expect["status"], r.detail
     if "proof" in expect:
         assert r.proof.value == expect["proof"]
@@ -33,5 +33,5 @@ def test_instance(path):
         b = p.board
         got = {b.names[h] for h in range(b.n)
                if solve(type(p)(b, p.start, Goal.survivor(b, h)), "auto",
-                        Config(time_limit=120)).status is Status.SOLVED}
+                        deadline=Deadline(120)).status is Status.SOLVED}
         assert got == set(expect["survivors"])

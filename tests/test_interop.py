@@ -3,12 +3,12 @@
 from click.testing import CliRunner
 from conftest import SHARED
 
-from pegsat.bitboard import replay
-from pegsat.catalogue import get_board
+from pegsat.apps.solve import solve
 from pegsat.cli import main
-from pegsat.pddl import format_plan, is_ipc_plan, parse_plan, read_task, write_problem
-from pegsat.problem import Goal, single_vacancy
-from pegsat.solve import solve
+from pegsat.engine.bitboard import replay
+from pegsat.formats.pddl import is_ipc_plan, read_ipc_plan, read_task, write_ipc_plan, write_problem
+from pegsat.model.catalogue import get_board
+from pegsat.model.problem import Goal, single_vacancy
 
 IPC08 = SHARED / "instances" / "ipc-pegsol" / "pegsol-08-strips"
 
@@ -42,7 +42,7 @@ def run(*args):
 def test_a_planners_ipc_plan_verifies():
     task = read_task(IPC08 / "p10.pddl", IPC08 / "domain.pddl")
     assert is_ipc_plan(FD_P10)
-    rep = replay(task.problem, parse_plan(task.problem, FD_P10, task.objects))
+    rep = replay(task.problem, read_ipc_plan(task.problem.board, FD_P10, task))
     assert rep.moves == 6 and rep.jumps == 12
     r = run("verify", IPC08 / "p10.pddl", FD_P10)
     assert r.exit_code == 0 and "12 jumps and 6 moves" in r.output
@@ -89,8 +89,8 @@ def test_pddl_round_trip_any_board(tmp_path):
             mine = solve(p, "moves")
             theirs = solve(q, "moves")
             assert mine.moves == theirs.moves and theirs.optimal
-            text = format_plan(q, theirs.plan, task.objects)
-            assert replay(q, parse_plan(q, text, task.objects)).moves == theirs.moves
+            text = write_ipc_plan(q.board, theirs.plan, task)
+            assert replay(q, read_ipc_plan(q.board, text, task)).moves == theirs.moves
 
 
 def test_export_pddl_refuses_counting_goals(tmp_path):

@@ -1,12 +1,12 @@
-from pegsat.catalogue import get_board
-from pegsat.invariants import (
+from pegsat.analysis.invariants import (
     check_witness,
     class_basis,
     position_class,
     possible_survivors,
     separating_weight,
 )
-from pegsat.problem import holes_of
+from pegsat.model.catalogue import get_board
+from pegsat.model.problem import holes_of
 
 
 def test_basis_is_even_on_every_line():
@@ -35,14 +35,14 @@ def test_witness_checks_and_tamper():
     b = get_board("english")
     start = b.full & ~(1 << b.hole("d4"))
     w = separating_weight(b, start, 1 << b.hole("c4"))
-    assert w is not None and check_witness(b, start, 1 << b.hole("c4"), w)
+    assert w is not None and check_witness(b, start, 1 << b.hole("c4"), w.weights)
     tampered = type(w)(w.weights ^ (1 << holes_of(w.weights)[0]), w.start_parity, w.goal_parity)
-    assert not check_witness(b, start, 1 << b.hole("c4"), tampered)
+    assert not check_witness(b, start, 1 << b.hole("c4"), tampered.weights)
     assert separating_weight(b, start, 1 << b.hole("d1")) is None
 
 
 def test_class_is_invariant_under_jumps():
-    from pegsat.bitboard import engine
+    from pegsat.engine.bitboard import engine
     b = get_board("triangle-6")
     eng = engine(b)
     pos = b.full & ~1

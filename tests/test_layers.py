@@ -7,17 +7,19 @@ import copy
 import numpy as np
 import pytest
 
-from pegsat import certificate
-from pegsat import vector as V
-from pegsat.bitboard import replay, replay_plan
-from pegsat.catalogue import get_board
-from pegsat.invariants import separating_weight
-from pegsat.notation import parse_plan
+from pegsat.analysis.invariants import separating_weight
+from pegsat.apps.survey import orbit_pairs
+from pegsat.deadline import Deadline
+from pegsat.engine import vector as V
+from pegsat.engine.bitboard import replay, replay_plan
+from pegsat.formats.notation import parse_plan
+from pegsat.model.catalogue import get_board
+from pegsat.model.problem import Goal, single_vacancy
+from pegsat.model.result import Status
 from pegsat.planners import layers, search
-from pegsat.planners.base import Config, Deadline, Status
-from pegsat.problem import Goal, single_vacancy
-from pegsat.prove import prove
-from pegsat.survey import orbit_pairs
+from pegsat.planners.config import Config
+from pegsat.proofs import certificate
+from pegsat.proofs.prove import prove
 
 T5, T6 = get_board("triangle-5"), get_board("triangle-6")
 
@@ -66,7 +68,7 @@ def test_self_dual_problem_uses_one_side_and_finds_a_plan():
     # a1 -> e5 is self-dual under the reflection swapping the two corners.
     p = single_vacancy(T5, T5.hole("a1"), Goal.survivor(T5, T5.hole("e5")))
     lay = layers.Layers(p, Deadline(10))
-    assert lay.mirror is not None
+    assert lay.self_dual
     r = layers.solve(p, Deadline(10), Config())
     assert r.stats["self_dual"] and r.stats["backward_levels"] == [1]
     assert (r.status is Status.SOLVED) == (search.solve(p, Deadline(10), Config()).status is Status.SOLVED)
@@ -141,18 +143,18 @@ def test_hard_french_plans_replay(pair, moves):
 
 def test_survey_falls_back_to_layers_when_the_planners_give_up(monkeypatch):
     """Where ``auto`` and the dual game stay unknown, the exhaustive step settles the pair."""
-    import pegsat.solve as solve_mod
-    from pegsat.planners.base import Result
-    from pegsat.survey import settle
+    import pegsat.apps.survey as survey_mod
+    from pegsat.apps.survey import settle
+    from pegsat.model.result import Result
 
-    real = solve_mod.solve
+    real = survey_mod.solve
 
-    def stubborn(problem, planner, config):
+    def stubborn(problem, planner, config=None, deadline=None):
         if planner == "auto":
             return Result(Status.UNKNOWN, problem, "auto", detail="time limit (simulated)")
-        return real(problem, planner, config)
+        return real(problem, planner, config, deadline)
 
-    monkeypatch.setattr(solve_mod, "solve", stubborn)
+    monkeypatch.setattr(survey_mod, "solve", stubborn)
     h = T5.hole
     e = settle(T5, h("a1"), h("a1"), "auto", 10)  # solvable (Bell: 10 moves)
     assert e.status == "solved" and e.proof == "layers" and e.plan

@@ -2,11 +2,12 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from pegsat.bitboard import engine, replay
-from pegsat.catalogue import get_board
+from pegsat.engine.bitboard import engine, replay
 from pegsat.errors import NotationError
-from pegsat.notation import format_plan, hole_coord, parse_holes, parse_plan
-from pegsat.problem import Goal, Problem
+from pegsat.formats.notation import format_plan, hole_coord, parse_plan
+from pegsat.model.board import parse_holes
+from pegsat.model.catalogue import get_board
+from pegsat.model.problem import Goal, Problem
 
 
 def random_game(board, seed_choices):

@@ -6,10 +6,10 @@ import pytest
 from click.testing import CliRunner
 from conftest import SHARED
 
+from pegsat.apps.solve import solve
 from pegsat.cli import main
 from pegsat.errors import ProblemError
-from pegsat.pddl import read_problem
-from pegsat.solve import solve
+from pegsat.formats.pddl import read_task
 
 IPC = SHARED / "instances" / "ipc-pegsol"
 
@@ -26,7 +26,7 @@ def ipc_costs():
 
 
 def test_reads_p01_onto_the_english_board():
-    p = read_problem(IPC / "pegsol-08-strips" / "p01.pddl", IPC / "pegsol-08-strips" / "domain.pddl")
+    p = read_task(IPC / "pegsol-08-strips" / "p01.pddl", IPC / "pegsol-08-strips" / "domain.pddl").problem
     assert p.board.name == "english"
     assert p.pegs == 5
     assert p.goal.describe(p.board) == "one peg at d4"
@@ -35,7 +35,7 @@ def test_reads_p01_onto_the_english_board():
 
 def test_reads_the_invasion_domain():
     d = IPC / "unsolve-2016-pegsol-row5"
-    p = read_problem(d / "prob01.pddl", d / "domain.pddl")
+    p = read_task(d / "prob01.pddl", d / "domain.pddl").problem
     assert p.board.n == 6 and p.pegs == 1
     assert p.goal.describe(p.board) == "pegs at f1"
 
@@ -46,7 +46,7 @@ CASES = [c for c in ipc_costs() if c[3] < 32]
 
 @pytest.mark.parametrize("variant, name, cost, pegs", CASES, ids=[f"{v}/{n}" for v, n, _, _ in CASES])
 def test_ipc_optimal_cost(variant, name, cost, pegs):
-    p = read_problem(IPC / variant / f"{name}.pddl", IPC / variant / "domain.pddl")
+    p = read_task(IPC / variant / f"{name}.pddl", IPC / variant / "domain.pddl").problem
     assert p.pegs == pegs
     r = solve(p, "moves")
     assert r.optimal and r.moves == cost, r.detail
@@ -72,7 +72,7 @@ def test_bad_pddl_is_one_line_exit_2(tmp_path, fname):
     f = tmp_path / fname
     f.write_text(text)
     with pytest.raises(ProblemError, match=message):
-        read_problem(f)
+        read_task(f)
     r = CliRunner().invoke(main, ["solve", str(f)])
     assert r.exit_code == 2
     assert r.output.count("\n") == 1 and message in r.output

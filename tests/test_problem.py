@@ -1,9 +1,9 @@
 import pytest
+from conftest import Options, load_problem
 
-from pegsat.catalogue import get_board
 from pegsat.errors import ProblemError
-from pegsat.problem import Goal, Problem, single_vacancy
-from pegsat.problemfile import Options, load_problem
+from pegsat.model.catalogue import get_board
+from pegsat.model.problem import Goal, Problem, single_vacancy
 
 
 def test_default_problem_is_centre_vacancy_one_peg(tmp_path):
@@ -18,7 +18,7 @@ def test_options_override():
     p = load_problem("french", Options(vacant="c1", survivor="e1"))
     b = p.board
     assert p.start == b.full & ~(1 << b.hole("c1"))
-    assert p.goal.survivor_hole(b) == b.hole("e1")
+    assert p.goal == Goal.survivor(b, b.hole("e1"))
 
 
 def test_counting_rejects_goal_with_more_pegs_than_start():

@@ -7,16 +7,18 @@ import pytest
 from click.testing import CliRunner
 from conftest import SHARED
 
-from pegsat import certificate, pagoda
-from pegsat.catalogue import get_board
+from pegsat.analysis import pagoda
+from pegsat.analysis.invariants import possible_survivors, separating_weight
+from pegsat.apps.survey import read_results, run, table
 from pegsat.cli import main
-from pegsat.invariants import possible_survivors, separating_weight
-from pegsat.pddl import read_problem
-from pegsat.planners.base import Status
-from pegsat.problem import Goal, Problem, single_vacancy
-from pegsat.prove import prove
-from pegsat.survey import read_results, run, table
-from pegsat.svg import board_svg
+from pegsat.deadline import Deadline
+from pegsat.formats.pddl import read_task
+from pegsat.formats.svg import board_svg
+from pegsat.model.catalogue import get_board
+from pegsat.model.problem import Goal, Problem, single_vacancy
+from pegsat.model.result import Status
+from pegsat.proofs import certificate
+from pegsat.proofs.prove import prove
 
 ROW5 = SHARED / "instances" / "ipc-pegsol" / "unsolve-2016-pegsol-row5"
 T5 = get_board("triangle-5")
@@ -30,7 +32,7 @@ def cli(*args):
 
 @pytest.mark.parametrize("n", range(1, 16))
 def test_every_unsolvable_reach_the_row_problem_has_a_pagoda(n):
-    p = read_problem(ROW5 / f"prob{n:02d}.pddl", ROW5 / "domain.pddl")
+    p = read_task(ROW5 / f"prob{n:02d}.pddl", ROW5 / "domain.pddl").problem
     assert pagoda.find(p) is not None
     res = prove(p, use_sat=False)
     # prob01 is one peg on a row of six: no jump at all, the cheaper argument wins
@@ -40,12 +42,12 @@ def test_every_unsolvable_reach_the_row_problem_has_a_pagoda(n):
 
 @pytest.mark.parametrize("n", range(1, 6))
 def test_no_pagoda_for_the_solvable_ones(n):
-    p = read_problem(ROW5 / f"satprob{n:02d}.pddl", ROW5 / "domain.pddl")
+    p = read_task(ROW5 / f"satprob{n:02d}.pddl", ROW5 / "domain.pddl").problem
     assert pagoda.find(p) is None
 
 
 def test_pagoda_check_is_exact():
-    p = read_problem(ROW5 / "prob01.pddl", ROW5 / "domain.pddl")  # 1x6 row, peg at a1, goal f1
+    p = read_task(ROW5 / "prob01.pddl", ROW5 / "domain.pddl").problem  # 1x6 row, peg at a1, goal f1
     w = pagoda.find(p)
     assert pagoda.check(p, w) is None
     assert "not more than the start" in pagoda.check(p, {h: Fraction(0) for h in w})
@@ -124,7 +126,7 @@ def test_prove_a_solvable_problem_gives_a_plan():
 
 def test_prove_time_limit_is_unknown():
     b = get_board("english")
-    res = prove(single_vacancy(b, b.hole("d1"), Goal.survivor(b, b.hole("d1"))), time_limit=0.5)
+    res = prove(single_vacancy(b, b.hole("d1"), Goal.survivor(b, b.hole("d1"))), Deadline(0.5))
     assert res.status in (Status.UNKNOWN, Status.SOLVED)  # never a proof from a timeout
     assert res.certificate is None
 
@@ -192,9 +194,9 @@ def test_svg_draws_every_board():
 
 
 def test_dual_game_reverses_plans():
-    from pegsat.bitboard import replay_plan
-    from pegsat.problem import dual
-    from pegsat.solve import solve
+    from pegsat.apps.solve import solve
+    from pegsat.engine.bitboard import replay_plan
+    from pegsat.model.problem import dual
 
     p = single_vacancy(T5, T5.hole("a1"), Goal.survivor(T5, T5.hole("c5")))
     d = dual(p)

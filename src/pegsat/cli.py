@@ -1,13 +1,17 @@
-"""The ``pegsat`` command line. Holds no logic: parses, calls the library, prints.
+"""The ``pegsat`` command line. Holds no logic: parses, makes the deadline, calls the
+library, prints.
 
-Exit codes: 0 solved / verified, 10 proven unsolvable, 20 unknown (time limit), 1 error or a
-plan that does not replay, 2 bad input, 130 interrupted. Heavy modules (solvers, encoder)
+Exit codes come from the result's status (``model.result.EXIT``): 0 solved, 10 proven
+unsolvable, 20 unknown (time limit), 1 error or a plan that does not replay, 2 bad input (one
+line on stderr) or an unsupported problem, 130 interrupted. Heavy modules (solvers, encoder)
 are imported inside the commands so that ``pegsat --help`` answers at once.
 """
 
 from __future__ import annotations
 
+import functools
 import json
+import math
 import sys
 import time
 from pathlib import Path
@@ -15,9 +19,9 @@ from pathlib import Path
 import click
 
 from .errors import PegsatError
+from .model.options import ProblemOptions
+from .model.result import EXIT, INTERRUPTED, Status
 from .planners import PLANNERS
-
-EXIT = {"solved": 0, "unsolvable": 10, "unknown": 20, "error": 1}
 
 
 class _Group(click.Group):
@@ -31,7 +35,32 @@ class _Group(click.Group):
             ctx.exit(exc.exit_code)
         except KeyboardInterrupt:
             click.echo("interrupted: status unknown; no output file was written", err=True)
-            ctx.exit(130)
+            ctx.exit(INTERRUPTED)
+
+
+class Seconds(click.ParamType):
+    """A time limit: a positive, finite number of seconds."""
+
+    name = "seconds"
+
+    def convert(self, value, param, ctx):
+        try:
+            x = float(value)
+        except (TypeError, ValueError):
+            self.fail(f"{value!r} is not a number of seconds", param, ctx)
+        if not math.isfinite(x) or x <= 0:
+            self.fail(f"{value!r}: a time limit must be a positive number of seconds", param, ctx)
+        return x
+
+
+SECONDS = Seconds()
+POSITIVE = click.IntRange(min=1)
+
+
+def deadline_of(seconds: float | None):
+    from .deadline import Deadline
+
+    return Deadline(seconds)
 
 
 @click.group(cls=_Group, context_settings={"help_option_names": ["-h", "--help"]})
@@ -41,62 +70,28 @@ def main() -> None:
 
 
 def problem_options(fn):
-    """Options that pose a problem on a board (they override a TOML file's tables)."""
-    opts = [
-        click.option("--vacant", help="Start: full board minus these holes (default: the centre)."),
-        click.option("--start", "start_pegs", help="Start: pegs exactly on these holes."),
-        click.option("--survivor", help="Goal: one peg, on this hole."),
-        click.option("--pegs", type=int, help="Goal: this many pegs, anywhere."),
-        click.option("--at-most", type=int, help="Goal: at most this many pegs."),
-        click.option("--pattern", help="Goal: pegs on exactly these holes."),
-        click.option("--full", help="Goal (partial): these holes hold pegs, the rest is free."),
-        click.option("--empty", help="Goal (partial): these holes are empty."),
-        click.option("--special", help="Hopping Dots rule: the peg starting here must survive "
-                     "and is never jumped over."),
-    ]
-    for opt in reversed(opts):
-        fn = opt(fn)
-    return fn
+    """The problem options of ``model.options.ProblemOptions``, passed on as ``options``."""
+    specs = ProblemOptions.cli_fields()
 
+    @functools.wraps(fn)
+    def wrapper(*args, **kw):
+        values = {f.name: kw.pop(f.name) for f in specs}
+        for f in specs:
+            if f.metadata["kind"] == "count" and values[f.name] is not None:
+                values[f.name] = int(values[f.name])
+        return fn(*args, options=ProblemOptions(**values), **kw)
 
-def _task(spec: str, kw: dict, domain: str | None):
-    """(problem, PDDL task or None): a PDDL problem file keeps its location names."""
-    if domain is not None or spec.endswith(".pddl"):
-        from .pddl import load
-
-        if any(v is not None for v in kw.values()):
-            raise PegsatError(f"{spec}: a PDDL problem fixes its start and goal; drop the options")
-        task = load(spec, domain)
-        return task.problem, task
-    return _problem(spec, kw), None
-
-
-def _plan_text(prob, plan, notation: str, task) -> str:
-    if notation == "ipc":
-        from .pddl import format_plan as ipc_plan
-
-        return ipc_plan(prob, plan, task.objects if task else None,
-                        task.domain if task else "pegsolitaire-sequential").rstrip("\n")
-    from .notation import format_plan
-
-    return format_plan(prob.board, plan, notation)
-
-
-def _problem(spec: str, kw: dict):
-    from .problemfile import Options, load_problem
-
-    opts = Options(
-        vacant=kw.pop("vacant"), start=kw.pop("start_pegs"), survivor=kw.pop("survivor"),
-        pegs=kw.pop("pegs"), at_most=kw.pop("at_most"), pattern=kw.pop("pattern"),
-        full=kw.pop("full"), empty=kw.pop("empty"), special=kw.pop("special"),
-    )
-    return load_problem(spec, opts)
+    for f in reversed(specs):
+        kind = POSITIVE if f.metadata["kind"] == "count" else None
+        wrapper = click.option(f"--{f.name.replace('_', '-')}", f.name, type=kind,
+                               help=f.metadata["help"])(wrapper)
+    return wrapper
 
 
 @main.command()
 def boards() -> None:
     """List the built-in boards with hole, jump and symmetry counts."""
-    from .catalogue import LISTED, get_board
+    from .model.catalogue import LISTED, get_board
 
     click.echo(f"{'board':<18}{'holes':>6}{'jumps':>7}{'symmetries':>12}  centre")
     for name in LISTED:
@@ -111,30 +106,25 @@ def boards() -> None:
 @click.option("--labels/--no-labels", default=True, help="Also print the hole names.")
 def show(board: str, labels: bool) -> None:
     """Draw a board (catalogue name or board file)."""
-    from .boardfile import load_board
-    from .display import render
+    from .formats.display import board_text
+    from .model.boardfile import load_board
 
-    b = load_board(board)
-    click.echo(f"{b.name}: {b.summary()}")
-    click.echo(render(b))
-    if labels and b.coords is not None:
-        click.echo()
-        click.echo(render(b, labels=True))
-    if b.coords is None:
-        click.echo("lines: " + " ".join("-".join(b.names[h] for h in ln) for ln in b.lines))
+    for line in board_text(load_board(board), labels):
+        click.echo(line)
 
 
 def _read_plan_arg(plan: str) -> str:
     """PLAN is a file when one exists by that name, else the plan itself."""
+    from .files import read_text
+
     if "\n" in plan or "(" in plan or len(plan) > 255:
         return plan
     p = Path(plan)
     try:
-        if p.is_file():
-            return p.read_text()
-    except OSError as exc:
-        raise PegsatError(f"cannot read plan file {plan}: {exc.strerror}") from None
-    return plan
+        is_file = p.is_file()
+    except OSError:
+        is_file = False
+    return read_text(p, "plan file") if is_file else plan
 
 
 @main.command()
@@ -148,46 +138,25 @@ def _read_plan_arg(plan: str) -> str:
 @click.option("--show/--summary", "show_positions", default=False, help="Print every position.")
 @click.option("--json", "as_json", is_flag=True, help="Machine-readable output.")
 def verify(problem: str, plan: str, notation: str, domain: str | None, show_positions: bool,
-           as_json: bool, **kw) -> None:
+           as_json: bool, options: ProblemOptions) -> None:
     """Replay PLAN (a file or the moves themselves) on PROBLEM and check the goal."""
-    from .bitboard import replay
-    from .display import render
-    from .errors import PlanError
-    from .notation import format_plan, parse_plan
-    from .pddl import is_ipc_plan
-    from .pddl import parse_plan as parse_ipc
+    from .apps.pose import pose
+    from .apps.verify import verify as check_plan
+    from .formats.report import verify_json, verify_text
 
-    prob, task = _task(problem, kw, domain)
-    text = _read_plan_arg(plan)
     try:
-        if notation == "ipc" or notation == "auto" and is_ipc_plan(text):
-            hops = parse_ipc(prob, text, task.objects if task else None)
-        else:
-            hops = parse_plan(prob.board, text, notation)
-    except PlanError as exc:
-        if as_json:
-            click.echo(json.dumps({"valid": False, "error": str(exc), "step": exc.step}))
-            sys.exit(1)
-        raise
-    try:
-        rep = replay(prob, hops)
-    except PlanError as exc:
-        if as_json:
-            click.echo(json.dumps({"valid": False, "error": str(exc), "step": exc.step}))
-            sys.exit(1)
-        raise
+        posed = pose(problem, options, domain=domain)
+        outcome = check_plan(posed, _read_plan_arg(plan), notation)
+    except PegsatError as exc:
+        if not as_json:
+            raise
+        click.echo(json.dumps({"valid": False, "error": str(exc), "step": getattr(exc, "step", None)}))
+        sys.exit(exc.exit_code)
     if as_json:
-        click.echo(json.dumps({
-            "valid": True, "problem": prob.describe(), "jumps": rep.jumps, "moves": rep.moves,
-            "plan": format_plan(prob.board, rep.plan),
-            "final": [prob.board.names[h] for h in range(prob.board.n) if rep.final >> h & 1],
-        }))
-        return
-    if show_positions:
-        for i, pos in enumerate(rep.positions):
-            click.echo(f"after {i} jumps:" if i else "start:")
-            click.echo(render(prob.board, pos))
-    click.echo(f"valid: {prob.describe()} in {rep.jumps} jumps and {rep.moves} moves")
+        click.echo(json.dumps(verify_json(posed.problem, outcome)))
+    else:
+        for line in verify_text(posed.problem, outcome, show_positions):
+            click.echo(line)
 
 
 @main.command()
@@ -201,8 +170,8 @@ def verify(problem: str, plan: str, notation: str, domain: str | None, show_posi
               "(exit 20 when the time limit leaves it unproven).")
 @click.option("--solver", default="cadical195", show_default=True,
               help="python-sat solver for --planner sat (e.g. kissat404, glucose4).")
-@click.option("--workers", default=2, show_default=True, help="CP-SAT workers.")
-@click.option("--time-limit", type=float, help="Seconds; past it the answer is 'unknown'.")
+@click.option("--workers", default=2, show_default=True, type=POSITIVE, help="CP-SAT workers.")
+@click.option("--time-limit", type=SECONDS, help="Seconds; past it the answer is 'unknown'.")
 @click.option("--steps", default="parallel", type=click.Choice(["parallel", "sequential"]),
               show_default=True, help="Step semantics of the SAT/CP-SAT encoding.")
 @click.option("--no-symmetry", is_flag=True, help="Do not break symmetries in the encoding.")
@@ -215,62 +184,44 @@ def verify(problem: str, plan: str, notation: str, domain: str | None, show_posi
 @click.option("--out", type=click.Path(dir_okay=False), help="Also write the plan to this file.")
 def solve(problem: str, planner: str, min_moves: bool, solver: str, workers: int,
           time_limit: float | None, steps: str, no_symmetry: bool, notation: str | None,
-          domain: str | None, show_positions: bool, as_json: bool, out: str | None, **kw) -> None:
+          domain: str | None, show_positions: bool, as_json: bool, out: str | None,
+          options: ProblemOptions) -> None:
     """Find a plan for PROBLEM, prove there is none, or say it is unknown.
 
     PROBLEM is a board (name or file), a TOML problem file or an IPC PDDL problem file
     (its domain: --pddl DOMAIN, or domain.pddl beside it)."""
-    from .bitboard import replay_plan
-    from .display import render
-    from .encoder import EncodeOptions
+    from .apps.pose import pose
+    from .apps.solve import solve as solve_problem
+    from .encoding.encoder import EncodeOptions
     from .files import write_atomic
-    from .planners.base import Config
-    from .solve import solve as run
+    from .formats.notation import format_plan
+    from .formats.report import result_json, solve_text
+    from .planners.config import Config
 
     if min_moves:
         if planner not in ("auto", "moves"):
             raise PegsatError(f"--min-moves has its own planner; drop --planner {planner}")
         planner = "moves"
-    prob, task = _task(problem, kw, domain)
-    notation = notation or ("ipc" if task else "names")
-    config = Config(solver=solver, workers=workers, time_limit=time_limit,
-                    encode=EncodeOptions(steps=steps, symmetry=not no_symmetry))
-    result = run(prob, planner, config)
-    code = EXIT[result.status.value]
-    if result.lower_bound is not None and result.plan is not None and not result.optimal:
-        code = EXIT["unknown"]  # a plan, but its optimality is unproven
+    if planner == "sat":
+        from .planners.sat import check_solver
+
+        check_solver(solver)
+    posed = pose(problem, options, domain=domain)
+    notation = notation or posed.notation
+    encode = EncodeOptions(steps=steps, symmetry=not no_symmetry)
+    config = Config(solver=solver, workers=workers, encode=encode)
+    result = solve_problem(posed.problem, planner, config, deadline_of(time_limit))
     if result.plan is not None and out:
-        text = _plan_text(prob, result.plan, notation, task) + "\n"
+        text = format_plan(posed.problem.board, result.plan, notation, posed.task) + "\n"
         write_atomic(Path(out), lambda fh: fh.write(text))
     if as_json:
-        click.echo(json.dumps(result.to_json(), default=str))
-        sys.exit(code)
-    click.echo(f"problem: {prob.describe()}")
-    status = result.status.value
-    line = f"{status} by {result.planner}"
-    if result.proof:
-        line += f" (proof: {result.proof.value})"
-    if result.detail:
-        line += f": {result.detail}"
-    click.echo(line)
-    if result.plan is not None:
-        click.echo(f"{len(result.plan)} jumps, {result.moves} moves:")
-        click.echo(_plan_text(prob, result.plan, notation, task))
-        if show_positions:
-            for i, pos in enumerate(replay_plan(prob, result.plan).positions):
-                click.echo(f"\nafter {i} jumps:" if i else "\nstart:")
-                click.echo(render(prob.board, pos))
-    st = result.stats
-    if "lp_calls" in st:
-        click.echo(f"time: {st.get('total_s', 0):.2f} s ({st['positions']} positions kept, {st['pagodas']} "
-                   f"pagodas learned by {st['lp_calls']} LPs in {st['lp_s']:.1f} s)")
-    elif "search_s" in st:
-        click.echo(f"time: {st.get('total_s', 0):.2f} s (first plan {st.get('upper_s', 0):.2f} s, "
-                   f"search by moves {st['search_s']:.2f} s, {st['positions']} positions)")
+        click.echo(json.dumps(result_json(result), default=str))
+    elif result.status is Status.UNSUPPORTED:
+        click.echo(f"error: {result.detail}", err=True)
     else:
-        click.echo(f"time: {st.get('total_s', 0):.2f} s (encode {st.get('encode_s', 0):.2f} s, "
-                   f"solve {st.get('solve_s', 0):.2f} s)")
-    sys.exit(code)
+        for line in solve_text(result, notation, posed.task, show_positions):
+            click.echo(line)
+    sys.exit(result.exit_code)
 
 
 @main.command()
@@ -282,19 +233,20 @@ def solve(problem: str, planner: str, min_moves: bool, solver: str, workers: int
 @click.option("--no-symmetry", is_flag=True)
 @click.option("--card", default="seqcounter", show_default=True,
               help="python-sat cardinality encoding (seqcounter, ladder, totalizer, ...).")
-@click.option("--horizon", type=int, help="Parallel steps, fewer than the jumps: often much "
+@click.option("--horizon", type=POSITIVE, help="Parallel steps, fewer than the jumps: often much "
               "easier for a solver, but UNSAT then proves nothing.")
 def export(problem: str, out: str, steps: str, no_symmetry: bool, card: str,
-           horizon: int | None, **kw) -> None:
+           horizon: int | None, options: ProblemOptions) -> None:
     """Write PROBLEM as a self-describing DIMACS CNF file OUT."""
-    from .dimacs import export as do_export
-    from .encoder import CARD_ENCODINGS, EncodeOptions
+    from .apps.pose import pose
+    from .encoding.dimacs import export as write_dimacs
+    from .encoding.encoder import CARD_ENCODINGS, EncodeOptions
 
     if card not in CARD_ENCODINGS:
         raise PegsatError(f"unknown --card {card!r}; choose from {', '.join(CARD_ENCODINGS)}")
-    prob = _problem(problem, kw)
-    info = do_export(prob, out, EncodeOptions(steps=steps, symmetry=not no_symmetry, card=card),
-                     steps=horizon)
+    prob = pose(problem, options).problem
+    info = write_dimacs(prob, out, EncodeOptions(steps=steps, symmetry=not no_symmetry, card=card),
+                        steps=horizon)
     click.echo(f"wrote {info.path}: {info.variables} variables, {info.clauses} clauses, "
                f"horizon {info.horizon} ({prob.describe()})")
 
@@ -308,47 +260,34 @@ def export(problem: str, out: str, steps: str, no_symmetry: bool, card: str,
               help="SAT step: write the DRAT proof here (default: beside the certificate).")
 @click.option("--cnf", type=click.Path(dir_okay=False),
               help="SAT step: write the CNF here (default: the proof's name with .cnf).")
-@click.option("--time-limit", type=float, help="Seconds for the search or SAT step; past it: unknown.")
+@click.option("--time-limit", type=SECONDS, help="Seconds for the search or SAT step; past it: unknown.")
 @click.option("--no-sat", is_flag=True, help="Stop after counting, classes and pagoda.")
 @click.option("--sat", "sat_only", is_flag=True,
               help="After the pagoda step go to SAT + DRAT directly, skipping the exhaustive search.")
 @click.option("--json", "as_json", is_flag=True)
 def prove(problem: str, cert_out: str | None, proof: str | None, cnf: str | None,
-          time_limit: float | None, no_sat: bool, sat_only: bool, as_json: bool, **kw) -> None:
+          time_limit: float | None, no_sat: bool, sat_only: bool, as_json: bool,
+          options: ProblemOptions) -> None:
     """Prove PROBLEM unsolvable with a checkable certificate (or find that it is solvable).
 
     Tries counting, position classes, a pagoda function by LP, then an exhaustive search by
     jumps pruned by learned pagodas (boards up to 64 holes), else SAT with a DRAT proof
     cross-checked by a second solver. Exit 10 proven unsolvable, 0 solvable, 20 unknown."""
-    from .files import write_atomic
-    from .notation import format_plan
-    from .prove import prove as run
+    from .apps.pose import pose
+    from .formats.report import prove_json, prove_text
+    from .proofs.prove import prove as prove_problem
 
-    prob = _problem(problem, kw)
-    if cert_out and not proof:
-        proof = str(Path(cert_out).with_suffix(".drat"))
-    if proof and not cnf:
-        cnf = str(Path(proof).with_suffix(".cnf"))
-    base = Path(cert_out).parent if cert_out else None
-    res = run(prob, time_limit=time_limit, cnf=cnf, proof=proof, use_sat=not no_sat, base=base,
-              search=not sat_only)
-    if res.certificate is not None and cert_out:
-        text = json.dumps(res.certificate, indent=1) + "\n"
-        write_atomic(Path(cert_out), lambda fh: fh.write(text))
+    if no_sat and sat_only:
+        raise PegsatError("--sat and --no-sat contradict each other; give one")
+    prob = pose(problem, options).problem
+    res = prove_problem(prob, deadline_of(time_limit), certificate_path=cert_out, cnf=cnf, proof=proof,
+                        use_sat=not no_sat, search=not sat_only)
     if as_json:
-        click.echo(json.dumps({"status": res.status.value, "kind": res.kind, "detail": res.detail,
-                               "certificate": cert_out if res.certificate and cert_out else None,
-                               "plan": format_plan(prob.board, res.plan) if res.plan else None,
-                               "stats": res.stats}, default=str))
-        sys.exit(EXIT[res.status.value])
-    click.echo(f"problem: {prob.describe()}")
-    click.echo(f"{res.status.value}" + (f" (proof: {res.kind})" if res.kind else "") + f": {res.detail}")
-    if res.plan is not None:
-        click.echo(format_plan(prob.board, res.plan))
-    if res.certificate is not None and cert_out:
-        files = f" (CNF {cnf}, DRAT proof {proof})" if res.kind == "sat" else ""
-        click.echo(f"certificate: {cert_out}{files}")
-    sys.exit(EXIT[res.status.value])
+        click.echo(json.dumps(prove_json(res, cert_out), default=str))
+    else:
+        for line in prove_text(res, cert_out):
+            click.echo(line)
+    sys.exit(res.exit_code)
 
 
 @main.command()
@@ -357,12 +296,12 @@ def check(cert: str) -> None:
     """Re-verify a certificate written by 'pegsat prove', exactly and independently.
 
     Exit 0 when it holds, 1 when it is rejected, 2 when the file is not a certificate."""
-    from .certificate import check as run
-    from .certificate import load
+    from .proofs.certificate import check as check_certificate
+    from .proofs.certificate import load
 
     data = load(cert)
-    verdict = run(data, Path(cert).parent)
-    click.echo(f"{data['problem']['description']}: {data['kind']} certificate "
+    verdict = check_certificate(data, Path(cert).parent)
+    click.echo(f"{verdict.problem.describe()}: {verdict.kind} certificate "
                + ("holds" if verdict.ok else "REJECTED") + f": {verdict.message}")
     sys.exit(0 if verdict.ok else 1)
 
@@ -373,9 +312,9 @@ def check(cert: str) -> None:
               help="JSON-lines results file, appended as problems are settled; a rerun resumes "
               "from it (default: survey-BOARD.jsonl).")
 @click.option("--min-moves", is_flag=True, help="Solve with the fewest moves (slower).")
-@click.option("--time-limit", type=float, default=60.0, show_default=True,
+@click.option("--time-limit", type=SECONDS, default=60.0, show_default=True,
               help="Seconds per problem; past it the problem stays unknown.")
-@click.option("--layers-limit", type=float,
+@click.option("--layers-limit", type=SECONDS,
               help="Seconds for the last, exhaustive step on problems the planners left unknown "
               "(default: --time-limit; French d3 -> d5 needs about 1000).")
 @click.option("--picture", type=click.Path(dir_okay=False),
@@ -385,10 +324,11 @@ def check(cert: str) -> None:
 def survey(board: str, results: str | None, min_moves: bool, time_limit: float, layers_limit: float | None,
            picture: str | None, json_out: str | None, quiet: bool) -> None:
     """Classify every single-vacancy -> single-survivor problem of BOARD."""
-    from .boardfile import load_board
+    from .apps.survey import picture as survey_picture
+    from .apps.survey import run as run_survey
+    from .apps.survey import table
     from .files import write_atomic
-    from .survey import picture as survey_picture
-    from .survey import run, table
+    from .model.boardfile import load_board
 
     b = load_board(board)
     path = Path(results or f"survey-{b.name}.jsonl")
@@ -401,11 +341,11 @@ def survey(board: str, results: str | None, min_moves: bool, time_limit: float, 
 
     t0 = time.perf_counter()
     try:
-        reps = run(b, path, planner="moves" if min_moves else "auto", time_limit=time_limit,
-                   layers_limit=layers_limit, progress=progress)
+        reps = run_survey(b, path, planner="moves" if min_moves else "auto", time_limit=time_limit,
+                          layers_limit=layers_limit, progress=progress)
     except KeyboardInterrupt:
         click.echo(f"interrupted: finished problems are kept in {path}; rerun to resume", err=True)
-        sys.exit(130)
+        sys.exit(INTERRUPTED)
     t = table(b, reps)
     click.echo(f"{b.name}: {b.n} vacancies, {len(reps)} problems settled up to symmetry in "
                f"{time.perf_counter() - t0:.1f} s (results: {path})")
@@ -417,7 +357,7 @@ def survey(board: str, results: str | None, min_moves: bool, time_limit: float, 
     if json_out:
         text = json.dumps(t.to_json(), indent=1) + "\n"
         write_atomic(Path(json_out), lambda fh: fh.write(text))
-    sys.exit(0 if t.unknown == 0 else EXIT["unknown"])
+    sys.exit(0 if t.unknown == 0 else EXIT[Status.UNKNOWN])
 
 
 @main.command()
@@ -425,9 +365,10 @@ def survey(board: str, results: str | None, min_moves: bool, time_limit: float, 
 @click.option("--results", type=click.Path(dir_okay=False),
               help="JSON-lines results, appended as jobs finish; a rerun skips answered jobs "
               "(default: batch-<JOBS name>.jsonl).")
-@click.option("--workers", default=2, show_default=True, help="Local cluster size (worker processes).")
+@click.option("--workers", default=2, show_default=True, type=POSITIVE,
+              help="Local cluster size (worker processes).")
 @click.option("--scheduler", help="Address of an existing Dask scheduler (tcp://host:8786) instead.")
-@click.option("--time-limit", type=float, default=60.0, show_default=True, help="Seconds per job.")
+@click.option("--time-limit", type=SECONDS, default=60.0, show_default=True, help="Seconds per job.")
 @click.option("--min-moves", is_flag=True, help="Solve each job with the fewest moves.")
 @click.option("--quiet", is_flag=True, help="No progress bar.")
 def batch(jobs: str, results: str | None, workers: int, scheduler: str | None, time_limit: float,
@@ -436,21 +377,23 @@ def batch(jobs: str, results: str | None, workers: int, scheduler: str | None, t
     line) or a board name (all its single-vacancy -> single-survivor problems)."""
     from collections import Counter
 
-    from .batch import load_jobs, run
+    from .apps.batch import load_jobs
+    from .apps.batch import run as run_batch
 
     job_list = load_jobs(jobs)
     path = Path(results or f"batch-{Path(jobs).stem}.jsonl")
     t0 = time.perf_counter()
     try:
-        recs = run(job_list, path, workers=workers, scheduler=scheduler, time_limit=time_limit,
-                   planner="moves" if min_moves else "auto", quiet=quiet)
+        recs = run_batch(job_list, path, workers=workers, scheduler=scheduler, time_limit=time_limit,
+                         planner="moves" if min_moves else "auto", quiet=quiet)
     except KeyboardInterrupt:
         click.echo(f"interrupted: finished jobs are kept in {path}; rerun to resume", err=True)
-        sys.exit(130)
+        sys.exit(INTERRUPTED)
     counts = Counter(r.get("status") for r in recs.values())
     click.echo(f"{len(job_list)} jobs in {time.perf_counter() - t0:.1f} s: "
                + ", ".join(f"{n} {k}" for k, n in counts.most_common()) + f" (results: {path})")
-    sys.exit(EXIT["error"] if counts.get("error") else EXIT["unknown"] if counts.get("unknown") else 0)
+    worst = Status.ERROR if counts.get("error") else Status.UNKNOWN if counts.get("unknown") else None
+    sys.exit(EXIT[worst] if worst else 0)
 
 
 @main.command()
@@ -460,49 +403,35 @@ def batch(jobs: str, results: str | None, workers: int, scheduler: str | None, t
 @click.option("--out", required=True, type=click.Path(dir_okay=False),
               help="FILE.svg (every move drawn on the start position) or FILE.html (steps through it).")
 @click.option("--notation", default="auto", type=click.Choice(["auto", "names", "ids", "coords", "ipc"]))
-def render(problem: str, plan: str, out: str, notation: str, **kw) -> None:
+def render(problem: str, plan: str, out: str, notation: str, options: ProblemOptions) -> None:
     """Draw PLAN (a file or the moves) for PROBLEM as SVG or a self-contained HTML page."""
-    from .bitboard import replay
+    from .apps.pose import pose
+    from .apps.verify import verify as check_plan
     from .files import write_atomic
-    from .notation import parse_plan
-    from .pddl import is_ipc_plan
-    from .pddl import parse_plan as parse_ipc
-    from .render import plan_html, plan_svg
+    from .formats.render import plan_html, plan_svg
 
-    prob, task = _task(problem, kw, None)
-    text = _read_plan_arg(plan)
-    if notation == "ipc" or notation == "auto" and is_ipc_plan(text):
-        hops = parse_ipc(prob, text, task.objects if task else None)
-    else:
-        hops = parse_plan(prob.board, text, notation)
-    rep = replay(prob, hops)  # only a valid plan is drawn
     suffix = Path(out).suffix.lower()
     if suffix not in (".svg", ".html", ".htm"):
         raise PegsatError(f"--out {out}: give a .svg or .html file")
-    page = plan_svg(prob, rep.plan) if suffix == ".svg" else plan_html(prob, rep.plan)
+    posed = pose(problem, options)
+    rep = check_plan(posed, _read_plan_arg(plan), notation)  # only a valid plan is drawn
+    page = plan_svg(posed.problem, rep.plan) if suffix == ".svg" else plan_html(posed.problem, rep.plan)
     write_atomic(Path(out), lambda fh: fh.write(page))
-    click.echo(f"wrote {out}: {rep.jumps} jumps, {rep.moves} moves ({prob.describe()})")
+    click.echo(f"wrote {out}: {rep.jumps} jumps, {rep.moves} moves ({posed.problem.describe()})")
 
 
 @main.command("export-pddl")
 @click.argument("problem")
 @click.argument("outdir", type=click.Path(file_okay=False))
 @problem_options
-def export_pddl(problem: str, outdir: str, **kw) -> None:
+def export_pddl(problem: str, outdir: str, options: ProblemOptions) -> None:
     """Write PROBLEM as OUTDIR/domain.pddl and OUTDIR/problem.pddl (IPC sequential style)."""
-    from .files import write_atomic
-    from .pddl import SEQUENTIAL_DOMAIN, write_problem
+    from .apps.pose import pose
+    from .formats.pddl import write_pddl
 
-    prob = _problem(problem, kw)
-    text = write_problem(prob)
-    out = Path(outdir)
-    try:
-        out.mkdir(parents=True, exist_ok=True)
-    except OSError as exc:
-        raise PegsatError(f"cannot create {out}: {exc.strerror}") from None
-    write_atomic(out / "domain.pddl", lambda fh: fh.write(SEQUENTIAL_DOMAIN))
-    write_atomic(out / "problem.pddl", lambda fh: fh.write(text))
-    click.echo(f"wrote {out / 'domain.pddl'} and {out / 'problem.pddl'} ({prob.describe()})")
+    prob = pose(problem, options).problem
+    written = write_pddl(prob, Path(outdir))
+    click.echo(f"wrote {' and '.join(map(str, written))} ({prob.describe()})")
 
 
 @main.command()
@@ -511,10 +440,10 @@ def export_pddl(problem: str, outdir: str, **kw) -> None:
 @click.option("--json", "as_json", is_flag=True)
 def decode(cnf: str, model: str, as_json: bool) -> None:
     """Turn a SAT solver's MODEL for an exported CNF into a verified plan."""
-    from .dimacs import decode as do_decode
-    from .notation import format_plan
+    from .encoding.dimacs import decode as decode_model
+    from .formats.notation import format_plan
 
-    d = do_decode(cnf, model)
+    d = decode_model(cnf, model)
     board = d.problem.board
     if as_json:
         click.echo(json.dumps({"valid": True, "problem": d.problem.describe(),

@@ -1,17 +1,20 @@
 """Planner backends, registered once by name and imported lazily.
 
-Each backend is one module with ``NAME`` and ``solve(problem, deadline, config) -> Result``
-for a single problem, and optionally ``covers_open_goal(problem)`` when it handles a "one
-peg anywhere" goal better whole than split per survivor. Splitting open goals, the
-invariant and verification live in ``pegsat.solve``, so the backends only search.
+May import: the foundation, ``model``, ``engine``, ``analysis``, ``encoding``. Each backend is
+one module with ``NAME``, ``supports(problem)`` (None, or why it refuses), ``covers_open_goal
+(problem)`` and ``solve(problem, deadline, config) -> Result`` for a single problem
+(``config.Backend``). Splitting open goals, the cheap proofs and verification live in
+``apps.solve``, so the backends only search. A new planner is one module plus one line here.
 """
 
 from __future__ import annotations
 
 import importlib
-from types import ModuleType
 
 from ..errors import PegsatError
+from ..model.problem import Problem
+from ..model.result import Result, Status
+from .config import Backend
 
 #: name -> module.
 PLANNERS = {
@@ -24,7 +27,15 @@ PLANNERS = {
 }
 
 
-def get_planner(name: str) -> ModuleType:
+def get_planner(name: str) -> Backend:
     if name not in PLANNERS:
         raise PegsatError(f"unknown planner {name!r}; choose from {', '.join(PLANNERS)}")
-    return importlib.import_module(PLANNERS[name])
+    return importlib.import_module(PLANNERS[name])  # type: ignore[return-value]
+
+
+def refusal(backend: Backend, problem: Problem) -> Result | None:
+    """An UNSUPPORTED result when ``backend`` does not handle ``problem`` (checked before it runs)."""
+    why = backend.supports(problem)
+    if why is None:
+        return None
+    return Result(Status.UNSUPPORTED, problem, backend.NAME, detail=f"planner {backend.NAME}: {why}")

@@ -4,8 +4,10 @@ Clauses become ``AddBoolOr``; the cardinality groups are posted natively
 (``AddExactlyOne``, ``AddAtMostOne``, linear bounds on the final peg count) instead of a
 CNF encoding. One model covers every plan length, so there is no horizon loop. Like the SAT
 planner, it first tries short parallel horizons with small budgets (``horizon_schedule``);
-only the full horizon can prove infeasibility. ``--workers`` sets CP-SAT's portfolio size;
-the time limit is CP-SAT's own.
+only the full horizon can prove infeasibility. ``--workers`` sets CP-SAT's portfolio size.
+
+The deadline is CP-SAT's own time limit, and a solution callback polls the deadline's stop
+condition so a race can end it early; Ctrl-C reaches CP-SAT through its ``StopSearch``.
 """
 
 from __future__ import annotations
@@ -13,11 +15,16 @@ from __future__ import annotations
 import time
 from typing import Any
 
-from ..encoder import Formula, encode
-from ..problem import Problem
-from .base import Config, Deadline, Proof, Result, Status, horizon_schedule
+from ..deadline import Deadline
+from ..encoding.encoder import Formula, encode
+from ..model.problem import Problem
+from ..model.result import Proof, Result, Status
+from .config import Config, any_problem, horizon_schedule, split_open_goals
 
 NAME = "cpsat"
+OPTIMAL = False  # its plans are not proven to have the fewest moves
+supports = any_problem
+covers_open_goal = split_open_goals
 
 
 def solve(problem: Problem, deadline: Deadline, config: Config) -> Result:
@@ -34,11 +41,12 @@ def solve(problem: Problem, deadline: Deadline, config: Config) -> Result:
 
         solver = cp_model.CpSolver()
         solver.parameters.num_workers = max(1, config.workers)
-        limits = [x for x in (deadline.remaining(), budget) if x is not None]
-        if limits:
-            solver.parameters.max_time_in_seconds = max(0.01, min(limits))
+        solver.parameters.catch_sigint_signal = False  # Ctrl-C is ours (see _solve_interruptibly)
+        limit = (deadline if budget is None else deadline.within(budget)).remaining()
+        if limit is not None:
+            solver.parameters.max_time_in_seconds = max(0.01, limit)
         t1 = time.perf_counter()
-        status = solver.Solve(model)
+        status = _solve_interruptibly(solver, model, deadline)
         stats["solve_s"] += time.perf_counter() - t1
         stats["workers"] = solver.parameters.num_workers
         if status in (cp_model.OPTIMAL, cp_model.FEASIBLE):
@@ -56,6 +64,41 @@ def solve(problem: Problem, deadline: Deadline, config: Config) -> Result:
         return Result(Status.ERROR, problem, NAME,
                       detail=f"CP-SAT status {solver.StatusName(status)}", stats=stats)
     raise AssertionError("the schedule always ends with the full horizon")
+
+
+def _solve_interruptibly(solver, model, deadline: Deadline) -> int:
+    """``solver.Solve`` in a helper thread, so that Ctrl-C in the main thread or the deadline's
+    stop condition ends it at once (``StopSearch`` stops CP-SAT within milliseconds).
+
+    The wait is on an Event, not ``Thread.join``: a join interrupted by KeyboardInterrupt can
+    mark a running thread as finished (CPython bpo-45274), and leaving while CP-SAT's threads
+    run aborts the process."""
+    import threading
+
+    out: list[int] = []
+    done = threading.Event()
+
+    def run() -> None:
+        try:
+            out.append(solver.Solve(model))
+        finally:
+            done.set()
+
+    threading.Thread(target=run, daemon=True).start()
+    try:
+        while not done.wait(0.05):
+            if deadline.stop is not None and deadline.stop():
+                solver.StopSearch()
+    except BaseException:
+        solver.StopSearch()
+        while True:  # a second Ctrl-C must not leave CP-SAT's threads running either
+            try:
+                done.wait()
+                break
+            except KeyboardInterrupt:
+                continue
+        raise
+    return out[0]
 
 
 def _model(f: Formula):

@@ -8,7 +8,8 @@ until ``a + b = T - 1``; the last step only tests the successors of one side aga
 other side's level, stopping at the first common position (the largest level is never
 built). The problem is solvable exactly when they meet, and a plan is read back level by
 level. Levels are sorted numpy arrays of positions, each reduced
-to the least image under the board symmetries that fix the start and the goal (``vector``).
+to the least image under the board symmetries that fix the start and the goal
+(``engine.levels``).
 
 Pruning (Bell's and Beasley's searches prune with hand-made pagoda functions; here the LP
 of ``pagoda.find`` makes them): a forward position ``P`` lies on a plan only if it can still
@@ -42,26 +43,37 @@ from typing import Any
 
 import numpy as np
 
-from .. import pagoda
-from .. import vector as V
-from ..bitboard import permute, stabilizer
+from ..analysis import pagoda
+from ..deadline import Deadline, Timeout
+from ..engine import vector as V
+from ..engine.bitboard import permute, stabilizer
+from ..engine.levels import Levels
 from ..errors import PegsatError
-from ..problem import Goal, Problem
-from .base import Config, Deadline, Proof, Result, Status
+from ..model.problem import Goal, Problem, goal_positions
+from ..model.result import Proof, Result, Status
+from .config import Config
 
 NAME = "layers"
+OPTIMAL = False  # its plans are not proven to have the fewest moves
 LEARN_MIN = 200_000  # smaller levels are not worth an LP sample (triangle-6 tests: 20x slower at 20k)
 SAMPLE = 150  # positions per LP sample
 ROUNDS = 4  # LP samples per level at most
 ENOUGH = 0.04  # stop sampling a level when fewer than this share of the sample is prunable
 
 
+def supports(problem: Problem) -> str | None:
+    if problem.special is not None:
+        return "the special-peg rule is not handled"
+    if problem.board.n > V.MAX_HOLES:
+        return f"board {problem.board.name} has {problem.board.n} holes; at most {V.MAX_HOLES}"
+    goals = goal_positions(problem)
+    if not goals or len({g.bit_count() for g in goals}) != 1:
+        return "needs a goal with a fixed number of pegs (one peg at a hole, or an exact pattern)"
+    return None
+
+
 def covers_open_goal(problem: Problem) -> bool:
     return False
-
-
-class _Timeout(Exception):
-    pass
 
 
 @dataclass
@@ -135,103 +147,69 @@ def _weigh(w: tuple[int, ...], pos: np.ndarray, n: int) -> np.ndarray:
     return total
 
 
-def _integer(w: dict, bound) -> tuple[tuple[int, ...], int]:
-    den = 1
-    for v in list(w.values()) + [bound]:
-        den = math.lcm(den, v.denominator)
-    return tuple(int(w[h] * den) for h in range(len(w))), int(bound * den)
-
-
-@dataclass
 class Layers:
-    problem: Problem
-    deadline: Deadline
-    learn: bool = True
-    learn_min: int = LEARN_MIN  # sample levels of at least this many positions
-    #: replay mode (certificate check): fixed pagodas per side, no learning
-    given: dict[str, list[tuple[tuple[int, ...], int, int, int | None]]] | None = None
+    """The levels of one problem, grown from both ends and pruned by learned pagodas."""
 
-    def __post_init__(self) -> None:
-        p = self.problem
-        if p.special is not None:
-            raise PegsatError("planner layers does not handle the special-peg rule")
-        V.check_size(p.board)
-        from .moves import goal_positions
-
-        goals = goal_positions(p)
-        if not goals or len({g.bit_count() for g in goals}) != 1:
-            raise PegsatError("planner layers needs a goal with a fixed number of pegs "
-                              "(one peg at a hole, or an exact pattern)")
+    def __init__(self, problem: Problem, deadline: Deadline, *, learn: bool = True,
+                 learn_min: int = LEARN_MIN,
+                 given: dict[str, list[tuple[tuple[int, ...], int, int, int | None]]] | None = None) -> None:
+        """``given``: replay mode (certificate check): fixed pagodas per side, no learning."""
+        why = supports(problem)
+        if why is not None:
+            raise PegsatError(f"planner layers: {why}")
+        p = self.problem = problem
+        self.learn, self.learn_min, self.given = learn, learn_min, given
         self.board = b = p.board
-        self.goals = goals
-        self.total = p.pegs - goals[0].bit_count()
-        self.group = stabilizer(p)
-        self.canon = V.canon(b, self.group)
-        self.jumps = V.jumps(b)
-        self.fwd = [self._level([p.start])]
-        self.bwd = [self._level(goals)]
+        self.goals = goal_positions(p)
+        self.total = p.pegs - self.goals[0].bit_count()
+        self.levels = Levels(b, stabilizer(p), (p.start,), self.goals, deadline, by="jumps",
+                             mirror=self._self_dual())
         self.pagodas = {"forward": Pagodas(b), "backward": Pagodas(b)}
-        if self.given is not None:
-            for side, items in self.given.items():
-                for w, floor, first, last in items:
-                    self.pagodas[side].add(tuple(w), floor, first, last)
-        self.mirror = self._self_dual()
+        for side, items in (given or {}).items():
+            for w, floor, first, last in items:
+                self.pagodas[side].add(tuple(w), floor, first, last)
         self.rng = np.random.default_rng(20261122)
         self.lp_calls = 0
         self.lp_s = 0.0
 
-    def _level(self, positions) -> np.ndarray:
-        return V.unique(self.canon(np.array(positions, dtype=V.U64)))
+    @property
+    def fwd(self) -> list[np.ndarray]:
+        return self.levels.fwd
+
+    @property
+    def self_dual(self) -> bool:
+        return self.levels.mirror is not None
 
     def _self_dual(self):
-        """A symmetry mapping ~start to the goal and ~goal to the start, as a vector map."""
+        """A symmetry mapping ~start to the goal and ~goal to the start, or None."""
         p, b = self.problem, self.board
         if len(self.goals) != 1:
             return None
         g = self.goals[0]
         for s in b.symmetries:
             if permute(s, b.full & ~p.start) == g and permute(s, b.full & ~g) == p.start:
-                return V.permuter(b, s)
+                return s
         return None
-
-    def _check(self) -> None:
-        if self.deadline.expired():
-            raise _Timeout
-
-    def backward(self, j: int) -> np.ndarray:
-        if self.mirror is None:
-            return self.bwd[j]
-        full = V.U64(self.board.full)
-        return V.unique(self.canon(self.mirror(self.fwd[j] ^ full)))
 
     # --- growing ----------------------------------------------------------------------
 
-    def _grow(self, side: str) -> np.ndarray:
-        levels = self.fwd if side == "forward" else self.bwd
-        depth = len(levels)
+    def _keep(self, side: str):
         prune = self.pagodas[side]
-        cur, parts = levels[-1], []
-        for lo in range(0, len(cur), V.CHUNK // 2):
-            self._check()
-            nxt = self.jumps.step(cur[lo:lo + V.CHUNK // 2], reverse=side == "backward")
-            nxt = V.unique(self.canon(nxt))
-            parts.append(nxt)
-        # Weigh each distinct successor once: the slices' successors overlap a lot.
-        new = V.unique(np.concatenate(parts)) if parts else np.empty(0, V.U64)
-        del parts
-        new = prune.keep(new, depth, self._check)
-        if self.learn and len(new) >= self.learn_min:
-            for _ in range(ROUNDS):
-                self._check()
-                found = self._learn(side, new, depth)
-                if found:
-                    new = prune.keep(new, depth)
-                if found < ENOUGH * SAMPLE:
-                    break
-        if self.given is None:
-            prune.retire(depth)
-        levels.append(new)
-        return new
+
+        def keep(new: np.ndarray, depth: int) -> np.ndarray:
+            new = prune.keep(new, depth, self.levels.deadline.check)
+            if self.learn and len(new) >= self.learn_min:
+                for _ in range(ROUNDS):
+                    self.levels.deadline.check()
+                    found = self._learn(side, new, depth)
+                    if found:
+                        new = prune.keep(new, depth)
+                    if found < ENOUGH * SAMPLE:
+                        break
+            if self.given is None:
+                prune.retire(depth)
+            return new
+        return keep
 
     def _learn(self, side: str, level: np.ndarray, depth: int) -> int:
         """LP on a sample of ``level``: add every pagoda that rules out a sampled position."""
@@ -241,10 +219,7 @@ class Layers:
         t = time.perf_counter()
         for x in sample:
             x = int(x)
-            if side == "forward":
-                q = Problem(b, x, p.goal)
-            else:
-                q = Problem(b, p.start, Goal.pattern(b, x))
+            q = Problem(b, x, p.goal) if side == "forward" else Problem(b, p.start, Goal.pattern(b, x))
             self.lp_calls += 1
             w = pagoda.find(q)
             if w is None:
@@ -263,18 +238,20 @@ class Layers:
 
     def run(self) -> tuple[int, int] | None:
         """The meeting (a, b) levels with a common position, or None: no plan exists."""
+        lv = self.levels
         while True:
-            a, b = len(self.fwd) - 1, len(self.bwd) - 1
-            if self.mirror is not None:
+            a = lv.depth("forward")
+            if self.self_dual:
                 b = min(a, self.total - a)
                 side = "forward"
             else:
-                side = "backward" if len(self.bwd[-1]) < len(self.fwd[-1]) else "forward"
+                b = lv.depth("backward")
+                side = "backward" if len(lv.bwd[-1]) < len(lv.fwd[-1]) else "forward"
             if a + b == self.total:
-                return self._meet(a, b)
+                return (a, b) if V.member(lv.level("backward", b), lv.fwd[a]).any() else None
             if a + b + 1 == self.total:
                 return self._final(side, a, b)
-            if not len(self._grow(side)):
+            if not len(lv.grow(side, self._keep(side))):
                 return None
 
     def _final(self, side: str, a: int, b: int) -> tuple[int, int] | None:
@@ -283,74 +260,44 @@ class Layers:
         This level is never stored, pruned or learned from (a position in the other level
         lies on a plan by definition), and the first hit ends the search: the largest
         level's cost is mostly saved (French d3 -> d5: the 18th level)."""
-        levels = self.fwd if side == "forward" else self.bwd
-        target = self.backward(b) if side == "forward" else self.fwd[a]
+        lv = self.levels
+        levels = lv.fwd if side == "forward" else lv.bwd
+        target = lv.level("backward", b) if side == "forward" else lv.fwd[a]
         cur = levels[-1]
         for lo in range(0, len(cur), V.CHUNK // 2):
-            self._check()
-            nxt = self.canon(self.jumps.step(cur[lo:lo + V.CHUNK // 2], reverse=side == "backward"))
+            lv.deadline.check()
+            nxt = lv.canon(lv.expand(cur[lo:lo + V.CHUNK // 2], reverse=side == "backward"))
             hit = nxt[V.member(target, nxt)]
             if len(hit):
                 levels.append(hit[:1].copy())
                 return (a + 1, b) if side == "forward" else (a, b + 1)
         return None
 
-    def _meet(self, a: int, b: int) -> tuple[int, int] | None:
-        m = V.member(self.backward(b), self.fwd[a])
-        return (a, b) if m.any() else None
-
-    # --- the plan -----------------------------------------------------------------------
-
     def plan(self, a: int, b: int) -> tuple[int, ...]:
-        jumps = self.board.jumps
-        mid = self.fwd[a][V.member(self.backward(b), self.fwd[a])]
-        cur = int(mid[0])
-        meet = cur
-        head: list[int] = []
-        for d in range(a, 0, -1):
-            level = self.fwd[d - 1]
-            for k, (x, y, z) in enumerate(jumps):
-                if cur >> z & 1 and not cur >> x & 1 and not cur >> y & 1:
-                    q = cur ^ (1 << x | 1 << y | 1 << z)
-                    if self._has(level, q):
-                        head.insert(0, k)
-                        cur = q
-                        break
-        assert cur == self.problem.start  # the group fixes the start
-        tail: list[int] = []
-        cur = meet
-        for d in range(b, 0, -1):
-            for k, (x, y, z) in enumerate(jumps):
-                if cur >> x & 1 and cur >> y & 1 and not cur >> z & 1:
-                    q = cur ^ (1 << x | 1 << y | 1 << z)
-                    if self._in_backward(d - 1, q):
-                        tail.append(k)
-                        cur = q
-                        break
-        return tuple(head + tail)
-
-    def _in_backward(self, j: int, pos: int) -> bool:
-        """``pos`` in B_j, without building B_j when it is the mirrored forward level."""
-        if self.mirror is None:
-            return self._has(self.bwd[j], pos)
-        image = self.mirror(np.array([pos ^ self.board.full], dtype=V.U64))
-        return self._has(self.fwd[j], int(image[0]))
-
-    def _has(self, level: np.ndarray, pos: int) -> bool:
-        return bool(V.member(level, self.canon(np.array([pos], dtype=V.U64)))[0])
+        lv = self.levels
+        mid = lv.fwd[a][V.member(lv.level("backward", b), lv.fwd[a])]
+        return lv.walk(int(mid[0]), a, b)[1]
 
     def record(self) -> dict[str, Any]:
         """What a re-run needs to reproduce this search: pagodas per side and level sizes."""
         names = self.board.names
+        lv = self.levels
         return {
-            "self_dual": self.mirror is not None,
-            "symmetries": len(self.group),
+            "self_dual": self.self_dual,
+            "symmetries": len(lv.group),
             "pagodas": {side: [{"weights": dict(zip(names, w, strict=True)), "floor": floor,
                                 "levels": [first, last]}
                                for w, floor, first, last in pg.items] for side, pg in self.pagodas.items()},
-            "forward_levels": [len(x) for x in self.fwd],
-            "backward_levels": [len(x) for x in self.bwd] if self.mirror is None else [],
+            "forward_levels": [len(x) for x in lv.fwd],
+            "backward_levels": [] if self.self_dual else [len(x) for x in lv.bwd],
         }
+
+
+def _integer(w: dict, bound) -> tuple[tuple[int, ...], int]:
+    den = 1
+    for v in list(w.values()) + [bound]:
+        den = math.lcm(den, v.denominator)
+    return tuple(int(w[h] * den) for h in range(len(w))), int(bound * den)
 
 
 def solve(problem: Problem, deadline: Deadline, config: Config) -> Result:
@@ -358,27 +305,31 @@ def solve(problem: Problem, deadline: Deadline, config: Config) -> Result:
     search = Layers(problem, deadline)
     try:
         meeting = search.run()
-    except _Timeout:
+    except Timeout:
+        lv = search.levels
         return Result(Status.UNKNOWN, problem, NAME, stats=_stats(search, t0),
-                      detail=f"time limit: {len(search.fwd) - 1} forward + {len(search.bwd) - 1} "
+                      detail=f"time limit: {len(lv.fwd) - 1} forward + {len(lv.bwd or [0]) - 1} "
                       f"backward levels of {search.total} searched")
     stats = _stats(search, t0)
     if meeting is None:
-        stats["record"] = search.record()
+        record = search.record()
+        evidence = {k: record[k] for k in ("pagodas", "forward_levels", "backward_levels", "self_dual")}
         return Result(Status.UNSOLVABLE, problem, NAME, proof=Proof.EXHAUSTED, stats=stats,
+                      certificate={"kind": "exhaustive", "evidence": evidence},
                       detail=f"breadth-first search by jumps with {stats['pagodas']} learned pagodas "
                       "met no plan: every position on one was ruled out")
     return Result(Status.SOLVED, problem, NAME, plan=search.plan(*meeting), stats=stats)
 
 
 def _stats(search: Layers, t0: float) -> dict[str, Any]:
+    lv = search.levels
     return {
         "search_s": round(time.perf_counter() - t0, 3),
-        "forward_levels": [len(x) for x in search.fwd],
-        "backward_levels": [len(x) for x in search.bwd],
-        "self_dual": search.mirror is not None,
+        "forward_levels": [len(x) for x in lv.fwd],
+        "backward_levels": [len(x) for x in lv.bwd or []],
+        "self_dual": search.self_dual,
         "pagodas": sum(len(p.items) for p in search.pagodas.values()),
         "lp_calls": search.lp_calls,
         "lp_s": round(search.lp_s, 2),
-        "positions": sum(map(len, search.fwd)) + sum(map(len, search.bwd)),
+        "positions": sum(map(len, lv.fwd)) + sum(map(len, lv.bwd or [])),
     }

@@ -1,7 +1,7 @@
 """``moves``: the fewest moves, and the proof that no plan has fewer.
 
 A move is a maximal chain of jumps by one peg. The method is breadth-first search *by moves*
-on whole sets of positions (``pegsat.vector``), from both ends at once:
+on whole sets of positions (``engine.levels``), from both ends at once:
 
 * forward levels ``F_i``: positions whose fewest moves from the start is ``i``;
 * backward levels ``B_j``: positions whose fewest moves to a goal position is ``j`` (a move
@@ -16,7 +16,7 @@ grown next. Exhausting a side without a meeting proves that no plan exists.
 
 An upper bound ``U`` (a plan found first by the ``auto`` planner, whose moves are counted)
 stops the search as soon as ``a + b >= U - 1`` and prunes: a position ``i`` moves from the
-start that still needs ``h`` moves by its full Merson regions (``pegsat.merson``) cannot be
+start that still needs ``h`` moves by its full Merson regions (``analysis.merson``) cannot be
 on a plan of fewer than ``U`` moves if ``i + h >= U``; backwards, regions full at the start
 but broken in the position count the same way.
 
@@ -29,21 +29,23 @@ searched forward only, testing each level against the goal.
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass, replace
-from itertools import combinations
+from collections.abc import Sequence
 
 import numpy as np
 
-from .. import merson
-from .. import vector as V
-from ..bitboard import count_moves, engine, permute, replay_plan, stabilizer, symmetry
-from ..errors import PegsatError, PlanError
-from ..problem import Problem, holes_of
-from .base import Config, Deadline, Proof, Result, Status
+from ..analysis import merson
+from ..deadline import Deadline, Timeout
+from ..engine import vector as V
+from ..engine.bitboard import count_moves, replay_plan, stabilizer
+from ..engine.levels import Levels
+from ..errors import PlanError
+from ..model.board import Board, Perm
+from ..model.problem import Goal, Problem, goal_positions, single_vacancy
+from ..model.result import Proof, Result, Status
+from .config import Config
 
 NAME = "moves"
-MIN_MOVES = True  # results carry a proven lower bound on the moves
-GOAL_LIMIT = 1_000_000
+OPTIMAL = True  # answers with the fewest moves, proven
 #: share of the time limit (and at most this many seconds) spent finding a first plan
 UPPER_SHARE, UPPER_MAX_S = 0.1, 10.0
 #: the search runs alone this long (and at most this share of the limit) before a first plan
@@ -51,77 +53,43 @@ UPPER_SHARE, UPPER_MAX_S = 0.1, 10.0
 QUICK_S, QUICK_SHARE = 1.0, 0.05
 
 
+def supports(problem: Problem) -> str | None:
+    if problem.special is not None:
+        return "minimum moves with a special peg is not supported; solve without --min-moves"
+    if problem.board.n > V.MAX_HOLES:
+        return f"board {problem.board.name} has {problem.board.n} holes; at most {V.MAX_HOLES}"
+    return None
+
+
 def covers_open_goal(problem: Problem) -> bool:
     return True
 
 
-class _Timeout(Exception):
-    pass
-
-
-class _PhaseOver(Exception):
-    """The search-alone budget is spent: time to fetch an upper bound."""
-
-
-def goal_positions(problem: Problem, limit: int = GOAL_LIMIT) -> list[int] | None:
-    """Every position satisfying the goal, or None when there are more than ``limit``."""
-    board, g = problem.board, problem.goal
-    free = holes_of(board.full & ~(g.full | g.empty))
-    base = g.full.bit_count()
-    lo = max(g.min_pegs, base) - base
-    hi = min(problem.pegs, g.max_pegs if g.max_pegs is not None else board.n) - base
-    from math import comb
-
-    if sum(comb(len(free), k) for k in range(lo, hi + 1)) > limit:
-        return None
-    out = []
-    for k in range(lo, hi + 1):
-        for extra in combinations(free, k):
-            pos = g.full
-            for h in extra:
-                pos |= 1 << h
-            out.append(pos)
-    return out
-
-
-@dataclass
 class Search:
-    """Bidirectional breadth-first search by moves; levels are sorted canonical arrays."""
+    """Bidirectional breadth-first search by moves, with Merson pruning under a bound."""
 
-    problem: Problem
-    deadline: Deadline
-    upper: int | None = None  # moves of a known plan: look for fewer only
-    #: several starts at once (the fewest moves from any of them); they and the goal must be
-    #: invariant under ``group`` (default: the problem's start and its stabilizer)
-    starts: tuple[int, ...] | None = None
-    group: tuple | None = None
-    bidirectional: bool = True  # False: forward only, testing each level against the goal
-
-    def __post_init__(self) -> None:
-        p = self.problem
+    def __init__(self, problem: Problem, deadline: Deadline, *, upper: int | None = None,
+                 starts: Sequence[int] | None = None, group: Sequence[Perm] | None = None,
+                 bidirectional: bool = True) -> None:
+        """``starts``: several starts at once (the fewest moves from any of them); they and
+        the goal must be invariant under ``group`` (default: the problem's stabilizer)."""
+        p = self.problem = problem
         self.board = p.board
-        self.starts = self.starts or (p.start,)
-        self.group = self.group or stabilizer(p)
-        self.canon = V.canon(self.board, self.group)
-        self.sym = symmetry(self.board, self.group)
-        self.jumps = V.jumps(self.board)
-        goals = goal_positions(p) if self.bidirectional else None
-        self.fwd = [self._level(list(self.starts))]
-        self.bwd = None if goals is None else [self._level(goals)]
+        self.upper = upper  # moves of a known plan: look for fewer only
+        goals = goal_positions(p) if bidirectional else None
+        self.levels = Levels(p.board, group or stabilizer(p), starts or (p.start,), goals, deadline,
+                             by="moves")
         self.must, self.optional, self.cap = merson.regions_to_break(self.board, p.goal)
         self.start_full = [r for r in merson.region_family(self.board) if p.start & r == r]
-        self.sizes = {"forward": [len(self.fwd[0])], "backward": [len(self.bwd[0])] if self.bwd else []}
         self.pruned = 0
-        self.phase_end: float | None = None  # monotonic time; past it _check raises _PhaseOver
 
-    def _level(self, positions) -> np.ndarray:
-        return V.unique(self.canon(np.array(positions, dtype=V.U64)))
+    @property
+    def fwd(self) -> list[np.ndarray]:
+        return self.levels.fwd
 
-    def _check(self) -> None:
-        if self.deadline.expired():
-            raise _Timeout
-        if self.phase_end is not None and time.monotonic() > self.phase_end:
-            raise _PhaseOver
+    @property
+    def bwd(self) -> list[np.ndarray] | None:
+        return self.levels.bwd
 
     # --- pruning bounds, vectorised ---------------------------------------------------
 
@@ -144,7 +112,7 @@ class Search:
             h += (pos & V.U64(r)) != V.U64(r)
         return h
 
-    def _goal_mask(self, pos: np.ndarray) -> np.ndarray:
+    def goal_mask(self, pos: np.ndarray) -> np.ndarray:
         g = self.problem.goal
         ok = (pos & V.U64(g.full)) == V.U64(g.full)
         ok &= (pos & V.U64(g.empty)) == 0
@@ -154,38 +122,30 @@ class Search:
             ok &= k <= g.max_pegs
         return ok
 
-    # --- the search ---------------------------------------------------------------------
-
-    def _grow(self, side: str) -> np.ndarray:
-        levels = self.fwd if side == "forward" else self.bwd
-        depth = len(levels)
-        raw = self.jumps.successors(levels[-1], reverse=side == "backward", check=self._check)
-        raw = V.unique(raw)
-        self._check()
-        new = V.unique(self.canon(raw))
-        del raw
-        self._check()
-        for old in levels:
-            new = new[~V.member(old, new)]
-        if self.upper is not None:
+    def _keep(self, side: str):
+        def keep(new: np.ndarray, depth: int) -> np.ndarray:
+            if self.upper is None:
+                return new
             if side == "forward":
                 h = self._h_forward(new)
-                h[self._goal_mask(new)] = 0
+                h[self.goal_mask(new)] = 0
             else:
                 h = self._h_backward(new)
-            keep = depth + h <= self.upper - 1
-            self.pruned += int(len(new) - keep.sum())
-            new = new[keep]
-        levels.append(new)
-        self.sizes[side].append(len(new))
-        return new
+            ok = depth + h <= self.upper - 1
+            self.pruned += int(len(new) - ok.sum())
+            return new[ok]
+        return keep
+
+    def grow(self, side: str) -> np.ndarray:
+        return self.levels.grow(side, self._keep(side))
+
+    # --- the search ---------------------------------------------------------------------
 
     def run(self) -> tuple[int | None, int, tuple[int, int, int] | None]:
         """(optimum or None, proven lower bound, meeting (position, i, j) or None).
 
         Returns the optimum None with the lower bound when the levels ran out (no plan below
-        ``upper``, or none at all) and raises _Timeout when the deadline passes.
-        """
+        ``upper``, or none at all); raises Timeout when the deadline passes."""
         hit = self._meet_initial()
         if hit:
             return hit[1] + hit[2], hit[1] + hit[2], hit
@@ -196,7 +156,7 @@ class Search:
             side = "forward"
             if self.bwd is not None and len(self.bwd[-1]) < len(self.fwd[-1]):
                 side = "backward"
-            new = self._grow(side)
+            new = self.grow(side)
             hit = self._meet(side, new)
             if hit:
                 return hit[1] + hit[2], hit[1] + hit[2], hit
@@ -206,17 +166,13 @@ class Search:
 
     def _meet_initial(self):
         start = self.fwd[0]
-        if self.bwd is None:
-            m = self._goal_mask(start)
-            return (int(start[m][0]), 0, 0) if m.any() else None
-        m = V.member(self.bwd[0], start)
+        m = self.goal_mask(start) if self.bwd is None else V.member(self.bwd[0], start)
         return (int(start[m][0]), 0, 0) if m.any() else None
 
     def _meet(self, side: str, new: np.ndarray):
-        i = len(self.fwd) - 1 if side == "forward" else None
         if self.bwd is None:
-            m = self._goal_mask(new)
-            return (int(new[m][0]), i, 0) if m.any() else None
+            m = self.goal_mask(new)
+            return (int(new[m][0]), len(self.fwd) - 1, 0) if m.any() else None
         others = self.bwd if side == "forward" else self.fwd
         for j, other in enumerate(others):
             m = V.member(other, new)
@@ -227,105 +183,42 @@ class Search:
                 return pos, j, len(self.bwd) - 1
         return None
 
-    # --- the plan -------------------------------------------------------------------------
-
-    def _in(self, levels, d: int, pos: int) -> bool:
-        arr = levels[d]
-        key = self.sym.canonical(pos)
-        i = int(np.searchsorted(arr, V.U64(key)))
-        return i < len(arr) and int(arr[i]) == key
-
-    def plan(self, meeting: tuple[int, int, int]) -> tuple[int, ...]:
-        return self.walk(meeting)[1]
-
     def walk(self, meeting: tuple[int, int, int]) -> tuple[int, tuple[int, ...]]:
-        """(start, plan): from the meeting position back to a start and on to a goal."""
-        pos, i, j = meeting
-        board = self.board
-        head: list[int] = []
-        cur = pos
-        for d in range(i, 0, -1):
-            cur, chain = next((q, c) for q, c in _moves(board, cur, reverse=True)
-                              if self._in(self.fwd, d - 1, q))
-            head[:0] = chain
-        tail: list[int] = []
-        end = pos
-        for d in range(j, 0, -1):
-            end, chain = next((z, c) for z, c in _moves(board, end) if self._in(self.bwd, d - 1, z))
-            tail.extend(chain)
-        # ``cur`` is an image of a start under the group: map the plan back.
-        starts = set(self.starts)
-        g = next(p for p in self.group if permute(p, cur) in starts)
-        jumps, index = board.jumps, board.jump_index
-        plan = []
-        for k in head + tail:
-            a, b, c = jumps[k]
-            plan.append(index[(g[a], g[b], g[c])])
-        return permute(g, cur), tuple(plan)
+        """(start, plan) through the meeting position."""
+        return self.levels.walk(*meeting)
+
+    def sizes(self) -> dict[str, list[int]]:
+        return {"forward": [len(x) for x in self.fwd], "backward": [len(x) for x in self.bwd or []]}
 
 
-def _moves(board, pos: int, reverse: bool = False):
-    """(position, jumps of the move in play order) one move after (before) ``pos``."""
-    eng = engine(board)
-    jumps = board.jumps
-    by_src: dict[int, list[int]] = {}
-    by_dst: dict[int, list[int]] = {}
-    for k, (a, _, c) in enumerate(jumps):
-        by_src.setdefault(a, []).append(k)
-        by_dst.setdefault(c, []).append(k)
-    stack: list[tuple[int, int | None, list[int]]] = [(pos, None, [])]
-    while stack:
-        cur, peg, chain = stack.pop()
-        cands = range(len(jumps)) if peg is None else (by_dst if reverse else by_src).get(peg, ())
-        for k in cands:
-            a, b, c = jumps[k]
-            if reverse:
-                ok = cur >> c & 1 and not cur >> a & 1 and not cur >> b & 1
-            else:
-                ok = cur & eng.need[k] == eng.need[k] and not cur & eng.land[k]
-            if ok:
-                nxt = cur ^ eng.flip[k]
-                seq = [k] + chain if reverse else chain + [k]
-                yield nxt, seq
-                stack.append((nxt, a if reverse else c, seq))
-
-
-def survivor_distances(board, vacancy: int, deadline: Deadline | None = None) -> dict[int, int]:
+def survivor_distances(board: Board, vacancy: int, deadline: Deadline | None = None) -> dict[int, int]:
     """Fewest moves from the board minus ``vacancy`` to one peg on each hole that allows it.
 
     One forward search to exhaustion (every reachable position): holes missing from the
-    answer are proven impossible survivors.
-    """
-    from ..problem import Goal, single_vacancy
-
+    answer are proven impossible survivors."""
     problem = single_vacancy(board, vacancy, Goal.one_peg())
-    search = Search(problem, deadline or Deadline(None))
-    search.bwd = None
+    search = Search(problem, deadline or Deadline(), bidirectional=False)
     depth: dict[int, int] = {}
-    singles = {h: search.sym.canonical(1 << h) for h in range(board.n)}
+    singles = {h: search.levels.sym.canonical(1 << h) for h in range(board.n)}
     while len(search.fwd[-1]):
         level = search.fwd[-1]
-        ones = level[V.popcount(level) == 1]
-        for key in map(int, ones):
+        for key in map(int, level[V.popcount(level) == 1]):
             for h, k in singles.items():
                 if k == key:
                     depth.setdefault(h, len(search.fwd) - 1)
-        search._grow("forward")
+        search.grow("forward")
     return depth
 
 
-def fewest_over_vacancies(board, deadline: Deadline | None = None):
+def fewest_over_vacancies(board: Board, deadline: Deadline | None = None):
     """The fewest moves of any single-vacancy -> single-survivor game on ``board``.
 
     One bidirectional search from all single vacancies to all single pegs (both sets are
     invariant under every board symmetry). Returns (moves, vacancy, plan) or None if no such
-    game is solvable.
-    """
-    from ..problem import Goal, single_vacancy
-
+    game is solvable."""
     starts = tuple(board.full & ~(1 << h) for h in range(board.n))
     problem = single_vacancy(board, 0, Goal.one_peg())
-    search = Search(problem, deadline or Deadline(None), starts=starts, group=board.symmetries)
+    search = Search(problem, deadline or Deadline(), starts=starts, group=board.symmetries)
     best, _, meeting = search.run()
     if best is None:
         return None
@@ -338,49 +231,54 @@ def solve(problem: Problem, deadline: Deadline, config: Config) -> Result:
     """Search alone first (small problems end here); past a short budget, fetch a plan from
     ``auto`` as the upper bound and go on with pruning."""
     t0 = time.perf_counter()
-    if problem.special is not None:
-        raise PegsatError("minimum moves with a special peg is not supported; solve without --min-moves")
-    V.check_size(problem.board)
     lower0 = merson.moves_lower_bound(problem.board, problem.start, problem.goal)
-    search = Search(problem, deadline)
     rem = deadline.remaining()
-    search.phase_end = time.monotonic() + (QUICK_S if rem is None else min(QUICK_S, QUICK_SHARE * rem))
+    quick = deadline.within(QUICK_S if rem is None else min(QUICK_S, QUICK_SHARE * rem))
+    search = Search(problem, quick)
     first = upper = None
     upper_s = 0.0
     try:
         try:
             best, lower, meeting = search.run()
-        except _PhaseOver:
-            search.phase_end = None
+        except Timeout:
+            if deadline.expired():
+                raise
+            search.levels.deadline = deadline
             t = time.perf_counter()
             first, upper = _first_plan(problem, deadline, config)
             upper_s = time.perf_counter() - t
             if first is not None and first.status is Status.UNSOLVABLE:
-                return replace(first, planner=f"{NAME}:{first.planner}")
+                return replace_planner(first)
             search.upper = upper
             best, lower, meeting = search.run()
-    except _Timeout:
+    except Timeout:
         a, b = len(search.fwd) - 1, (len(search.bwd) - 1 if search.bwd else 0)
         lower = max(lower0, a + b + 1)
         stats = _stats(search, t0, upper_s, lower0)
         if first is not None and first.plan is not None:
-            return Result(Status.SOLVED, problem, NAME, plan=first.plan, lower_bound=lower, stats=stats,
+            return Result(Status.UNKNOWN, problem, NAME, plan=first.plan, lower_bound=lower, stats=stats,
                           detail=f"time limit: best found {upper} moves, proven >= {lower}")
         return Result(Status.UNKNOWN, problem, NAME, lower_bound=lower, stats=stats,
                       detail=f"time limit: no plan found; any plan needs >= {lower} moves")
     stats = _stats(search, t0, upper_s, lower0)
     how = _how(search)
     if best is not None:
-        plan = search.plan(meeting)
+        _, plan = search.walk(meeting)
         moves = count_moves(problem.board, plan)
-        return Result(Status.SOLVED, problem, NAME, plan=plan, lower_bound=best, stats=stats,
+        return Result(Status.SOLVED_OPTIMAL, problem, NAME, plan=plan, lower_bound=best, stats=stats,
                       detail=f"optimal: {moves} moves; {how} found none with {best - 1}")
     if upper is not None:
-        return Result(Status.SOLVED, problem, NAME, plan=first.plan, lower_bound=upper, stats=stats,
+        return Result(Status.SOLVED_OPTIMAL, problem, NAME, plan=first.plan, lower_bound=upper, stats=stats,
                       detail=f"optimal: {upper} moves (plan from {first.planner}); "
                       f"{how} found none with {upper - 1}")
     return Result(Status.UNSOLVABLE, problem, NAME, proof=Proof.EXHAUSTED, stats=stats,
                   detail=f"{how} exhausted every reachable position without reaching the goal")
+
+
+def replace_planner(r: Result) -> Result:
+    from dataclasses import replace
+
+    return replace(r, planner=f"{NAME}:{r.planner}")
 
 
 def _how(search: Search) -> str:
@@ -391,15 +289,16 @@ def _how(search: Search) -> str:
 
 
 def _stats(search: Search, t0: float, upper_s: float, lower0: int) -> dict:
+    sizes = search.sizes()
     return {
         "merson_bound": lower0,
         "upper_s": upper_s,
         "search_s": time.perf_counter() - t0 - upper_s,
-        "forward_levels": search.sizes["forward"],
-        "backward_levels": search.sizes["backward"],
-        "positions": sum(search.sizes["forward"]) + sum(search.sizes["backward"]),
+        "forward_levels": sizes["forward"],
+        "backward_levels": sizes["backward"],
+        "positions": sum(sizes["forward"]) + sum(sizes["backward"]),
         "pruned": search.pruned,
-        "symmetries": len(search.group),
+        "symmetries": len(search.levels.group),
     }
 
 
@@ -409,7 +308,7 @@ def _first_plan(problem: Problem, deadline: Deadline, config: Config):
 
     rem = deadline.remaining()
     budget = UPPER_MAX_S if rem is None else min(UPPER_MAX_S, UPPER_SHARE * rem)
-    r = auto.solve(problem, Deadline(budget), replace(config, time_limit=budget))
+    r = auto.solve(problem, deadline.within(budget), config)
     if r.status is Status.SOLVED and r.plan is not None:
         try:
             return r, replay_plan(problem, r.plan).moves

@@ -8,26 +8,28 @@ count the formula allows every length and the lengths are tried shortest first o
 incremental solver with assumptions (``Formula.length_assumptions``), so learnt clauses
 carry over from one horizon to the next.
 
-The solver runs in a forked child process that the parent kills at the deadline or on
-Ctrl-C: python-sat's CaDiCaL and Kissat cannot be interrupted from Python (measured here:
-``interrupt()`` raises NotImplementedError for both), and a time limit must hold for every
-solver. A killed solve is "unknown", with the horizons already refuted reported.
+The solver runs in a child process (``process.Child``) that is killed at the deadline or on
+Ctrl-C: python-sat's CaDiCaL and Kissat cannot be interrupted from Python, and a time limit
+must hold for every solver. A killed solve is "unknown", with the horizons already refuted.
 """
 
 from __future__ import annotations
 
-import multiprocessing as mp
-import os
-import signal
 import time
 from typing import Any
 
-from ..encoder import encode
+from ..deadline import Deadline
+from ..encoding.encoder import encode
 from ..errors import PegsatError
-from ..problem import Problem
-from .base import Config, Deadline, Proof, Result, Status, die_with_parent, horizon_schedule
+from ..model.problem import Problem
+from ..model.result import Proof, Result, Status
+from ..process import Child, ChildDied
+from .config import Config, any_problem, horizon_schedule, split_open_goals
 
 NAME = "sat"
+OPTIMAL = False  # its plans are not proven to have the fewest moves
+supports = any_problem
+covers_open_goal = split_open_goals
 
 
 def solver_names() -> list[str]:
@@ -36,26 +38,82 @@ def solver_names() -> list[str]:
     return sorted(k for k in vars(SolverNames) if not k.startswith("_"))
 
 
+def check_solver(name: str) -> None:
+    if name not in solver_names():
+        raise PegsatError(f"unknown SAT solver {name!r}; python-sat has {', '.join(solver_names())}")
+
+
 def solve(problem: Problem, deadline: Deadline, config: Config) -> Result:
-    job = start(problem, config)
+    job = SatJob(problem, deadline, config)
     try:
-        return job.wait(deadline.remaining())
+        return job.wait()
     finally:
         job.stop()
+
+
+def _solve_cnf(send, name: str, clauses, assumption_sets, proof_path: str | None) -> None:
+    """In the child: each assumption set in turn; ("refuted", i) as each fails, then the answer."""
+    from pysat.solvers import Solver
+
+    with Solver(name=name, bootstrap_with=clauses, with_proof=proof_path is not None) as s:
+        for i, assumptions in enumerate(assumption_sets):
+            if s.solve(assumptions=assumptions):
+                send(("sat", (i, s.get_model())))
+                return
+            send(("refuted", i))
+        if proof_path is not None:
+            from pathlib import Path
+
+            from ..files import write_atomic
+
+            proof = s.get_proof() or []
+            write_atomic(Path(proof_path), lambda fh: fh.writelines(line + "\n" for line in proof))
+    send(("unsat", None))
+
+
+class SolverProcess:
+    """A python-sat solver on ``clauses`` in a child process; ``stop`` kills it."""
+
+    def __init__(self, name: str, clauses, assumption_sets, proof_path: str | None = None) -> None:
+        """``proof_path``: on UNSAT the child writes the solver's DRAT proof there."""
+        self.child = Child(_solve_cnf, name, clauses, assumption_sets, proof_path)
+        self.refuted: list[int] = []
+        self.final: tuple[str, Any] | None = None
+
+    def poll(self, deadline: Deadline) -> tuple[str, Any] | None:
+        """The final answer if it arrives before ``deadline`` (None if it does not)."""
+        while self.final is None:
+            rem = deadline.remaining()
+            wait = rem if deadline.stop is None else (0.05 if rem is None else min(0.05, rem))
+            try:
+                msg = self.child.receive(wait)
+            except ChildDied as exc:
+                self.final = ("error", str(exc))
+                break
+            if msg is None:
+                if deadline.expired():
+                    return None
+                continue
+            kind, payload = msg
+            if kind == "refuted":
+                self.refuted.append(payload)
+            else:
+                self.final = (kind, payload)
+        return self.final
+
+    def stop(self) -> None:
+        self.child.stop()
 
 
 class SatJob:
     """An encoded problem being solved in child processes (see the module docstring).
 
-    With parallel steps it first tries ``horizon_schedule``'s short horizons, each attempt
-    killed after its budget, then the full horizon for the rest of the time."""
+    With parallel steps it first tries ``horizon_schedule``'s short horizons, each killed
+    after its budget, then the full horizon for the rest of the time."""
 
-    def __init__(self, problem: Problem, config: Config) -> None:
-        if config.solver not in solver_names():
-            raise PegsatError(
-                f"unknown SAT solver {config.solver!r}; python-sat has {', '.join(solver_names())}"
-            )
-        self.problem, self.config = problem, config
+    def __init__(self, problem: Problem, deadline: Deadline, config: Config) -> None:
+        check_solver(config.solver)
+        self.problem, self.config, self.deadline = problem, config, deadline
         self.attempts = horizon_schedule(problem, config)
         self.stats: dict[str, Any] = {"encode_s": 0.0, "solver": config.solver, "attempts": []}
         self.t1 = time.perf_counter()
@@ -64,7 +122,7 @@ class SatJob:
 
     def _start_next(self) -> None:
         self.index += 1
-        steps, _ = self.attempts[self.index]
+        steps, budget = self.attempts[self.index]
         t0 = time.perf_counter()
         self.formula = f = encode(self.problem, self.config.encode, steps=steps)
         cnf = f.to_cnf()
@@ -77,31 +135,29 @@ class SatJob:
         self.stats["encode_s"] += time.perf_counter() - t0
         self.stats.update(variables=cnf.nv, clauses=len(cnf.clauses), horizon=f.horizon)
         self.stats["attempts"].append(f.horizon)
-        self.started = time.monotonic()
+        self.attempt = self.deadline if budget is None else self.deadline.within(budget)
         self.proc = SolverProcess(self.config.solver, cnf.clauses, assumptions)
 
-    def _final(self, timeout: float | None) -> tuple[str, Any] | None:
-        """Advance through the schedule for up to ``timeout`` seconds; the last answer or None."""
-        end = None if timeout is None else time.monotonic() + timeout
+    def _final(self, deadline: Deadline) -> tuple[str, Any] | None:
+        """Advance through the schedule until ``deadline``; the last answer or None."""
         while True:
             last = self.index == len(self.attempts) - 1
-            budget = self.attempts[self.index][1]
-            waits = [] if end is None else [max(0.0, end - time.monotonic())]
-            if budget is not None:
-                waits.append(max(0.0, self.started + budget - time.monotonic()))
-            got = self.proc.poll(min(waits) if waits else None)
+            got = self.proc.poll(_earlier(self.attempt, deadline))
             if got is not None and (got[0] == "sat" or last):
                 return got
-            if got is None and (budget is None or time.monotonic() < self.started + budget):
+            if got is None and (last or not self.attempt.expired()):
                 return None  # the caller's time is up
-            self.proc.stop()  # a short horizon without a plan: it proves nothing, go on
+            if self.deadline.expired():
+                return None
+            self.proc.stop()  # a short horizon without a plan proves nothing: go on
             self._start_next()
 
     def poll(self) -> bool:
-        return self._final(0.0) is not None
+        """True when the answer is in (without waiting)."""
+        return self._final(Deadline(end=0.0)) is not None
 
-    def wait(self, timeout: float | None) -> Result:
-        got = self._final(timeout)
+    def wait(self) -> Result:
+        got = self._final(self.deadline)
         kind, payload = got if got is not None else ("timeout", list(self.proc.refuted))
         f, problem, stats = self.formula, self.problem, self.stats
         stats["solve_s"] = time.perf_counter() - self.t1 - stats["encode_s"]
@@ -125,69 +181,7 @@ class SatJob:
         self.proc.stop()
 
 
-def start(problem: Problem, config: Config) -> SatJob:
-    return SatJob(problem, config)
-
-
-def _child(conn, name: str, clauses, assumption_sets, proof_path: str | None = None,
-           parent: int = 0) -> None:
-    signal.signal(signal.SIGINT, signal.SIG_IGN)  # the parent decides what Ctrl-C means
-    die_with_parent(parent)
-    try:
-        from pysat.solvers import Solver
-
-        with Solver(name=name, bootstrap_with=clauses, with_proof=proof_path is not None) as s:
-            for i, assumptions in enumerate(assumption_sets):
-                if s.solve(assumptions=assumptions):
-                    conn.send(("sat", (i, s.get_model())))
-                    return
-                conn.send(("refuted", i))
-            if proof_path is not None:
-                from pathlib import Path
-
-                from ..files import write_atomic
-
-                proof = s.get_proof() or []
-                write_atomic(Path(proof_path), lambda fh: fh.writelines(line + "\n" for line in proof))
-        conn.send(("unsat", None))
-    except Exception as exc:  # reported to the parent as an error result
-        conn.send(("error", f"{type(exc).__name__}: {exc}"))
-
-
-class SolverProcess:
-    """A python-sat solver in a forked child; killed by ``stop`` (deadline, Ctrl-C, race)."""
-
-    def __init__(self, name: str, clauses, assumption_sets, proof_path: str | None = None) -> None:
-        """``proof_path``: on UNSAT the child writes the solver's DRAT proof there."""
-        ctx = mp.get_context("fork") if "fork" in mp.get_all_start_methods() else mp.get_context()
-        self.conn, child = ctx.Pipe(duplex=False)
-        self.proc = ctx.Process(target=_child, daemon=True,
-                                args=(child, name, clauses, assumption_sets, proof_path, os.getpid()))
-        self.proc.start()
-        child.close()
-        self.refuted: list[int] = []
-        self.final: tuple[str, Any] | None = None
-
-    def poll(self, timeout: float | None) -> tuple[str, Any] | None:
-        """The final answer if it arrives within ``timeout`` seconds (None: wait)."""
-        end = None if timeout is None else time.monotonic() + timeout
-        while self.final is None:
-            wait = None if end is None else max(0.0, end - time.monotonic())
-            if not self.conn.poll(wait):
-                return None
-            try:
-                kind, payload = self.conn.recv()
-            except EOFError:
-                self.final = ("error", f"solver process died (exit code {self.proc.exitcode})")
-                break
-            if kind == "refuted":
-                self.refuted.append(payload)
-            else:
-                self.final = (kind, payload)
-        return self.final
-
-    def stop(self) -> None:
-        if self.proc.is_alive():
-            self.proc.kill()
-        self.proc.join()
-        self.conn.close()
+def _earlier(a: Deadline, b: Deadline) -> Deadline:
+    ends = [d.end for d in (a, b) if d.end is not None]
+    stop = b.stop or a.stop
+    return Deadline(end=min(ends) if ends else None, stop=stop)

@@ -19,20 +19,20 @@ from __future__ import annotations
 import sys
 import time
 
-from ..bitboard import engine, permute, symmetry
-from ..problem import Problem
-from .base import Config, Deadline, Proof, Result, Status
+from ..deadline import Deadline, Timeout
+from ..engine.bitboard import engine, permute, symmetry
+from ..model.problem import Problem
+from ..model.result import Proof, Result, Status
+from .config import Config, any_problem
 
 NAME = "search"
+OPTIMAL = False  # its plans are not proven to have the fewest moves
+supports = any_problem
 
 
 def covers_open_goal(problem: Problem) -> bool:
     """One search covers every survivor at once: no split needed."""
     return True
-
-
-class _Timeout(Exception):
-    pass
 
 
 class _Restart(Exception):
@@ -44,8 +44,7 @@ class _Restart(Exception):
 PHASES = (("id", 50_000), ("far", None))
 
 
-def solve(problem: Problem, deadline: Deadline, config: Config, stop=None) -> Result:
-    """``stop()`` is polled with the deadline; when it says True the search gives up."""
+def solve(problem: Problem, deadline: Deadline, config: Config) -> Result:
     t0 = time.perf_counter()
     board, goal = problem.board, problem.goal
     eng = engine(board)
@@ -81,8 +80,7 @@ def solve(problem: Problem, deadline: Deadline, config: Config, stop=None) -> Re
             return False
         nodes += 1
         if not nodes & 0x3FF:
-            if deadline.expired() or (stop is not None and stop()):
-                raise _Timeout
+            deadline.check()
             if nodes > budget[0]:
                 raise _Restart
         for k in order:
@@ -114,8 +112,8 @@ def solve(problem: Problem, deadline: Deadline, config: Config, stop=None) -> Re
                 break
             except _Restart:
                 continue
-    except _Timeout:
-        why = "stopped" if stop is not None and stop() else "time limit reached"
+    except Timeout:
+        why = "stopped" if deadline.stop is not None and deadline.stop() else "time limit reached"
         return _result(problem, Status.UNKNOWN, t0, nodes, dead, detail=why)
     finally:
         sys.setrecursionlimit(limit)

@@ -1,0 +1,90 @@
+"""Pagoda functions: weights that the pegs' total can never increase.
+
+A weighting ``w`` of the holes is a *pagoda function* when ``w(c) <= w(a) + w(b)`` for every
+jump from ``a`` over ``b`` into ``c``: a jump replaces the weight of ``a`` and ``b`` by that of
+``c``, so the total weight of the pegs never goes up (Berlekamp, Conway and Guy, *Winning
+Ways*, ch. 23; Beasley, *The Ins and Outs of Peg Solitaire*, ch. 4). If every goal position
+weighs more than the start, the goal is unreachable.
+
+Every goal position weighs at least ``w(goal.full)`` when ``w >= 0`` on the holes the goal
+leaves free; for a one-peg goal it weighs ``w(h)`` for the survivor ``h``. A weighting is
+found by linear programming (OR-Tools' GLOP): maximise the margin of the goal over the start
+with weights in [-1, 1]. The floating-point answer is turned into fractions with small
+denominators and re-checked exactly; only an exactly checked weighting is returned, so LP
+rounding can never produce a false certificate (at worst no certificate).
+"""
+
+from __future__ import annotations
+
+from fractions import Fraction
+
+from ..model.problem import Problem, holes_of
+
+DENOMINATORS = (1, 2, 3, 4, 6, 8, 12, 16, 24, 32, 64, 128, 1000, 10**4, 10**6)
+
+
+def applies(problem: Problem) -> bool:
+    """A pagoda argument needs the goal's weight bounded below: a pattern or one peg."""
+    g = problem.goal
+    return problem.special is None and (g.full != 0 or g.fixed_count == 1)
+
+
+def goal_bound(problem: Problem, w: dict[int, Fraction]) -> tuple[Fraction, str] | None:
+    """The least weight of any goal position under ``w``, or None if ``w`` does not bound it."""
+    g, board = problem.goal, problem.board
+    if g.fixed_count == 1 and not g.full:
+        allowed = holes_of(board.full & ~g.empty)
+        return min(w[h] for h in allowed), "one peg on any allowed hole"
+    free = holes_of(board.full & ~(g.full | g.empty))
+    if any(w[h] < 0 for h in free):
+        return None
+    return sum((w[h] for h in holes_of(g.full)), Fraction(0)), "the goal's pegs"
+
+
+def check(problem: Problem, w: dict[int, Fraction]) -> str | None:
+    """None when ``w`` proves the goal unreachable, else the reason it does not (exact)."""
+    board = problem.board
+    if set(w) != set(range(board.n)):
+        return "the weights do not cover every hole exactly once"
+    for a, b, c in board.jumps:
+        if w[c] > w[a] + w[b]:
+            n = board.names
+            return f"jump {n[a]} over {n[b]} into {n[c]} increases the weight ({w[c]} > {w[a]} + {w[b]})"
+    bound = goal_bound(problem, w)
+    if bound is None:
+        return "a hole the goal leaves free has negative weight"
+    start = sum((w[h] for h in holes_of(problem.start)), Fraction(0))
+    if not bound[0] > start:
+        return f"the goal weighs {bound[0]}, not more than the start's {start}"
+    return None
+
+
+def find(problem: Problem) -> dict[int, Fraction] | None:
+    """An exactly checked pagoda certificate, or None (no LP solution, or it did not round)."""
+    if not applies(problem):
+        return None
+    from ortools.linear_solver import pywraplp
+
+    board, g = problem.board, problem.goal
+    lp = pywraplp.Solver.CreateSolver("GLOP")
+    one_peg = g.fixed_count == 1 and not g.full
+    free = set(holes_of(board.full & ~(g.full | g.empty)))
+    w = [lp.NumVar(0.0 if (h in free and not one_peg) else -1.0, 1.0, f"w{h}") for h in range(board.n)]
+    for a, b, c in board.jumps:
+        lp.Add(w[c] <= w[a] + w[b])
+    start = sum(w[h] for h in holes_of(problem.start))
+    if one_peg:
+        t = lp.NumVar(-1.0, 1.0, "t")
+        for h in holes_of(board.full & ~g.empty):
+            lp.Add(t <= w[h])
+        lp.Maximize(t - start)
+    else:
+        lp.Maximize(sum(w[h] for h in holes_of(g.full)) - start)
+    if lp.Solve() != pywraplp.Solver.OPTIMAL or lp.Objective().Value() <= 1e-9:
+        return None
+    values = [v.solution_value() for v in w]
+    for d in DENOMINATORS:
+        cand = {h: Fraction(x).limit_denominator(d) for h, x in enumerate(values)}
+        if check(problem, cand) is None:
+            return cand
+    return None

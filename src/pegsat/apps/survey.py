@@ -1,0 +1,196 @@
+"""Whole-board surveys: every single-vacancy -> single-survivor problem, classified.
+
+Each problem is settled by the cheapest means that works: the cheap proofs (position classes,
+then a pagoda function, both exact certificates: ``proofs.cheap``), then a planner (``auto``
+finds a plan or exhausts the search; ``moves`` gives the fewest moves), and when the planner runs
+out of time, the same planner on the time-reversed game (``problem.dual``: vacancy s ->
+survivor v), whose plan reversed is a plan here, and last the exhaustive search by jumps
+(``planners.layers``), which decides what is left given time. Only one problem per orbit of
+the board's symmetry group is solved (vacancy up to the group, survivor up to the vacancy's
+stabilizer); the table is filled by symmetry.
+
+Results are appended to a JSON-lines file as each problem is settled, flushed to disk; a
+rerun reads the file and skips what is done, so an interrupted survey loses at most the
+problem in progress (a torn last line is ignored).
+"""
+
+from __future__ import annotations
+
+import time
+from collections import Counter
+from collections.abc import Callable, Iterator
+from dataclasses import asdict, dataclass
+from pathlib import Path
+
+from ..deadline import Deadline
+from ..engine.bitboard import replay_plan
+from ..errors import PegsatError
+from ..files import JsonLines, read_jsonl
+from ..formats.notation import format_plan
+from ..model.board import Board
+from ..model.problem import Goal, dual, single_vacancy
+from ..model.result import Proof, Status
+from .solve import solve
+
+#: how the survey names a proof (classes and pagoda are the cheap proofs' certificate kinds)
+PROOF_NAME = {Proof.INVARIANT: "classes", Proof.PAGODA: "pagoda"}
+
+
+@dataclass(frozen=True)
+class Entry:
+    vacancy: str
+    survivor: str
+    status: str  # solved / unsolvable / unknown / error
+    proof: str | None  # classes / pagoda / the planner's proof kind; "dual": via the reversed game
+    moves: int | None = None
+    optimal: bool | None = None  # with min_moves: the move count is proven optimal
+    plan: str | None = None
+    seconds: float = 0.0
+
+
+def orbit_pairs(board: Board) -> Iterator[tuple[int, int]]:
+    """(vacancy, survivor) representatives: one per orbit of the symmetry group on pairs."""
+    group = board.symmetries
+    for v in range(board.n):
+        if min(p[v] for p in group) != v:
+            continue
+        stab = [p for p in group if p[v] == v]
+        for s in range(board.n):
+            if min(p[s] for p in stab) == s:
+                yield v, s
+
+
+def settle(board: Board, v: int, s: int, planner: str, time_limit: float | None,
+           layers_limit: float | None = None) -> Entry:
+    """``layers_limit``: seconds for the last, exhaustive step (default ``time_limit``)."""
+    t = time.perf_counter()
+    problem = single_vacancy(board, v, Goal.survivor(board, s))
+    names = board.names
+
+    def entry(status: str, proof: str | None, **kw) -> Entry:
+        return Entry(names[v], names[s], status, proof, seconds=round(time.perf_counter() - t, 3), **kw)
+
+    def budget(seconds: float | None) -> Deadline:
+        return Deadline(seconds) if seconds else Deadline()
+
+    r = solve(problem, planner, deadline=budget(time_limit))
+    if r.status is Status.UNSOLVABLE and r.proof in PROOF_NAME:
+        return entry("unsolvable", PROOF_NAME[r.proof])
+    if r.plan is not None and r.status is not Status.ERROR:  # verified: solvable, optimum maybe open
+        return entry("solved", None, moves=r.moves, plan=format_plan(board, r.plan),
+                     optimal=r.optimal if r.lower_bound is not None else None)
+    if r.status is Status.UNKNOWN and planner != "moves":
+        # The time-reversed game (vacancy s -> survivor v) is solvable exactly when this one
+        # is, and is sometimes much easier (French c1 -> e4: unknown after 60 s; e4 -> c1: found).
+        d = solve(dual(problem), planner, deadline=budget(time_limit))
+        if d.plan is not None:
+            rep = replay_plan(problem, tuple(reversed(d.plan)))  # verified before it is kept
+            return entry("solved", "dual", moves=rep.moves, plan=format_plan(board, rep.plan))
+        if d.status is Status.UNSOLVABLE:
+            return entry("unsolvable", f"dual-{d.proof.value if d.proof else 'proof'}")
+        # Last, the exhaustive search by jumps: complete, and it settles what the racing
+        # planners cannot (French d3 -> d5: a plan in 10 minutes on 2 cores).
+        x = solve(problem, "layers", deadline=budget(time_limit if layers_limit is None else layers_limit))
+        if x.plan is not None:
+            return entry("solved", "layers", moves=x.moves, plan=format_plan(board, x.plan))
+        if x.status is Status.UNSOLVABLE:
+            return entry("unsolvable", "layers")
+    status = "unknown" if r.status is Status.UNKNOWN else r.status.value
+    return entry(status, r.proof.value if r.proof else None)
+
+
+def read_results(path: Path) -> dict[tuple[str, str], Entry]:
+    """Finished entries of an earlier run; a torn last line (killed mid-write) is skipped."""
+    done: dict[tuple[str, str], Entry] = {}
+    for d in read_jsonl(path):
+        try:
+            e = Entry(**d)
+        except TypeError:
+            continue
+        if e.status in ("solved", "unsolvable"):
+            done[(e.vacancy, e.survivor)] = e
+    return done
+
+
+def run(board: Board, results: Path, *, planner: str = "auto", time_limit: float | None = 60.0,
+        layers_limit: float | None = None,
+        progress: Callable[[Entry, int, int], None] | None = None) -> dict[tuple[str, str], Entry]:
+    """Settle every orbit representative not already in ``results``; return them all."""
+    if board.n > 64:
+        raise PegsatError(f"survey: board {board.name} has {board.n} holes; at most 64")
+    done = read_results(results)
+    pairs = list(orbit_pairs(board))
+    names = board.names
+    with JsonLines(results) as out:
+        for i, (v, s) in enumerate(pairs, start=1):
+            key = (names[v], names[s])
+            if key in done:
+                continue
+            e = settle(board, v, s, planner, time_limit, layers_limit)
+            out.write(asdict(e))
+            if e.status in ("solved", "unsolvable"):
+                done[key] = e
+            if progress:
+                progress(e, i, len(pairs))
+    return {k: done[k] for k in ((names[v], names[s]) for v, s in pairs) if k in done}
+
+
+@dataclass(frozen=True)
+class Table:
+    """The full vacancy x survivor table, filled by symmetry from the representatives."""
+
+    board: Board
+    cells: dict[tuple[int, int], Entry]  # (vacancy, survivor) hole ids -> entry of its orbit
+    unknown: int  # problems (not orbits) left unsettled
+
+    def survivors(self, v: int) -> list[int]:
+        cells = self.cells
+        return [s for s in range(self.board.n) if (v, s) in cells and cells[(v, s)].status == "solved"]
+
+    def proof_shares(self) -> Counter:
+        c: Counter = Counter()
+        for e in self.cells.values():
+            c["plan" if e.status == "solved" else e.proof or e.status] += 1
+        c["unknown"] += self.unknown
+        return c
+
+    def lines(self, with_moves: bool = False) -> list[str]:
+        """The printed table: per vacancy, its survivors (with the fewest moves)."""
+        names = self.board.names
+        out = [f"{'vacancy':<8} {'#':>3}  survivors" + (" (fewest moves)" if with_moves else "")]
+        for v in range(self.board.n):
+            surv = self.survivors(v)
+            cells = [f"{names[s]}({self.cells[(v, s)].moves})" if with_moves else names[s] for s in surv]
+            out.append(f"{names[v]:<8} {len(surv):>3}  {' '.join(cells)}")
+        total = self.board.n ** 2
+        shares = self.proof_shares()
+        out.append("settled by: " + ", ".join(f"{k} {n} ({100 * n / total:.0f}%)"
+                                              for k, n in shares.most_common() if n))
+        return out
+
+    def to_json(self) -> dict:
+        names = self.board.names
+        return {
+            "board": self.board.name, "unknown": self.unknown, "shares": dict(self.proof_shares()),
+            "vacancies": {names[v]: {names[s]: {"status": e.status, "proof": e.proof, "moves": e.moves}
+                                     for (vv, s), e in sorted(self.cells.items()) if vv == v}
+                          for v in range(self.board.n)},
+        }
+
+
+def picture(t: Table) -> str:
+    """The survey picture: each hole coloured by how many survivors its vacancy allows."""
+    from ..formats.svg import board_svg
+
+    return board_svg(t.board, values={v: len(t.survivors(v)) for v in range(t.board.n)},
+                     title=f"{t.board.name}: survivors per vacancy",
+                     legend="on each hole: how many holes can hold the last peg when it starts empty")
+
+
+def table(board: Board, reps: dict[tuple[str, str], Entry]) -> Table:
+    cells: dict[tuple[int, int], Entry] = {}
+    for (vn, sn), e in reps.items():
+        v, s = board.hole(vn), board.hole(sn)
+        for p in board.symmetries:
+            cells[(p[v], p[s])] = e
+    return Table(board, cells, board.n * board.n - len(cells))

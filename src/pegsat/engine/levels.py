@@ -1,0 +1,163 @@
+"""Level-by-level search from both ends: the core of the ``moves`` and ``layers`` planners.
+
+A *level* is a sorted array of canonical positions: each position is replaced by its least
+image under a group ``G`` of board symmetries that maps the starts onto starts and the goals
+onto goals, so a level holds one position per orbit. Forward level ``F_i`` holds the
+positions first reached ``i`` steps from a start; backward level ``B_j`` those from which a
+goal is ``j`` steps away. A step is one jump (``by="jumps"``: every jump removes a peg, so the
+levels are disjoint by peg count) or one move (``by="moves"``: a chain of jumps by one peg;
+a position reached again later is dropped from the later level).
+
+Membership is orbit-wise: ``G`` maps plans onto plans, so if a position lies on a plan, so
+does every image of it. A plan is read back from a position common to ``F_i`` and ``B_j``:
+step back through ``F_{i-1} .. F_0`` to an image of a start, forward through ``B_{j-1} ..
+B_0`` to a goal, and map the whole plan by the symmetry that takes that image to the start.
+
+For a *self-dual* problem (a board symmetry ``s`` maps every start's complement onto a goal
+and back) the backward side is never built: ``B_j = s(~F_j)``, since playing a game
+backwards on complements is playing it forwards (``mirror``).
+
+The planners decide what prunes a level (``keep``) and when to stop. Every slice of work
+checks the deadline, which raises ``Timeout``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator, Sequence
+
+import numpy as np
+
+from ..deadline import Deadline
+from ..model.board import Board, Perm
+from . import vector as V
+from .bitboard import engine, permute, symmetry
+
+SLICE = V.CHUNK // 2  # positions expanded per deadline check
+Keep = Callable[[np.ndarray, int], np.ndarray]
+
+
+class Levels:
+    """The levels of one search, grown from both ends on demand."""
+
+    def __init__(self, board: Board, group: Sequence[Perm], starts: Sequence[int],
+                 goals: Sequence[int] | None, deadline: Deadline, *, by: str = "jumps",
+                 mirror: Perm | None = None) -> None:
+        if by not in ("jumps", "moves"):
+            raise ValueError(f"levels by {by!r}: jumps or moves")
+        V.check_size(board)
+        self.board, self.by, self.deadline = board, by, deadline
+        self.group = tuple(group)
+        self.starts = tuple(starts)
+        self.canon = V.canon(board, self.group)
+        self.sym = symmetry(board, self.group)
+        self.kernel = V.jumps(board)
+        self.mirror = None if mirror is None else V.permuter(board, mirror)
+        self.fwd = [self.level_of(self.starts)]
+        self.bwd = None if goals is None else [self.level_of(goals)]  # mirrored: never grown
+
+    def level_of(self, positions: Sequence[int]) -> np.ndarray:
+        return V.unique(self.canon(np.array(list(positions), dtype=V.U64)))
+
+    def depth(self, side: str) -> int:
+        """The index of the side's last level (the mirrored backward side follows forward)."""
+        if side == "forward" or self.mirror is not None:
+            return len(self.fwd) - 1
+        return len(self.bwd) - 1 if self.bwd is not None else 0
+
+    def level(self, side: str, d: int) -> np.ndarray:
+        if side == "forward":
+            return self.fwd[d]
+        if self.mirror is not None:
+            return V.unique(self.canon(self.mirror(self.fwd[d] ^ V.U64(self.board.full))))
+        return self.bwd[d]
+
+    def expand(self, pos: np.ndarray, reverse: bool) -> np.ndarray:
+        """Every position one step after (``reverse``: before) some position of ``pos``."""
+        if self.by == "jumps":
+            return self.kernel.step(pos, reverse=reverse)
+        return self.kernel.successors(pos, reverse=reverse, check=self.deadline.check)
+
+    def grow(self, side: str, keep: Keep | None = None) -> np.ndarray:
+        """Build the side's next level; ``keep(level, depth)`` prunes it before it is stored."""
+        levels = self.fwd if side == "forward" else self.bwd
+        cur, reverse, parts = levels[-1], side == "backward", []
+        for lo in range(0, len(cur), SLICE):
+            self.deadline.check()
+            parts.append(V.unique(self.canon(self.expand(cur[lo:lo + SLICE], reverse))))
+        # Each distinct successor once: the slices' successors overlap a lot.
+        new = V.unique(np.concatenate(parts)) if parts else np.empty(0, V.U64)
+        del parts
+        self.deadline.check()
+        if self.by == "moves":
+            for old in levels:
+                new = new[~V.member(old, new)]
+        if keep is not None:
+            new = keep(new, len(levels))
+        levels.append(new)
+        return new
+
+    def contains(self, side: str, d: int, pos: int) -> bool:
+        """``pos`` (any member of its orbit) lies in the side's level ``d``."""
+        if side == "backward" and self.mirror is not None:
+            pos = int(self.mirror(np.array([pos ^ self.board.full], dtype=V.U64))[0])
+            side = "forward"
+        arr = self.fwd[d] if side == "forward" else self.bwd[d]
+        key = self.sym.canonical(pos)
+        i = int(np.searchsorted(arr, V.U64(key)))
+        return i < len(arr) and int(arr[i]) == key
+
+    def steps(self, pos: int, reverse: bool = False) -> Iterator[tuple[int, list[int]]]:
+        """(position, jumps in play order) one step after (``reverse``: before) ``pos``."""
+        if self.by == "moves":
+            yield from moves_from(self.board, pos, reverse)
+            return
+        eng = engine(self.board)
+        for k in (eng.unplayable(pos) if reverse else eng.legal(pos)):
+            yield pos ^ eng.flip[k], [k]
+
+    def walk(self, pos: int, i: int, j: int) -> tuple[int, tuple[int, ...]]:
+        """(start, plan) through a position of ``F_i`` whose orbit lies in ``B_j``."""
+        head: list[int] = []
+        cur = pos
+        for d in range(i, 0, -1):
+            cur, chain = next((q, c) for q, c in self.steps(cur, reverse=True)
+                              if self.contains("forward", d - 1, q))
+            head[:0] = chain
+        tail: list[int] = []
+        end = pos
+        for d in range(j, 0, -1):
+            end, chain = next((z, c) for z, c in self.steps(end) if self.contains("backward", d - 1, z))
+            tail.extend(chain)
+        # ``cur`` is an image of a start under the group: map the plan back.
+        starts = set(self.starts)
+        g = next(p for p in self.group if permute(p, cur) in starts)
+        jumps, index = self.board.jumps, self.board.jump_index
+        plan = [index[(g[a], g[b], g[c])] for a, b, c in (jumps[k] for k in head + tail)]
+        return permute(g, cur), tuple(plan)
+
+
+def moves_from(board: Board, pos: int, reverse: bool = False) -> Iterator[tuple[int, list[int]]]:
+    """(position, jumps of the move in play order) one move after (before) ``pos``."""
+    eng = engine(board)
+    jumps = board.jumps
+    by_src: dict[int, list[int]] = {}
+    by_dst: dict[int, list[int]] = {}
+    for k, (a, _, c) in enumerate(jumps):
+        by_src.setdefault(a, []).append(k)
+        by_dst.setdefault(c, []).append(k)
+    stack: list[tuple[int, int | None, list[int]]] = [(pos, None, [])]
+    while stack:
+        cur, peg, chain = stack.pop()
+        if peg is None:
+            cands = eng.unplayable(cur) if reverse else eng.legal(cur)
+        else:
+            follow = by_dst if reverse else by_src
+            cands = [k for k in follow.get(peg, ())
+                     if (cur & eng.flip[k] == eng.land[k] if reverse else
+                         cur & eng.need[k] == eng.need[k] and not cur & eng.land[k])]
+        for k in cands:
+            a, _, c = jumps[k]
+            nxt = cur ^ eng.flip[k]
+            seq = [k] + chain if reverse else chain + [k]
+            yield nxt, seq
+            stack.append((nxt, a if reverse else c, seq))

@@ -1,0 +1,81 @@
+"""The one result every command returns, its statuses and their exit codes.
+
+As in unified-planning's ``PlanGenerationResultStatus``: a status says what the user needs to
+know, a proof kind says how an "unsolvable" was established (never by a time limit), and a
+certificate, when there is one, lets anyone check it (``proofs.certificate``).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from enum import Enum
+from typing import Any
+
+from .problem import Problem
+
+Plan = tuple[int, ...]  # jump ids, in the order played
+
+
+class Status(Enum):
+    SOLVED_OPTIMAL = "solved-optimal"  # a plan with the fewest moves, and the proof of it
+    SOLVED = "solved"  # a plan (replayed by the verifier)
+    UNSOLVABLE = "unsolvable"  # a finished proof that no plan exists
+    UNKNOWN = "unknown"  # the time limit came first (maybe with a plan whose optimum is open)
+    UNSUPPORTED = "unsupported"  # the planner does not handle this kind of problem
+    ERROR = "error"  # something went wrong inside (a plan that did not replay, a crash)
+
+    @property
+    def solved(self) -> bool:
+        return self in (Status.SOLVED, Status.SOLVED_OPTIMAL)
+
+
+#: Exit codes of the command line, by status (130: interrupted by Ctrl-C).
+EXIT = {Status.SOLVED_OPTIMAL: 0, Status.SOLVED: 0, Status.UNSOLVABLE: 10, Status.UNKNOWN: 20,
+        Status.UNSUPPORTED: 2, Status.ERROR: 1}
+INTERRUPTED = 130
+
+
+class Proof(Enum):
+    """How an "unsolvable" was established. Never a timeout."""
+
+    COUNTING = "counting"  # no legal jump, or too few pegs
+    INVARIANT = "invariant"  # GF(2) position classes
+    PAGODA = "pagoda"  # a pagoda function under which the goal outweighs the start
+    UNSAT = "unsat"  # the SAT solver refuted the full horizon
+    CP_INFEASIBLE = "cp-infeasible"  # CP-SAT proved the model infeasible
+    EXHAUSTED = "exhausted-search"  # every reachable position explored
+    SPLIT = "split"  # every survivor either ruled out by the invariant or refuted
+
+
+#: the certificate kind (``proofs.certificate``) that records each kind of proof
+CERTIFICATE_KIND = {Proof.COUNTING: "counting", Proof.INVARIANT: "classes", Proof.PAGODA: "pagoda",
+                    Proof.EXHAUSTED: "exhaustive", Proof.UNSAT: "sat"}
+
+
+@dataclass(frozen=True)
+class Result:
+    status: Status
+    problem: Problem
+    planner: str
+    plan: Plan | None = None
+    moves: int | None = None
+    proof: Proof | None = None
+    detail: str = ""
+    stats: dict[str, Any] = field(default_factory=dict)
+    lower_bound: int | None = None  # minimum-moves mode: proven fewest moves of any plan
+    certificate: dict[str, Any] | None = None  # a checkable record of the proof
+
+    @property
+    def optimal(self) -> bool:
+        return self.status is Status.SOLVED_OPTIMAL
+
+    @property
+    def exit_code(self) -> int:
+        return EXIT[self.status]
+
+    @property
+    def kind(self) -> str | None:
+        """The certificate kind of the proof (counting, classes, pagoda, exhaustive, sat)."""
+        if self.certificate is not None:
+            return self.certificate["kind"]
+        return CERTIFICATE_KIND.get(self.proof) if self.proof else None

@@ -1,0 +1,65 @@
+"""What every planner shares: its configuration, and the short-horizon schedule."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Protocol
+
+from ..deadline import Deadline
+from ..encoding.encoder import EncodeOptions
+from ..model.problem import Problem
+from ..model.result import Result
+
+
+@dataclass(frozen=True)
+class Config:
+    """Options for every planner; each backend reads what concerns it. The time budget is not
+    here: it is the ``Deadline`` passed beside it."""
+
+    solver: str = "cadical195"
+    workers: int = 2
+    encode: EncodeOptions = field(default_factory=EncodeOptions)
+
+
+class Backend(Protocol):
+    """The one signature of a planner module (``planners/NAME.py``)."""
+
+    NAME: str
+    OPTIMAL: bool  # its plans have the fewest moves, with the proof (unified-planning's guarantee)
+
+    def supports(self, problem: Problem) -> str | None:
+        """None when the planner handles ``problem``, else why not (one line)."""
+
+    def covers_open_goal(self, problem: Problem) -> bool:
+        """True when a "one peg anywhere" goal is better searched whole than per survivor."""
+
+    def solve(self, problem: Problem, deadline: Deadline, config: Config) -> Result: ...
+
+
+def any_problem(problem: Problem) -> str | None:
+    """``supports`` for a planner that handles every problem."""
+    return None
+
+
+def split_open_goals(problem: Problem) -> bool:
+    """``covers_open_goal`` for a planner that wants a "one peg anywhere" goal split."""
+    return False
+
+
+#: Short parallel horizons tried first, as (fraction of the jumps, seconds). They can only
+#: find plans; the last attempt, at the full horizon, is the one that can refute.
+SHORT_HORIZONS = ((0.45, 3.0), (0.65, 6.0))
+MIN_JUMPS_FOR_SHORT = 12
+
+
+def horizon_schedule(problem: Problem, config: Config) -> list[tuple[int | None, float | None]]:
+    """(steps, budget) attempts: short parallel horizons, then the full one (None, None)."""
+    full = problem.horizons.stop - 1
+    out: list[tuple[int | None, float | None]] = []
+    if config.encode.steps == "parallel" and full >= MIN_JUMPS_FOR_SHORT:
+        for frac, budget in SHORT_HORIZONS:
+            n = max(1, round(full * frac))
+            if n < full and all(n != a for a, _ in out):
+                out.append((n, budget))
+    out.append((None, None))
+    return out

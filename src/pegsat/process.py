@@ -1,0 +1,78 @@
+"""Work in a forked child process that can be killed at any moment.
+
+SAT solvers in python-sat cannot be interrupted (``interrupt()`` raises NotImplementedError
+for CaDiCaL and Kissat), and racing planners must stop the moment another one answers, so
+such work runs in a child: it ignores Ctrl-C (the parent decides what an interrupt means),
+dies with its parent even when the parent is killed by SIGKILL (Linux ``PR_SET_PDEATHSIG``:
+a Dask worker killed mid-job must not leave a solver running), and sends its messages back
+over a pipe. ``stop`` kills it.
+"""
+
+from __future__ import annotations
+
+import multiprocessing as mp
+import os
+import signal
+import sys
+from collections.abc import Callable
+from typing import Any
+
+
+class ChildDied(Exception):
+    """The child ended without sending its answer (killed, or crashed in native code)."""
+
+
+def die_with_parent(parent_pid: int) -> None:
+    """In a child: be killed when the parent dies, even by SIGKILL (Linux only)."""
+    if sys.platform.startswith("linux"):
+        import ctypes
+
+        try:
+            ctypes.CDLL("libc.so.6", use_errno=True).prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
+        except OSError:
+            return
+    if os.getppid() != parent_pid:  # the parent died before the signal was armed
+        os._exit(1)
+
+
+def _main(conn, target: Callable[..., None], args: tuple, parent: int) -> None:
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    die_with_parent(parent)
+    try:
+        target(conn.send, *args)
+    except Exception as exc:  # reported to the parent, which turns it into an error result
+        conn.send(("error", f"{type(exc).__name__}: {exc}"))
+
+
+class Child:
+    """``target(send, *args)`` in a forked child; ``send`` passes messages back."""
+
+    def __init__(self, target: Callable[..., None], *args: Any) -> None:
+        ctx = mp.get_context("fork") if "fork" in mp.get_all_start_methods() else mp.get_context()
+        self.conn, child = ctx.Pipe(duplex=False)
+        self.proc = ctx.Process(target=_main, args=(child, target, args, os.getpid()), daemon=True)
+        self.proc.start()
+        child.close()
+
+    def receive(self, timeout: float | None) -> Any | None:
+        """The next message, or None if none arrives within ``timeout`` seconds (None: wait).
+        Raises ChildDied when the child has ended without another message."""
+        if not self.conn.poll(timeout):
+            return None
+        try:
+            return self.conn.recv()
+        except EOFError:
+            self.proc.join(1.0)
+            raise ChildDied(f"child process died (exit code {self.proc.exitcode})") from None
+
+    def stop(self) -> None:
+        if self.proc.is_alive():
+            self.proc.kill()
+        self.proc.join()
+        self.conn.close()
+
+    def __enter__(self) -> Child:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop()

@@ -1,0 +1,252 @@
+"""Certificates of unsolvability: a JSON file anyone can check without trusting the search.
+
+A certificate carries its own problem (``model.codec``): the board as hole names and lines,
+the start's pegs and the goal, so ``check`` rebuilds everything from the file and says only
+what it verified: the problem it prints is derived from the board, start and goal it checked,
+never taken from the file's own words. A stated description or board name that does not match
+them, or an unknown format version, is refused. Kinds:
+
+``counting``  the goal needs more pegs than the start has, or no jump is legal at the start;
+``classes``   GF(2) position classes: weightings even on every line (so the parity of the
+              pegs' weight never changes) whose parity differs between the start and the goal
+              (one per allowed survivor for a one-peg goal);
+``pagoda``    a rational pagoda function (``pegsat.pagoda``): no jump increases the pegs'
+              weight, and every goal position weighs more than the start;
+``sat``       the time-indexed CNF at the full horizon is UNSAT: the CNF file, the DRAT proof
+              file (the standard clausal proof format drat-trim reads) and their SHA-256, and
+              the two solvers that agreed. Checking re-encodes the problem of the CNF's header,
+              compares every clause, checks it is this certificate's problem at the full
+              horizon, then runs ``drat-trim`` when it is on PATH. The encoding's correctness
+              is the one thing trusted.
+``exhaustive`` the breadth-first search by jumps of ``planners.layers`` met no plan: the
+              integer pagodas it pruned with (each with the levels it was in force) and the
+              size of every level. Checking verifies every weighting exactly (no jump
+              increases it; its floor is at most the goal's weight, or, backwards, at most
+              the start's) and re-runs the search with exactly those weightings: it must
+              again meet nothing, with the same level sizes. The search code is trusted; the
+              re-run takes as long as the search did.
+
+Weights are exact fractions written as strings ("3/8"); checking uses ``fractions.Fraction``.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import shutil
+import subprocess
+from dataclasses import dataclass
+from fractions import Fraction
+from pathlib import Path
+from typing import Any
+
+from ..analysis import pagoda
+from ..analysis.invariants import check_witness, odd_line
+from ..errors import BoardError, PegsatError
+from ..files import read_text
+from ..model.catalogue import get_board
+from ..model.codec import problem_from_json, problem_to_json
+from ..model.problem import Problem, goal_positions, holes_of
+
+FORMAT = "pegsat-certificate"
+VERSION = 1
+KINDS = ("counting", "classes", "pagoda", "sat", "exhaustive")
+
+
+class CertificateError(PegsatError):
+    """The file is not a certificate (exit 2); a certificate that fails its check is exit 1."""
+
+
+@dataclass(frozen=True)
+class Verdict:
+    ok: bool
+    kind: str
+    message: str
+    problem: Problem | None = None  # the problem the evidence was checked against
+
+
+def make(problem: Problem, kind: str, evidence: dict[str, Any]) -> dict[str, Any]:
+    return {"format": FORMAT, "version": VERSION, "kind": kind, "problem": problem_to_json(problem),
+            "evidence": evidence}
+
+
+def load(path: str | Path) -> dict[str, Any]:
+    """A certificate file, checked for its format, version and kind (else CertificateError)."""
+    text = read_text(path, "certificate", CertificateError)
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise CertificateError(f"{path}: not JSON ({exc})") from None
+    if not isinstance(data, dict) or data.get("format") != FORMAT:
+        raise CertificateError(f"{path}: not a pegsat certificate (no \"format\": \"{FORMAT}\")")
+    if data.get("version") != VERSION:
+        raise CertificateError(f"{path}: certificate version {data.get('version')!r}; this pegsat "
+                               f"reads version {VERSION}")
+    if data.get("kind") not in KINDS:
+        raise CertificateError(f"{path}: unknown certificate kind {str(data.get('kind'))[:40]!r}")
+    for key in ("problem", "evidence"):
+        if not isinstance(data.get(key), dict):
+            raise CertificateError(f"{path}: \"{key}\" must be an object")
+    return data
+
+
+def _stated(data: dict[str, Any], problem: Problem) -> str | None:
+    """Why the certificate's own words about its problem are false, or None."""
+    stated = data.get("description")
+    if stated is not None and stated != problem.describe():
+        return (f"the certificate describes its problem as {str(stated)[:80]!r}, but its board, "
+                f"start and goal are {problem.describe()!r}")
+    name = problem.board.name
+    try:
+        known = get_board(name)
+    except BoardError:
+        return None  # a board of the user's own: named as they like, checked by its lines
+    if known.names != problem.board.names or known.lines != problem.board.lines:
+        return f"the board is called {name!r} but its holes and lines are not that board's"
+    return None
+
+
+def check(data: dict[str, Any], base: Path = Path("."), staged: dict[str, Path] | None = None) -> Verdict:
+    """Re-verify a certificate from its own contents; ``base`` resolves the SAT files
+    (``staged``: where files named in it are until they are written under their names)."""
+    problem = problem_from_json(data["problem"], CertificateError)
+    kind = data["kind"]
+    lie = _stated(data["problem"], problem)
+    if lie is not None:
+        return Verdict(False, kind, f"rejected: {lie}", problem)
+    if problem.special is not None:
+        return Verdict(False, kind, "rejected: certificates do not cover the special-peg rule", problem)
+    try:
+        msg = {"counting": _counting, "classes": _classes, "pagoda": _pagoda, "sat": _sat,
+               "exhaustive": _exhaustive}[kind](problem, data["evidence"], base, staged or {})
+    except (KeyError, TypeError, ValueError, AttributeError, ZeroDivisionError, IndexError) as exc:
+        msg = f"rejected: malformed evidence ({type(exc).__name__}: {str(exc)[:80]})"
+    return Verdict(msg.startswith("ok"), kind, msg, problem)
+
+
+def _counting(problem: Problem, ev: dict, base: Path, staged: dict) -> str:
+    g = problem.goal
+    need = max(g.min_pegs, g.full.bit_count())
+    if ev["reason"] == "too-few-pegs":
+        return (f"ok: the goal needs {need} pegs, the start has {problem.pegs}" if need > problem.pegs
+                else "rejected: the start has enough pegs")
+    if ev["reason"] == "no-jump":
+        legal = [j for j in problem.board.jumps if problem.start >> j[0] & 1 and problem.start >> j[1] & 1
+                 and not problem.start >> j[2] & 1]
+        if legal:
+            return "rejected: a jump is legal at the start"
+        if g.satisfied(problem.start):
+            return "rejected: the start already satisfies the goal"
+        return "ok: no jump is legal at the start and the start is not a goal"
+    return f"rejected: unknown counting reason {ev['reason']!r}"
+
+
+def _classes(problem: Problem, ev: dict, base: Path, staged: dict) -> str:
+    board, g = problem.board, problem.goal
+    index = {h: i for i, h in enumerate(board.names)}
+    items = ev["weightings"]
+    if g.full | g.empty == board.full:
+        targets = {"pattern": g.full}
+    elif g.fixed_count == 1 and not g.full:
+        targets = {board.names[h]: 1 << h for h in holes_of(board.full & ~g.empty)}
+    else:
+        return "rejected: class certificates need an exact pattern or a one-peg goal"
+    for name, target in targets.items():
+        item = next((it for it in items if it["target"] == name), None)
+        if item is None:
+            return f"rejected: no weighting for goal {name}"
+        w = sum(1 << index[h] for h in set(item["holes"]))
+        odd = odd_line(board, w)
+        if odd is not None:
+            line = "-".join(board.names[h] for h in odd)
+            return f"rejected: the weighting for {name} is odd on line {line}"
+        if not check_witness(board, problem.start, target, w):
+            return f"rejected: the weighting for {name} has the same parity at start and goal"
+    return (f"ok: {len(targets)} weighting(s), each even on all {len(board.lines)} lines, "
+            "separate start and goal")
+
+
+def _pagoda(problem: Problem, ev: dict, base: Path, staged: dict) -> str:
+    index = {h: i for i, h in enumerate(problem.board.names)}
+    w = {index[h]: Fraction(v) for h, v in ev["weights"].items()}
+    reason = pagoda.check(problem, w)
+    if reason:
+        return f"rejected: {reason}"
+    return ("ok: no jump increases the weight; the goal outweighs the start "
+            f"({len(problem.board.jumps)} jumps checked)")
+
+
+def sha256(path: Path) -> str:
+    h = hashlib.sha256()
+    with open(path, "rb") as fh:
+        for chunk in iter(lambda: fh.read(1 << 20), b""):
+            h.update(chunk)
+    return h.hexdigest()
+
+
+def _sat(problem: Problem, ev: dict, base: Path, staged: dict) -> str:
+    cnf = staged.get(ev["cnf"], base / ev["cnf"])
+    proof = staged.get(ev["proof"], base / ev["proof"])
+    for f, key in ((cnf, "cnf_sha256"), (proof, "proof_sha256")):
+        if not f.is_file():
+            return f"rejected: {f} is missing"
+        if sha256(f) != ev[key]:
+            return f"rejected: {f} does not match its SHA-256 in the certificate"
+    from ..encoding.dimacs import read_instance
+
+    f, _ = read_instance(cnf)  # re-encodes the header's problem, compares every clause
+    if f.short:
+        return "rejected: the CNF has a short horizon; its UNSAT proves nothing"
+    mine, theirs = problem_to_json(f.problem), problem_to_json(problem)
+    for key in ("board", "start", "goal"):
+        if mine[key] != theirs[key]:
+            return f"rejected: the CNF encodes another problem ({key} differs)"
+    checker = shutil.which("drat-trim")
+    if checker is None:
+        return ("ok: CNF and proof match the certificate and the problem's encoding; UNSAT agreed by "
+                f"{' and '.join(ev['solvers'])}; DRAT proof not re-checked (no drat-trim on PATH)")
+    run = subprocess.run([checker, str(cnf), str(proof)], capture_output=True, text=True)
+    if "s VERIFIED" not in run.stdout:
+        return "rejected: drat-trim did not verify the proof"
+    return "ok: drat-trim verified the DRAT proof of the CNF"
+
+
+def _exhaustive(problem: Problem, ev: dict, base: Path, staged: dict) -> str:
+    from ..deadline import Deadline
+    from ..planners.layers import Layers
+
+    board = problem.board
+    index = {h: i for i, h in enumerate(board.names)}
+    goals = goal_positions(problem) or []
+    given: dict[str, list] = {}
+    for side in ("forward", "backward"):
+        items = []
+        for k, it in enumerate(ev["pagodas"][side]):
+            w = [0] * board.n
+            for h, v in it["weights"].items():
+                if not isinstance(v, int):
+                    return f"rejected: {side} weighting {k} is not integer"
+                w[index[h]] = v
+            floor, (first, last) = int(it["floor"]), it["levels"]
+            sign = 1 if side == "forward" else -1
+            for a, b, c in board.jumps:
+                if sign * w[c] > sign * (w[a] + w[b]):
+                    n = board.names
+                    return f"rejected: {side} weighting {k} increases on jump {n[a]}-{n[b]}-{n[c]}"
+            if side == "forward":
+                if not goals or any(sum(w[h] for h in holes_of(g)) < floor for g in goals):
+                    return f"rejected: forward weighting {k}: a goal position weighs less than its floor"
+            elif sum(w[h] for h in holes_of(problem.start)) < floor:
+                return f"rejected: backward weighting {k}: the start weighs less than its floor"
+            items.append((tuple(w), floor, int(first), None if last is None else int(last)))
+        given[side] = items
+    search = Layers(problem, Deadline(), learn=False, given=given)
+    if search.run() is not None:
+        return "rejected: the re-run search found a plan"
+    got = search.record()
+    for key in ("forward_levels", "backward_levels"):
+        if got[key] != ev[key]:
+            return f"rejected: the re-run search gives other {key.replace('_', ' ')}"
+    n = sum(len(v) for v in given.values())
+    return (f"ok: {n} integer pagodas checked exactly; the re-run search by jumps met no plan, "
+            f"level sizes identical ({sum(got['forward_levels']) + sum(got['backward_levels'])} positions)")

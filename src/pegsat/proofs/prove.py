@@ -1,0 +1,169 @@
+"""``pegsat prove``: settle a problem with the cheapest argument a sceptic can check.
+
+In order, stopping at the first that settles it:
+
+1. the cheap proofs (``proofs.cheap``): counting, position classes, a pagoda function by LP;
+2. exhaustive search (``planners.layers``, boards of at most 64 holes, goals of a fixed peg
+   count): breadth-first by jumps from both ends, pruned by pagodas it learns by LP; when
+   nothing meets, the certificate is those pagodas and the level sizes, checked by re-running
+   the search. It settles problems SAT cannot (French d3 -> d5); ``--sat`` skips it;
+3. SAT: the time-indexed CNF at the full horizon, solved by CaDiCaL with its DRAT proof
+   written beside the CNF, and cross-checked by a second, different solver (Glucose by
+   default). A model instead is decoded and replayed: then the problem is solvable.
+
+Each certificate is re-checked by ``certificate.check`` before it is returned: a proof that
+fails its own check is an error, never a result. A time limit gives "unknown". The
+certificate file and the CNF and proof it names are written together (``files.Staging``):
+an interrupted run leaves the old files, all of them, or none.
+"""
+
+from __future__ import annotations
+
+import json
+import tempfile
+import time
+from dataclasses import replace
+from pathlib import Path
+from typing import Any
+
+from ..deadline import Deadline
+from ..engine.bitboard import replay_plan
+from ..errors import PegsatError, PlanError
+from ..files import Staging
+from ..model.problem import Problem
+from ..model.result import Proof, Result, Status
+from . import certificate
+from .cheap import cheap_proofs
+
+NAME = "prove"
+
+def prove(problem: Problem, deadline: Deadline | None = None, *, certificate_path: str | Path | None = None,
+          cnf: str | Path | None = None, proof: str | Path | None = None, solver: str = "cadical195",
+          second: str = "glucose4", use_sat: bool = True, search: bool = True) -> Result:
+    """``certificate_path``: write the certificate there (with, for SAT, the CNF and the DRAT
+    proof at ``cnf`` and ``proof``, default beside it). ``use_sat=False`` stops after the
+    cheap proofs; ``search=False`` goes from there to SAT."""
+    if problem.special is not None:
+        raise PegsatError("prove does not handle the special-peg rule; use solve")
+    deadline = deadline or Deadline()
+    t0 = time.perf_counter()
+    with Staging() as stage:
+        r, staged = _prove(problem, deadline, stage, certificate_path, cnf, proof, solver, second, use_sat,
+                           search)
+        if r.status is Status.UNSOLVABLE and r.certificate is not None:
+            base = Path(certificate_path).parent if certificate_path else Path(cnf or ".").parent
+            r = _checked(r, base, staged)
+            if r.status is Status.UNSOLVABLE and certificate_path is not None:
+                text = json.dumps(r.certificate, indent=1) + "\n"
+                stage.write(certificate_path, lambda fh: fh.write(text))
+        if r.status is Status.UNSOLVABLE:
+            stage.commit()
+    return replace(r, planner=NAME, stats={**r.stats, "total_s": time.perf_counter() - t0})
+
+
+def _prove(problem, deadline, stage, certificate_path, cnf, proof, solver, second, use_sat,
+           search) -> tuple[Result, dict[str, Path]]:
+    """The result, and the SAT step's files by their names in the certificate (staged)."""
+    cheap = cheap_proofs(problem)
+    if cheap is not None:
+        return cheap, {}
+    if not use_sat:
+        return Result(Status.UNKNOWN, problem, NAME,
+                      detail="counting, classes and pagoda LP settle nothing"), {}
+    from ..planners import layers
+
+    if search and layers.supports(problem) is None:
+        return _exhaustive(problem, deadline), {}
+    if certificate_path is not None and proof is None:
+        proof = Path(certificate_path).with_suffix(".drat")
+    if proof is not None and cnf is None:
+        cnf = Path(proof).with_suffix(".cnf")
+    return _sat(problem, deadline, stage, cnf, proof, solver, second, certificate_path)
+
+
+def _checked(r: Result, base: Path, staged: dict[str, Path]) -> Result:
+    """The result, once its certificate passed its own check (the SAT step's files are checked
+    where they are staged, before they replace anything)."""
+    cert = r.certificate
+    verdict = certificate.check(cert, base, staged=staged)
+    if not verdict.ok:
+        return Result(Status.ERROR, r.problem, NAME, stats=r.stats,
+                      detail=f"internal error: the {cert['kind']} certificate failed its own check "
+                      f"({verdict.message})")
+    return replace(r, detail=verdict.message)
+
+
+def _exhaustive(problem: Problem, deadline: Deadline) -> Result:
+    from ..planners import layers
+    from ..planners.config import Config
+
+    r = layers.solve(problem, deadline, Config())
+    if r.status is Status.UNKNOWN:
+        return replace(r, detail=f"{r.detail} (try --sat for the SAT route)")
+    if r.plan is not None:
+        try:
+            replay_plan(problem, r.plan)
+        except PlanError as exc:
+            return Result(Status.ERROR, problem, NAME, detail=f"the search's plan does not replay: {exc}")
+        return replace(r, detail="not unsolvable: the exhaustive search found a plan")
+    return replace(r, certificate=certificate.make(problem, "exhaustive", r.certificate["evidence"]))
+
+
+def _sat(problem: Problem, deadline: Deadline, stage: Staging, cnf_path, proof_path, solver: str,
+         second: str, certificate_path) -> tuple[Result, dict[str, Path]]:
+    from ..encoding.dimacs import export, read_instance
+    from ..encoding.encoder import EncodeOptions
+    from ..planners.sat import SolverProcess, check_solver
+
+    for name in (solver, second):
+        check_solver(name)
+    keep = cnf_path is not None and proof_path is not None
+    with tempfile.TemporaryDirectory() as tmp:
+        cnf = stage.path(cnf_path) if keep else Path(tmp) / "instance.cnf"
+        drat = stage.path(proof_path) if keep else Path(tmp) / "proof.drat"
+        info = export(problem, cnf, EncodeOptions())
+        f, clauses = read_instance(cnf)
+        stats: dict[str, Any] = {"variables": info.variables, "clauses": info.clauses,
+                                 "horizon": info.horizon}
+        for name, proof in ((solver, str(drat)), (second, None)):
+            proc = SolverProcess(name, clauses.clauses, [[]], proof_path=proof)
+            t = time.perf_counter()
+            try:
+                got = proc.poll(deadline)
+            finally:
+                proc.stop()
+            stats[f"{name}_s"] = time.perf_counter() - t
+            if got is None:
+                return Result(Status.UNKNOWN, problem, NAME, stats=stats,
+                              detail=f"time limit: {name} had not answered ({info.variables} variables, "
+                              f"{info.clauses} clauses)"), {}
+            kind, payload = got
+            if kind == "error":
+                return Result(Status.ERROR, problem, NAME, detail=f"{name}: {payload}", stats=stats), {}
+            if kind == "sat":
+                plan = f.decode({v for v in payload[1] if v > 0})
+                try:
+                    replay_plan(problem, plan)
+                except PlanError as exc:
+                    return Result(Status.ERROR, problem, NAME, stats=stats,
+                                  detail=f"{name}'s model does not replay: {exc}"), {}
+                return Result(Status.SOLVED, problem, NAME, plan=plan, stats=stats,
+                              detail=f"not unsolvable: {name} found a plan"), {}
+        if not keep:
+            return Result(Status.UNSOLVABLE, problem, NAME, proof=Proof.UNSAT, stats=stats,
+                          detail=f"UNSAT at the full horizon ({info.horizon} steps) by {solver} and "
+                          f"{second}; pass --proof to keep the DRAT proof and the CNF"), {}
+        base = Path(certificate_path).parent if certificate_path else Path(cnf_path).parent
+        ev = {"cnf": _rel(Path(cnf_path), base), "cnf_sha256": certificate.sha256(cnf),
+              "proof": _rel(Path(proof_path), base), "proof_sha256": certificate.sha256(drat),
+              "solvers": [solver, second], "horizon": info.horizon}
+        return (Result(Status.UNSOLVABLE, problem, NAME, proof=Proof.UNSAT, stats=stats,
+                       certificate=certificate.make(problem, "sat", ev)),
+                {ev["cnf"]: cnf, ev["proof"]: drat})
+
+
+def _rel(path: Path, base: Path) -> str:
+    try:
+        return str(path.resolve().relative_to(base.resolve()))
+    except ValueError:
+        return str(path.resolve())

@@ -1,0 +1,116 @@
+"""The layers of ``pegsat/__init__.py``: every import, lazy ones included, points down."""
+
+import ast
+from pathlib import Path
+
+import pytest
+
+SRC = Path(__file__).resolve().parent.parent / "src" / "pegsat"
+
+#: bottom to top; a module may import from its own layer and the layers before it
+LAYERS = [
+    {"errors", "deadline", "files", "process"},
+    {"model"},
+    {"engine"},
+    {"analysis"},
+    {"formats"},
+    {"encoding"},
+    {"planners"},
+    {"proofs"},
+    {"apps"},
+    {"cli"},
+]
+
+
+def layer_of(module: str) -> int:
+    top = module.split(".")[1] if module.count(".") else ""
+    for i, names in enumerate(LAYERS):
+        if top in names:
+            return i
+    raise AssertionError(f"{module} is in no layer: add it to LAYERS and to pegsat/__init__.py")
+
+
+def modules() -> dict[str, Path]:
+    out = {}
+    for path in SRC.rglob("*.py"):
+        rel = path.relative_to(SRC.parent).with_suffix("")
+        parts = list(rel.parts)
+        if parts[-1] == "__init__":
+            parts.pop()
+        out[".".join(parts)] = path
+    return out
+
+
+def imports(name: str, path: Path) -> list[tuple[str, int]]:
+    """(imported pegsat module, line) for every import in the file, at any depth."""
+    package = name if path.name == "__init__.py" else name.rsplit(".", 1)[0]
+    out = []
+    for node in ast.walk(ast.parse(path.read_text())):
+        if isinstance(node, ast.Import):
+            out += [(a.name, node.lineno) for a in node.names]
+        elif isinstance(node, ast.ImportFrom):
+            if node.level:
+                base = package.split(".")
+                base = base[: len(base) - node.level + 1]
+                target = ".".join(base + ([node.module] if node.module else []))
+            else:
+                target = node.module or ""
+            out.append((target, node.lineno))
+            out += [(f"{target}.{a.name}", node.lineno) for a in node.names]
+    return out
+
+
+MODULES = modules()
+
+
+def pegsat_imports(name: str) -> list[tuple[str, int]]:
+    return [(t, line) for t, line in imports(name, MODULES[name]) if t in MODULES and t != name]
+
+
+@pytest.mark.parametrize("name", sorted(m for m in MODULES if m != "pegsat"))
+def test_imports_point_down(name):
+    mine = layer_of(name)
+    for target, line in pegsat_imports(name):
+        if target == "pegsat":
+            continue
+        assert layer_of(target) <= mine, f"{name}:{line} imports {target}, a layer above it"
+
+
+def test_no_import_cycles():
+    graph = {m: {t for t, _ in pegsat_imports(m) if t != "pegsat" and not MODULES[t].name == "__init__.py"}
+             for m in MODULES}
+    state: dict[str, int] = {}
+
+    def visit(m, trail):
+        state[m] = 1
+        for t in graph[m]:
+            if state.get(t) == 1:
+                raise AssertionError("import cycle: " + " -> ".join(trail + [m, t]))
+            if t not in state:
+                visit(t, trail + [m])
+        state[m] = 2
+
+    for m in graph:
+        if m not in state:
+            visit(m, [])
+
+
+@pytest.mark.parametrize("name", sorted(m for m in MODULES if m.startswith("pegsat.encoding")))
+def test_the_encoder_imports_no_solver(name):
+    for target, line in imports(name, MODULES[name]):
+        assert not target.startswith(("pysat.solvers", "ortools")), f"{name}:{line} imports {target}"
+
+
+def test_every_subpackage_says_what_lives_there_and_what_it_may_import():
+    for init in SRC.glob("*/__init__.py"):
+        doc = ast.get_docstring(ast.parse(init.read_text())) or ""
+        assert "May import" in doc, f"{init.parent.name}/__init__.py: say what it may import"
+
+
+def test_a_back_edge_is_caught(tmp_path):
+    """The checker itself: an engine module importing a planner is reported."""
+    bad = tmp_path / "bad.py"
+    bad.write_text("from ..planners import auto\n")
+    found = imports("pegsat.engine.bad", bad)
+    assert ("pegsat.planners.auto", 1) in found
+    assert layer_of("pegsat.planners.auto") > layer_of("pegsat.engine.bad")
