@@ -10,8 +10,8 @@ import pytest
 from pegsat.analysis.invariants import separating_weight
 from pegsat.apps.survey import orbit_pairs
 from pegsat.deadline import Deadline
-from pegsat.engine import vector as V
 from pegsat.engine.bitboard import replay, replay_plan
+from pegsat.engine.kernel import kernel
 from pegsat.formats.notation import parse_plan
 from pegsat.model.catalogue import get_board
 from pegsat.model.problem import Goal, single_vacancy
@@ -25,7 +25,7 @@ T5, T6 = get_board("triangle-5"), get_board("triangle-6")
 
 
 def test_pagodas_keep_matches_a_direct_sum():
-    """Exact: the BLAS product keeps a position iff its weighted sum reaches the floor."""
+    """Exact: a position is kept iff its weighted sum reaches the floor."""
     b = get_board("english")
     rng = np.random.default_rng(3)
     pg = layers.Pagodas(b)
@@ -33,7 +33,7 @@ def test_pagodas_keep_matches_a_direct_sum():
     for w in ws:
         pg.add(w, 0, 0)
     pos = rng.integers(0, 1 << b.n, 5000, dtype=np.uint64)
-    kept = set(pg.keep(pos, 0).tolist())
+    kept = set(pg.keep(kernel(b, ()), pos, 0).tolist())
     for p in pos.tolist():
         ok = all(sum(w[h] for h in range(b.n) if p >> h & 1) >= 0 for w in ws)
         assert (p in kept) == ok
@@ -43,8 +43,9 @@ def test_a_retired_weighting_is_not_applied_after_its_last_level():
     b = T5
     pg = layers.Pagodas(b)
     pg.add(tuple([-1] * b.n), 0, 0, last=2)  # rejects every non-empty position
-    pos = np.array([1, 3, 7], dtype=V.U64)
-    assert len(pg.keep(pos, 2)) == 0 and len(pg.keep(pos, 3)) == 3
+    pos = np.array([1, 3, 7], dtype=np.uint64)
+    k = kernel(b, ())
+    assert len(pg.keep(k, pos, 2)) == 0 and len(pg.keep(k, pos, 3)) == 3
 
 
 @pytest.mark.parametrize("board", [T5, T6], ids=["triangle-5", "triangle-6"])

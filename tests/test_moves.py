@@ -1,10 +1,9 @@
-"""Minimum-moves mode: Merson bounds, the vector engine, the search and its proofs."""
+"""Minimum-moves mode: Merson bounds, moves, the search and its proofs."""
 
 import heapq
 import os
 import random
 
-import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -12,8 +11,7 @@ from hypothesis import strategies as st
 from pegsat.analysis import merson
 from pegsat.apps.solve import solve
 from pegsat.deadline import Deadline
-from pegsat.engine import vector as V
-from pegsat.engine.bitboard import engine, replay_plan, symmetry
+from pegsat.engine.bitboard import engine, replay_plan
 from pegsat.engine.levels import moves_from as _moves
 from pegsat.model.catalogue import get_board
 from pegsat.model.problem import Goal, Problem, single_vacancy
@@ -76,18 +74,7 @@ def test_merson_bound_is_admissible_on_triangle5(v):
             assert merson.moves_lower_bound(T5, p.start, p.goal) <= opt
 
 
-# --- the vector engine ----------------------------------------------------------------------
-
-@pytest.mark.parametrize("reverse", [False, True])
-def test_vector_moves_match_the_python_moves(reverse):
-    rng = random.Random(7)
-    positions = [rng.getrandbits(ENGLISH.n) for _ in range(40)]
-    vj = V.jumps(ENGLISH)
-    for pos in positions:
-        got = set(map(int, vj.successors(np.array([pos], dtype=V.U64), reverse=reverse)))
-        want = {q for q, _ in _moves(ENGLISH, pos, reverse=reverse)}
-        assert got == want
-
+# --- moves ----------------------------------------------------------------------------------
 
 def test_moves_undo_each_other():
     rng = random.Random(3)
@@ -99,26 +86,6 @@ def test_moves_undo_each_other():
             for k in chain:  # the chain is one peg's jumps, in play order
                 cur = engine(ENGLISH).apply(cur, k)
             assert cur == q
-
-
-def test_canonical_form_matches_the_scalar_one():
-    rng = random.Random(5)
-    for board in (ENGLISH, T5, get_board("hopping-dots"), get_board("german")):
-        sym = symmetry(board)
-        c = V.canon(board, board.symmetries)
-        pos = [rng.getrandbits(board.n) for _ in range(200)]
-        assert list(map(int, c(np.array(pos, dtype=V.U64)))) == [sym.canonical(p) for p in pos]
-
-
-def test_unique_is_sorted_distinct():
-    a = np.array([5, 3, 5, 1, 3, 9], dtype=V.U64)
-    assert list(V.unique(a)) == [1, 3, 5, 9]
-    assert list(V.unique(a[:1])) == [5]
-
-
-def test_boards_over_64_holes_are_refused():
-    with pytest.raises(Exception, match="at most 64"):
-        V.jumps(get_board("square-9x9"))
 
 
 # --- exact answers ---------------------------------------------------------------------------

@@ -16,8 +16,12 @@ rounding can never produce a false certificate (at worst no certificate).
 
 from __future__ import annotations
 
+import math
+import random
 from fractions import Fraction
 
+from ..deadline import Deadline
+from ..engine.bitboard import engine
 from ..model.problem import Problem, holes_of
 
 DENOMINATORS = (1, 2, 3, 4, 6, 8, 12, 16, 24, 32, 64, 128, 1000, 10**4, 10**6)
@@ -88,3 +92,47 @@ def find(problem: Problem) -> dict[int, Fraction] | None:
         if check(problem, cand) is None:
             return cand
     return None
+
+
+def integral(w: dict[int, Fraction], bound: Fraction) -> tuple[tuple[int, ...], int]:
+    """(integer weights per hole, integer floor): ``w`` and ``bound`` scaled by the least
+    common denominator, so the compiled searches compare exact integers."""
+    den = 1
+    for v in list(w.values()) + [bound]:
+        den = math.lcm(den, v.denominator)
+    return tuple(int(w[h] * den) for h in range(len(w))), int(bound * den)
+
+
+def learn(problem: Problem, samples: int, rng: random.Random, deadline: Deadline | None = None
+          ) -> list[tuple[tuple[int, ...], int]]:
+    """Integer pagodas (weights, floor) that rule out positions a search will meet.
+
+    Positions are sampled by random play from the start (``samples`` playouts to a random
+    depth); one already ruled out by a pagoda found so far costs nothing, any other goes to
+    ``find`` with the problem's goal. Every pagoda returned is exactly checked: a position
+    weighing less than its floor cannot reach the goal."""
+    if not applies(problem):
+        return []
+    board = problem.board
+    eng = engine(board)
+    found: list[tuple[tuple[int, ...], int]] = []
+    lo, hi = 3, max(4, problem.pegs - 3)
+    for _ in range(samples):
+        if deadline is not None and deadline.expired():
+            break
+        pos = problem.start
+        for _ in range(rng.randrange(lo, hi)):
+            legal = eng.legal(pos)
+            if not legal:
+                break
+            pos ^= eng.flip[rng.choice(legal)]
+        if any(sum(w[h] for h in holes_of(pos)) < floor for w, floor in found):
+            continue
+        q = Problem(board, pos, problem.goal)
+        w = find(q)
+        if w is None:
+            continue
+        item = integral(w, goal_bound(q, w)[0])
+        if item not in found:
+            found.append(item)
+    return found

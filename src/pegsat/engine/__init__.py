@@ -1,7 +1,9 @@
 """The engine: positions as bitboards.
 
 May import: the foundation and ``model``. ``bitboard`` holds the verifier every plan is
-replayed by and the symmetry tools; ``vector`` applies jumps, moves and symmetries to whole
-arrays of positions; ``levels`` is the level-by-level search core shared by the ``moves`` and
-``layers`` planners.
+replayed by and the symmetry tools; ``kernel`` applies jumps, moves, symmetries and pagodas
+to whole arrays of positions in the compiled core (``_core``, C, built with the package);
+``dfs`` is the compiled depth-first search and ``reference`` the same searches in plain
+Python, the tested reference; ``levels`` is the level-by-level search core shared by the
+``moves`` and ``layers`` planners.
 """

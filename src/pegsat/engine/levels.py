@@ -29,10 +29,10 @@ import numpy as np
 
 from ..deadline import Deadline
 from ..model.board import Board, Perm
-from . import vector as V
-from .bitboard import engine, permute, symmetry
+from .bitboard import engine, permute
+from .kernel import Kernel, kernel
 
-SLICE = V.CHUNK // 2  # positions expanded per deadline check
+SLICE = 1 << 19  # positions expanded per deadline check
 Keep = Callable[[np.ndarray, int], np.ndarray]
 
 
@@ -44,19 +44,17 @@ class Levels:
                  mirror: Perm | None = None) -> None:
         if by not in ("jumps", "moves"):
             raise ValueError(f"levels by {by!r}: jumps or moves")
-        V.check_size(board)
         self.board, self.by, self.deadline = board, by, deadline
-        self.group = tuple(group)
+        self.kernel: Kernel = kernel(board, tuple(tuple(p) for p in group))
+        self.group = self.kernel.group
         self.starts = tuple(starts)
-        self.canon = V.canon(board, self.group)
-        self.sym = symmetry(board, self.group)
-        self.kernel = V.jumps(board)
-        self.mirror = None if mirror is None else V.permuter(board, mirror)
+        self.mirror = mirror
         self.fwd = [self.level_of(self.starts)]
         self.bwd = None if goals is None else [self.level_of(goals)]  # mirrored: never grown
 
     def level_of(self, positions: Sequence[int]) -> np.ndarray:
-        return V.unique(self.canon(np.array(list(positions), dtype=V.U64)))
+        k = self.kernel
+        return k.unique(k.canon(k.array(positions)))
 
     def depth(self, side: str) -> int:
         """The index of the side's last level (the mirrored backward side follows forward)."""
@@ -68,29 +66,31 @@ class Levels:
         if side == "forward":
             return self.fwd[d]
         if self.mirror is not None:
-            return V.unique(self.canon(self.mirror(self.fwd[d] ^ V.U64(self.board.full))))
+            k = self.kernel
+            return k.unique(k.canon(k.permute(k.complement(self.fwd[d]), self.mirror)))
         return self.bwd[d]
 
     def expand(self, pos: np.ndarray, reverse: bool) -> np.ndarray:
-        """Every position one step after (``reverse``: before) some position of ``pos``."""
+        """The canonical positions one step after (``reverse``: before) some of ``pos``."""
         if self.by == "jumps":
             return self.kernel.step(pos, reverse=reverse)
-        return self.kernel.successors(pos, reverse=reverse, check=self.deadline.check)
+        return self.kernel.moves(pos, reverse=reverse)
 
     def grow(self, side: str, keep: Keep | None = None) -> np.ndarray:
         """Build the side's next level; ``keep(level, depth)`` prunes it before it is stored."""
+        k = self.kernel
         levels = self.fwd if side == "forward" else self.bwd
         cur, reverse, parts = levels[-1], side == "backward", []
         for lo in range(0, len(cur), SLICE):
             self.deadline.check()
-            parts.append(V.unique(self.canon(self.expand(cur[lo:lo + SLICE], reverse))))
+            parts.append(k.unique(self.expand(cur[lo:lo + SLICE], reverse)))
         # Each distinct successor once: the slices' successors overlap a lot.
-        new = V.unique(np.concatenate(parts)) if parts else np.empty(0, V.U64)
+        new = k.unique(k.concat(parts)) if len(parts) > 1 else (parts[0] if parts else k.empty())
         del parts
         self.deadline.check()
         if self.by == "moves":
             for old in levels:
-                new = new[~V.member(old, new)]
+                new = new[~k.member(old, new)]
         if keep is not None:
             new = keep(new, len(levels))
         levels.append(new)
@@ -99,12 +99,11 @@ class Levels:
     def contains(self, side: str, d: int, pos: int) -> bool:
         """``pos`` (any member of its orbit) lies in the side's level ``d``."""
         if side == "backward" and self.mirror is not None:
-            pos = int(self.mirror(np.array([pos ^ self.board.full], dtype=V.U64))[0])
+            pos = permute(self.mirror, pos ^ self.board.full)
             side = "forward"
         arr = self.fwd[d] if side == "forward" else self.bwd[d]
-        key = self.sym.canonical(pos)
-        i = int(np.searchsorted(arr, V.U64(key)))
-        return i < len(arr) and int(arr[i]) == key
+        k = self.kernel
+        return bool(k.member(arr, k.canon(k.array([pos])))[0])
 
     def steps(self, pos: int, reverse: bool = False) -> Iterator[tuple[int, list[int]]]:
         """(position, jumps in play order) one step after (``reverse``: before) ``pos``."""

@@ -36,7 +36,6 @@ re-runs the search with exactly those pagodas, which must give the same sizes.
 
 from __future__ import annotations
 
-import math
 import time
 from dataclasses import dataclass, field
 from typing import Any
@@ -45,9 +44,9 @@ import numpy as np
 
 from ..analysis import pagoda
 from ..deadline import Deadline, Timeout
-from ..engine import vector as V
 from ..engine.bitboard import permute, stabilizer
-from ..engine.levels import Levels
+from ..engine.kernel import MAX_HOLES
+from ..engine.levels import SLICE, Levels
 from ..errors import PegsatError
 from ..model.problem import Goal, Problem, goal_positions
 from ..model.result import Proof, Result, Status
@@ -64,8 +63,8 @@ ENOUGH = 0.04  # stop sampling a level when fewer than this share of the sample 
 def supports(problem: Problem) -> str | None:
     if problem.special is not None:
         return "the special-peg rule is not handled"
-    if problem.board.n > V.MAX_HOLES:
-        return f"board {problem.board.name} has {problem.board.n} holes; at most {V.MAX_HOLES}"
+    if problem.board.n > MAX_HOLES:
+        return f"board {problem.board.name} has {problem.board.n} holes; at most {MAX_HOLES}"
     goals = goal_positions(problem)
     if not goals or len({g.bit_count() for g in goals}) != 1:
         return "needs a goal with a fixed number of pegs (one peg at a hole, or an exact pattern)"
@@ -107,44 +106,16 @@ class Pagodas:
                 self.items[k][3] = depth
         self._alone = {}
 
-    def keep(self, pos: np.ndarray, depth: int, check=None) -> np.ndarray:
-        """The positions of level ``depth`` that every weighting in force there lets through.
-
-        All weightings at once: the positions unpacked to 0/1 rows times the weight matrix,
-        one BLAS product (float32 is exact: integer sums stay far below 2**24, checked)."""
+    def keep(self, kern, pos: np.ndarray, depth: int) -> np.ndarray:
+        """The positions of level ``depth`` that every weighting in force there lets through
+        (exact integer sums in the compiled core, ``Kernel.keep``)."""
         ks = self.active(depth)
         if not ks or not len(pos):
             return pos
-        n = self.board.n
-        if any(sum(map(abs, self.items[k][0])) + abs(self.items[k][1]) >= 1 << 24 for k in ks):
-            for k in ks:
-                pos = pos[_weigh(self.items[k][0], pos, n) >= self.items[k][1]]
-            return pos
-        mat = np.array([self.items[k][0] for k in ks], dtype=np.float32).T  # n x m
-        floors = np.array([self.items[k][1] for k in ks], dtype=np.float32)
-        out, alone = [], np.zeros(len(ks), dtype=np.int64)
-        for lo in range(0, len(pos), 1 << 18):
-            if check is not None and lo % (1 << 22) == 0:
-                check()
-            part = pos[lo:lo + (1 << 18)]
-            bits = np.unpackbits(part.view(np.uint8).reshape(-1, 8), axis=1, bitorder="little")[:, :n]
-            bad = (bits.astype(np.float32) @ mat) < floors
-            count = bad.sum(axis=1)
-            single = count == 1
-            if single.any():
-                alone += np.bincount(bad[single].argmax(axis=1), minlength=len(ks))
-            out.append(part[count == 0])
+        kept, alone = kern.keep(pos, [self.items[k][0] for k in ks], [self.items[k][1] for k in ks])
         for i, k in enumerate(ks):
             self._alone[k] = self._alone.get(k, 0) + int(alone[i])
-        return np.concatenate(out)
-
-
-def _weigh(w: tuple[int, ...], pos: np.ndarray, n: int) -> np.ndarray:
-    total = np.zeros(len(pos), dtype=object)
-    for h in range(n):
-        if w[h]:
-            total = total + ((pos >> V.U64(h)) & V.U64(1)).astype(np.int64).astype(object) * w[h]
-    return total
+        return kept
 
 
 class Layers:
@@ -197,13 +168,13 @@ class Layers:
         prune = self.pagodas[side]
 
         def keep(new: np.ndarray, depth: int) -> np.ndarray:
-            new = prune.keep(new, depth, self.levels.deadline.check)
+            new = prune.keep(self.levels.kernel, new, depth)
             if self.learn and len(new) >= self.learn_min:
                 for _ in range(ROUNDS):
                     self.levels.deadline.check()
                     found = self._learn(side, new, depth)
                     if found:
-                        new = prune.keep(new, depth)
+                        new = prune.keep(self.levels.kernel, new, depth)
                     if found < ENOUGH * SAMPLE:
                         break
             if self.given is None:
@@ -217,8 +188,7 @@ class Layers:
         sample = level if len(level) <= SAMPLE else self.rng.choice(level, SAMPLE, replace=False)
         found = 0
         t = time.perf_counter()
-        for x in sample:
-            x = int(x)
+        for x in self.levels.kernel.ints(sample):
             q = Problem(b, x, p.goal) if side == "forward" else Problem(b, p.start, Goal.pattern(b, x))
             self.lp_calls += 1
             w = pagoda.find(q)
@@ -227,10 +197,10 @@ class Layers:
             found += 1
             if side == "forward":
                 bound, _ = pagoda.goal_bound(q, w)
-                iw, floor = _integer(w, bound)
+                iw, floor = pagoda.integral(w, bound)
             else:
                 start = sum((w[h] for h in range(b.n) if p.start >> h & 1), w[0] * 0)
-                iw, floor = _integer(w, start)
+                iw, floor = pagoda.integral(w, start)
                 iw, floor = tuple(-v for v in iw), -floor
             self.pagodas[side].add(iw, floor, depth)
         self.lp_s += time.perf_counter() - t
@@ -248,7 +218,7 @@ class Layers:
                 b = lv.depth("backward")
                 side = "backward" if len(lv.bwd[-1]) < len(lv.fwd[-1]) else "forward"
             if a + b == self.total:
-                return (a, b) if V.member(lv.level("backward", b), lv.fwd[a]).any() else None
+                return (a, b) if lv.kernel.member(lv.level("backward", b), lv.fwd[a]).any() else None
             if a + b + 1 == self.total:
                 return self._final(side, a, b)
             if not len(lv.grow(side, self._keep(side))):
@@ -264,10 +234,10 @@ class Layers:
         levels = lv.fwd if side == "forward" else lv.bwd
         target = lv.level("backward", b) if side == "forward" else lv.fwd[a]
         cur = levels[-1]
-        for lo in range(0, len(cur), V.CHUNK // 2):
+        for lo in range(0, len(cur), SLICE):
             lv.deadline.check()
-            nxt = lv.canon(lv.expand(cur[lo:lo + V.CHUNK // 2], reverse=side == "backward"))
-            hit = nxt[V.member(target, nxt)]
+            nxt = lv.expand(cur[lo:lo + SLICE], reverse=side == "backward")
+            hit = nxt[lv.kernel.member(target, nxt)]
             if len(hit):
                 levels.append(hit[:1].copy())
                 return (a + 1, b) if side == "forward" else (a, b + 1)
@@ -275,8 +245,8 @@ class Layers:
 
     def plan(self, a: int, b: int) -> tuple[int, ...]:
         lv = self.levels
-        mid = lv.fwd[a][V.member(lv.level("backward", b), lv.fwd[a])]
-        return lv.walk(int(mid[0]), a, b)[1]
+        mid = lv.fwd[a][lv.kernel.member(lv.level("backward", b), lv.fwd[a])]
+        return lv.walk(lv.kernel.ints(mid[:1])[0], a, b)[1]
 
     def record(self) -> dict[str, Any]:
         """What a re-run needs to reproduce this search: pagodas per side and level sizes."""
@@ -291,13 +261,6 @@ class Layers:
             "forward_levels": [len(x) for x in lv.fwd],
             "backward_levels": [] if self.self_dual else [len(x) for x in lv.bwd],
         }
-
-
-def _integer(w: dict, bound) -> tuple[tuple[int, ...], int]:
-    den = 1
-    for v in list(w.values()) + [bound]:
-        den = math.lcm(den, v.denominator)
-    return tuple(int(w[h] * den) for h in range(len(w))), int(bound * den)
 
 
 def solve(problem: Problem, deadline: Deadline, config: Config) -> Result:

@@ -35,8 +35,8 @@ import numpy as np
 
 from ..analysis import merson
 from ..deadline import Deadline, Timeout
-from ..engine import vector as V
 from ..engine.bitboard import count_moves, replay_plan, stabilizer
+from ..engine.kernel import MAX_HOLES
 from ..engine.levels import Levels
 from ..errors import PlanError
 from ..model.board import Board, Perm
@@ -56,8 +56,8 @@ QUICK_S, QUICK_SHARE = 1.0, 0.05
 def supports(problem: Problem) -> str | None:
     if problem.special is not None:
         return "minimum moves with a special peg is not supported; solve without --min-moves"
-    if problem.board.n > V.MAX_HOLES:
-        return f"board {problem.board.name} has {problem.board.n} holes; at most {V.MAX_HOLES}"
+    if problem.board.n > MAX_HOLES:
+        return f"board {problem.board.name} has {problem.board.n} holes; at most {MAX_HOLES}"
     return None
 
 
@@ -95,28 +95,30 @@ class Search:
 
     def _h_forward(self, pos: np.ndarray) -> np.ndarray:
         """Moves still needed to reach the goal (admissible): full regions to break."""
+        k = self.levels.kernel
         h = np.zeros(len(pos), dtype=np.int64)
         for r in self.must:
-            h += (pos & V.U64(r)) == V.U64(r)
+            h += k.covers(pos, r)
         if self.optional:
             opt = np.zeros(len(pos), dtype=np.int64)
             for r in self.optional:
-                opt += (pos & V.U64(r)) == V.U64(r)
+                opt += k.covers(pos, r)
             h += np.maximum(0, opt - self.cap)
         return np.maximum(h, 1)  # the caller zeroes it on goal positions
 
     def _h_backward(self, pos: np.ndarray) -> np.ndarray:
         """Moves needed from the start to reach ``pos``: regions full at the start, broken."""
+        k = self.levels.kernel
         h = np.zeros(len(pos), dtype=np.int64)
         for r in self.start_full:
-            h += (pos & V.U64(r)) != V.U64(r)
+            h += ~k.covers(pos, r)
         return h
 
     def goal_mask(self, pos: np.ndarray) -> np.ndarray:
         g = self.problem.goal
-        ok = (pos & V.U64(g.full)) == V.U64(g.full)
-        ok &= (pos & V.U64(g.empty)) == 0
-        k = V.popcount(pos)
+        kern = self.levels.kernel
+        ok = kern.covers(pos, g.full) & kern.misses(pos, g.empty)
+        k = kern.popcount(pos)
         ok &= k >= g.min_pegs
         if g.max_pegs is not None:
             ok &= k <= g.max_pegs
@@ -166,7 +168,7 @@ class Search:
 
     def _meet_initial(self):
         start = self.fwd[0]
-        m = self.goal_mask(start) if self.bwd is None else V.member(self.bwd[0], start)
+        m = self.goal_mask(start) if self.bwd is None else self.levels.kernel.member(self.bwd[0], start)
         return (int(start[m][0]), 0, 0) if m.any() else None
 
     def _meet(self, side: str, new: np.ndarray):
@@ -175,7 +177,7 @@ class Search:
             return (int(new[m][0]), len(self.fwd) - 1, 0) if m.any() else None
         others = self.bwd if side == "forward" else self.fwd
         for j, other in enumerate(others):
-            m = V.member(other, new)
+            m = self.levels.kernel.member(other, new)
             if m.any():
                 pos = int(new[m][0])
                 if side == "forward":
@@ -199,10 +201,12 @@ def survivor_distances(board: Board, vacancy: int, deadline: Deadline | None = N
     problem = single_vacancy(board, vacancy, Goal.one_peg())
     search = Search(problem, deadline or Deadline(), bidirectional=False)
     depth: dict[int, int] = {}
-    singles = {h: search.levels.sym.canonical(1 << h) for h in range(board.n)}
+    kern = search.levels.kernel
+    singles = dict(zip(range(board.n), kern.ints(kern.canon(kern.array([1 << h for h in range(board.n)]))),
+                       strict=True))
     while len(search.fwd[-1]):
         level = search.fwd[-1]
-        for key in map(int, level[V.popcount(level) == 1]):
+        for key in kern.ints(level[kern.popcount(level) == 1]):
             for h, k in singles.items():
                 if k == key:
                     depth.setdefault(h, len(search.fwd) - 1)

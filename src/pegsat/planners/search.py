@@ -1,33 +1,49 @@
-"""Exhaustive depth-first search on bitboards with a table of dead positions.
+"""``search``: depth-first search with a dead-position table, in the compiled core.
 
-The method of the classic brute-force solvers (e.g. Bell's and Bergholt's programs): play
-jumps depth first; remember every position from which the goal was shown unreachable, keyed
-by its least image under the board symmetries that fix the goal, so each orbit is refuted
-once. A peg count at or below the goal's minimum ends a branch. When the search finishes
-without reaching the goal, every reachable position has been explored: that is a proof.
+The method of the classic brute-force solvers (``engine.dfs``), with what the larger boards
+need on top (issue 13):
 
-Jumps are tried far pegs first: by decreasing distance of the jumping peg from the goal
-(the centroid of the goal's pegs, or of the board). Clearing the far corners early is the
-usual hand strategy, and it matters: measured here with a 3-million-node budget, id order
-did not solve French c1 -> e1 or English d4 -> d1, far-first solved them in 342k and 174k
-nodes (bench/planners.py).
-With a special peg the state is (position, special hole) and no symmetry is used.
+- **pagodas**: before searching, integer pagodas for the problem's goal are learned by LP
+  from randomly played positions (``analysis.pagoda.learn``); the core ends a branch whose
+  weight falls below a pagoda's floor.
+- **restarts**: a first descent in far-first order (the jumping peg farthest from the goal
+  first), then descents with random tie-breaking and Luby budgets; the dead table carries
+  over, so nothing proven is lost and a descent that exhausts the tree is a proof.
+- **a portfolio**: ``config.workers`` processes (default: every core), each with its own
+  random order, share one dead table in shared memory (one-word positions; boards of more
+  than 64 holes give each its own). The first answer wins.
+
+Measured (bench/engine.py): German e5 -> e5 and e5 -> one peg in about a second, diamond d2
+-> one peg in tens of seconds, where a single fixed order ran out of minutes.
+A special peg, or a board of more than 128 holes, goes to the pure-Python reference
+(``engine.reference.depth_first``), one process, far-first order.
 """
 
 from __future__ import annotations
 
-import sys
+import random
 import time
+from typing import Any
 
+from ..analysis import pagoda
 from ..deadline import Deadline, Timeout
-from ..engine.bitboard import engine, permute, symmetry
+from ..engine import dfs as D
+from ..engine import reference
+from ..engine.kernel import MAX_HOLES, words
 from ..model.problem import Problem
 from ..model.result import Proof, Result, Status
+from ..process import Child, ChildDied
 from .config import Config, any_problem
 
 NAME = "search"
 OPTIMAL = False  # its plans are not proven to have the fewest moves
 supports = any_problem
+
+PROBE = 400_000  # nodes of the first, deterministic descent
+BASE = 100_000  # nodes per Luby unit of the later descents
+LEARN_SAMPLES = 200  # random playouts offered to the pagoda LP
+LEARN_SECONDS = 2.0  # at most this long learning pagodas
+SEED = 20261122
 
 
 def covers_open_goal(problem: Problem) -> bool:
@@ -35,111 +51,114 @@ def covers_open_goal(problem: Problem) -> bool:
     return True
 
 
-class _Restart(Exception):
-    pass
-
-
-#: (jump order, node budget) phases; the dead table carries over, so a restart loses
-#: little. A short probe in id order first: it finds the English central game in 9k nodes.
-PHASES = (("id", 50_000), ("far", None))
+def table_bits(problem: Problem) -> int:
+    """Dead-table size (2**bits slots): 32 MB up to 36 holes, 512 MB (one word) or 256 MB
+    per process (two words) above; the diamond's first one-peg plan needed a 2**26 table."""
+    if problem.board.n <= 36:
+        return 22
+    return 26 if words(problem.board) == 1 else 24
 
 
 def solve(problem: Problem, deadline: Deadline, config: Config) -> Result:
     t0 = time.perf_counter()
-    board, goal = problem.board, problem.goal
-    eng = engine(board)
-    need, land, flip = eng.need, eng.land, eng.flip
-    jumps = board.jumps
-    special = problem.special
-    if special is None:
-        group = [
-            p for p in board.symmetries
-            if permute(p, goal.full) == goal.full and permute(p, goal.empty) == goal.empty
-        ]
+    if problem.special is not None or problem.board.n > MAX_HOLES:
+        return _reference(problem, deadline, t0)
+    learned = pagoda.learn(problem, LEARN_SAMPLES, random.Random(SEED), deadline.within(LEARN_SECONDS))
+    pagodas = [D.Pagoda(w, floor) for w, floor in learned]
+    learn_s = time.perf_counter() - t0
+    workers = max(1, config.workers)
+    if workers == 1:
+        kind, plan, stats = _descend(problem, pagodas, None, 0, deadline)
     else:
-        group = [tuple(range(board.n))]
-    sym = symmetry(board, group)
-    canonical = sym.canonical if len(group) > 1 else (lambda pos: pos)
-    order: list[int] = []
-    min_left = max(goal.min_pegs, goal.full.bit_count())
-    satisfied = goal.satisfied
-    dead: set = set()
-    path: list[int] = []
-    nodes = 0
+        kind, plan, stats = _portfolio(problem, pagodas, workers, deadline)
+    stats = {**stats, "pagodas": len(pagodas), "learn_s": round(learn_s, 3), "workers": workers,
+             "solve_s": round(time.perf_counter() - t0, 3), "encode_s": 0.0}
+    if kind == "found":
+        return Result(Status.SOLVED, problem, NAME, plan=plan, stats=stats)
+    if kind == "exhausted":
+        return Result(Status.UNSOLVABLE, problem, NAME, proof=Proof.EXHAUSTED, stats=stats,
+                      detail="depth-first search exhausted every reachable position")
+    if kind == "error":
+        return Result(Status.ERROR, problem, NAME, stats=stats, detail=str(plan))
+    why = "stopped" if deadline.stop is not None and deadline.stop() else "time limit reached"
+    return Result(Status.UNKNOWN, problem, NAME, stats=stats, detail=why)
 
-    budget = [0]
 
-    def dfs(pos: int, sp: int | None) -> bool:
-        nonlocal nodes
-        if satisfied(pos):
-            return True
-        if pos.bit_count() <= min_left:
-            return False
-        key = canonical(pos) if sp is None else (pos, sp)
-        if key in dead:
-            return False
-        nodes += 1
-        if not nodes & 0x3FF:
-            deadline.check()
-            if nodes > budget[0]:
-                raise _Restart
-        for k in order:
-            if pos & need[k] == need[k] and not pos & land[k]:
-                nsp = sp
-                if sp is not None:
-                    a, b, c = jumps[k]
-                    if b == sp:
-                        continue
-                    if a == sp:
-                        nsp = c
-                path.append(k)
-                if dfs(pos ^ flip[k], nsp):
-                    return True
-                path.pop()
-        dead.add(key)
-        return False
+def _descend(problem: Problem, pagodas: list[D.Pagoda], table, seed: int, deadline: Deadline
+             ) -> tuple[str, Any, dict]:
+    """Restarts until a plan ("found"), a proof ("exhausted") or the deadline ("unknown")."""
+    search = D.DepthFirst(problem, table=table, table_bits=table_bits(problem), pagodas=pagodas)
+    rng = random.Random(SEED + seed)
+    i = 0
+    while True:
+        order = D.far_first(problem) if i == 0 and seed == 0 else D.far_first(problem, rng)
+        budget = PROBE if i == 0 else BASE * D.luby(i)
+        try:
+            code = search.attempt(order, budget, deadline.check)
+        except Timeout:
+            return "unknown", None, search.stats()
+        if code == D.FOUND:
+            return "found", search.plan(), search.stats()
+        if code == D.EXHAUSTED:
+            return "exhausted", None, search.stats()
+        i += 1
 
-    limit = sys.getrecursionlimit()
-    sys.setrecursionlimit(max(limit, 4 * board.n + 100))
-    orders = {"id": list(range(len(jumps))), "far": jump_order(problem)}
+
+def _worker(send, problem: Problem, pagodas: list[D.Pagoda], table, seed: int, end: float | None) -> None:
+    send(_descend(problem, pagodas, table, seed, Deadline(end=end)))
+
+
+def _portfolio(problem: Problem, pagodas: list[D.Pagoda], workers: int, deadline: Deadline
+               ) -> tuple[str, Any, dict]:
+    """``workers`` descents with different orders in child processes; the first answer wins."""
+    table = D.shared_table(table_bits(problem)) if words(problem.board) == 1 else None
+    children = [Child(_worker, problem, pagodas, table, seed, deadline.end) for seed in range(workers)]
+    answers: list[tuple[str, Any, dict]] = []
+    grace = None  # after the deadline, a moment for the children's own reports
     try:
-        for name, cap in PHASES:
-            order[:] = orders[name]
-            budget[0] = nodes + cap if cap is not None else float("inf")
-            path.clear()
-            try:
-                found = dfs(problem.start, special)
-                break
-            except _Restart:
-                continue
+        live = list(children)
+        while live and (grace is None or time.monotonic() < grace):
+            for c in list(live):
+                try:
+                    msg = c.receive(0.02)
+                except ChildDied as exc:
+                    msg = ("error", str(exc), {})
+                if msg is None:
+                    continue
+                live.remove(c)
+                if msg[0] == "error":  # process.Child's ("error", text)
+                    msg = ("error", msg[1], {})
+                if msg[0] in ("found", "exhausted"):
+                    return msg[0], msg[1], {**msg[2], "winner": children.index(c)}
+                answers.append(msg)
+            if grace is None and deadline.expired():
+                if deadline.stop is not None and deadline.stop():
+                    break
+                grace = time.monotonic() + 0.5
+    finally:
+        for c in children:
+            c.stop()
+    errors = [a for a in answers if a[0] == "error"]
+    if errors and len(errors) == len(children):
+        return errors[0]
+    total: dict[str, int] = {}
+    for a in answers:
+        for k, v in a[2].items():
+            total[k] = total.get(k, 0) + v
+    return "unknown", None, total
+
+
+def _reference(problem: Problem, deadline: Deadline, t0: float) -> Result:
+    """The pure-Python search: a special peg, or a board too wide for the core."""
+    group = () if problem.special is not None else D.goal_group(problem)
+    try:
+        plan, stats = reference.depth_first(problem, deadline, D.far_first(problem), group)
     except Timeout:
         why = "stopped" if deadline.stop is not None and deadline.stop() else "time limit reached"
-        return _result(problem, Status.UNKNOWN, t0, nodes, dead, detail=why)
-    finally:
-        sys.setrecursionlimit(limit)
-    if found:
-        return _result(problem, Status.SOLVED, t0, nodes, dead, plan=tuple(path))
-    return _result(problem, Status.UNSOLVABLE, t0, nodes, dead, proof=Proof.EXHAUSTED)
-
-
-def jump_order(problem: Problem) -> list[int]:
-    """Jump ids, the jumping peg farthest from the goal's centroid first (ties by id)."""
-    board, goal = problem.board, problem.goal
-    if board.coords is None:
-        return list(range(len(board.jumps)))
-    target = [board.coords[h] for h in range(board.n) if goal.full >> h & 1] or list(board.coords)
-    tr = sum(r for r, _ in target) / len(target)
-    tc = sum(c for _, c in target) / len(target)
-    scale = 0.5 if board.lattice == "triangular" else 1.0  # columns are doubled there
-
-    def far(k: int) -> float:
-        r, c = board.coords[board.jumps[k][0]]
-        return abs(r - tr) + scale * abs(c - tc)
-
-    return sorted(range(len(board.jumps)), key=lambda k: (-far(k), k))
-
-
-def _result(problem, status, t0, nodes, dead, plan=None, proof=None, detail="") -> Result:
-    elapsed = time.perf_counter() - t0
-    stats = {"nodes": nodes, "dead_positions": len(dead), "solve_s": elapsed, "encode_s": 0.0}
-    return Result(status, problem, NAME, plan=plan, proof=proof, detail=detail, stats=stats)
+        return Result(Status.UNKNOWN, problem, NAME, detail=why,
+                      stats={"engine": "reference", "solve_s": round(time.perf_counter() - t0, 3)})
+    stats = {**stats, "engine": "reference", "solve_s": round(time.perf_counter() - t0, 3), "encode_s": 0.0}
+    if plan is None:
+        return Result(Status.UNSOLVABLE, problem, NAME, proof=Proof.EXHAUSTED, stats=stats,
+                      detail="depth-first search exhausted every reachable position")
+    return Result(Status.SOLVED, problem, NAME, plan=plan, stats=stats)

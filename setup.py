@@ -1,0 +1,13 @@
+"""Builds pegsat's compiled search core (``pegsat.engine._core``); everything else is in
+pyproject.toml. A C compiler is needed at install time (gcc on Debian/Ubuntu)."""
+
+import platform
+
+from setuptools import Extension, setup
+
+flags = ["-O3", "-std=c11", "-fno-strict-aliasing"]
+if platform.machine() in ("x86_64", "AMD64"):
+    flags.append("-mpopcnt")
+
+setup(ext_modules=[Extension("pegsat.engine._core", ["src/pegsat/engine/_core.c"],
+                             depends=["src/pegsat/engine/_core_impl.h"], extra_compile_args=flags)])

@@ -1,0 +1,460 @@
+/* pegsat.engine._core: the compiled inner loops of pegsat's searches.
+ *
+ * A Board holds a board's jumps as bit masks and its symmetry group as byte lookup tables;
+ * its methods apply jumps, moves and symmetries to whole buffers of positions, sort and
+ * de-duplicate them, test membership and filter by pagoda functions. A Search is a
+ * resumable depth-first search with a table of dead positions. Positions are one 64-bit word
+ * (boards of at most 64 holes) or two (at most 128); the code for both comes from one
+ * template, _core_impl.h. Buffers go in and out through the buffer protocol (numpy arrays
+ * in, bytearrays out), so no numpy headers are needed to build this.
+ *
+ * pegsat.engine.reference holds the same searches and level operations in plain Python;
+ * tests/test_engine.py tests this against it. */
+
+#define PY_SSIZE_T_CLEAN
+#include <Python.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#ifndef CANON_BITS
+#define CANON_BITS 11  /* holes per symmetry-table lookup (2048-entry tables: measured best) */
+#endif
+#ifndef RADIX
+#define RADIX 11       /* bits per radix-sort digit (two-word positions; one word: numpy) */
+#endif
+
+typedef uint64_t pos1_t;
+typedef unsigned __int128 pos2_t;
+
+typedef struct {
+    PyObject_HEAD
+    int n, W, J, G, nbytes, cbits, nchunks;
+    int *src, *over, *dst;
+    int **by_src, **by_dst, *n_by_src, *n_by_dst;
+    void *need, *land, *flip;  /* J positions each, of the board's width */
+    void *tables;              /* G * nbytes * 256 positions: byte -> image bits, per symmetry */
+} CoreBoard;
+
+typedef struct {
+    PyObject_HEAD
+    CoreBoard *board;
+    PyObject *table_owner, *target_owner;
+    Py_buffer table_view, target_view;
+    int has_table_view, has_target_view;
+    void *table; uint64_t mask; int bits;
+    const void *target; Py_ssize_t ntarget; int target_pegs;
+    void *stack, *keys;
+    int *next, *path, *order;
+    int64_t *vals, *delta, *floors; int P;
+    char goal_full[16], goal_empty[16];
+    int min_pegs, max_pegs, min_left, canon, depth;
+    int64_t nodes, stored, hits, pruned, target_lookups;
+} CoreSearch;
+
+static void *need_1(const CoreBoard *b) { return b->need; }
+static void *land_1(const CoreBoard *b) { return b->land; }
+static void *flip_1(const CoreBoard *b) { return b->flip; }
+static void *tables_1(const CoreBoard *b) { return b->tables; }
+#define need_2 need_1
+#define land_2 land_1
+#define flip_2 flip_1
+#define tables_2 tables_1
+
+#define W 1
+#define POS pos1_t
+#define SFX(name) name##_1
+#include "_core_impl.h"
+#undef W
+#undef POS
+#undef SFX
+#undef POS_BYTES
+#undef PROBES
+
+#define W 2
+#define POS pos2_t
+#define SFX(name) name##_2
+#include "_core_impl.h"
+#undef W
+#undef POS
+#undef SFX
+#undef POS_BYTES
+#undef PROBES
+
+/* ---- Board ------------------------------------------------------------------------------ */
+
+static void Board_dealloc(CoreBoard *b) {
+    free(b->src); free(b->over); free(b->dst);
+    if (b->by_src) for (int h = 0; h < b->n; h++) free(b->by_src[h]);
+    if (b->by_dst) for (int h = 0; h < b->n; h++) free(b->by_dst[h]);
+    free(b->by_src); free(b->by_dst); free(b->n_by_src); free(b->n_by_dst);
+    free(b->need); free(b->land); free(b->flip); free(b->tables);
+    Py_TYPE(b)->tp_free((PyObject *)b);
+}
+
+static void set_bit(void *arr, int W_, size_t i, int h) {
+    if (W_ == 1) ((pos1_t *)arr)[i] |= (pos1_t)1 << h;
+    else ((pos2_t *)arr)[i] |= (pos2_t)1 << h;
+}
+
+/* Board(n, jumps, perms): jumps is bytes of int32 (src, over, dst) triples; perms is bytes of
+ * int32, G permutations of n holes, the identity first. */
+static int Board_init(CoreBoard *b, PyObject *args, PyObject *kw) {
+    int n;
+    Py_buffer jb, pb;
+    if (!PyArg_ParseTuple(args, "iy*y*", &n, &jb, &pb)) return -1;
+    int ok = -1;
+    if (n < 1 || n > 128) { PyErr_SetString(PyExc_ValueError, "boards of 1 to 128 holes"); goto out; }
+    if (jb.len % 12 || pb.len % (4 * n)) { PyErr_SetString(PyExc_ValueError, "bad jumps or perms"); goto out; }
+    b->n = n; b->W = n <= 64 ? 1 : 2; b->J = (int)(jb.len / 12); b->G = (int)(pb.len / (4 * n));
+    b->nbytes = (n + 7) / 8;
+    b->cbits = CANON_BITS; b->nchunks = (n + CANON_BITS - 1) / CANON_BITS;
+    size_t ps = b->W == 1 ? sizeof(pos1_t) : sizeof(pos2_t);
+    const int32_t *jt = jb.buf, *pt = pb.buf;
+    b->src = calloc(b->J, sizeof(int)); b->over = calloc(b->J, sizeof(int)); b->dst = calloc(b->J, sizeof(int));
+    b->need = calloc(b->J, ps); b->land = calloc(b->J, ps); b->flip = calloc(b->J, ps);
+    b->by_src = calloc(n, sizeof(int *)); b->by_dst = calloc(n, sizeof(int *));
+    b->n_by_src = calloc(n, sizeof(int)); b->n_by_dst = calloc(n, sizeof(int));
+    b->tables = calloc((size_t)b->G * b->nchunks << b->cbits, ps);
+    if (!b->src || !b->over || !b->dst || !b->need || !b->land || !b->flip || !b->by_src || !b->by_dst
+        || !b->n_by_src || !b->n_by_dst || !b->tables) { PyErr_NoMemory(); goto out; }
+    for (int k = 0; k < b->J; k++) {
+        int a = jt[3 * k], m = jt[3 * k + 1], c = jt[3 * k + 2];
+        if (a < 0 || a >= n || m < 0 || m >= n || c < 0 || c >= n) {
+            PyErr_SetString(PyExc_ValueError, "a jump names a hole off the board"); goto out;
+        }
+        b->src[k] = a; b->over[k] = m; b->dst[k] = c;
+        set_bit(b->need, b->W, k, a); set_bit(b->need, b->W, k, m);
+        set_bit(b->land, b->W, k, c);
+        set_bit(b->flip, b->W, k, a); set_bit(b->flip, b->W, k, m); set_bit(b->flip, b->W, k, c);
+        b->n_by_src[a]++; b->n_by_dst[c]++;
+    }
+    for (int h = 0; h < n; h++) {
+        b->by_src[h] = calloc(b->n_by_src[h] + 1, sizeof(int));
+        b->by_dst[h] = calloc(b->n_by_dst[h] + 1, sizeof(int));
+        if (!b->by_src[h] || !b->by_dst[h]) { PyErr_NoMemory(); goto out; }
+        b->n_by_src[h] = 0; b->n_by_dst[h] = 0;
+    }
+    for (int k = 0; k < b->J; k++) {
+        b->by_src[b->src[k]][b->n_by_src[b->src[k]]++] = k;
+        b->by_dst[b->dst[k]][b->n_by_dst[b->dst[k]]++] = k;
+    }
+    for (int g = 0; g < b->G; g++) {
+        for (int chunk = 0; chunk < b->nchunks; chunk++) {
+            for (int v = 0; v < (1 << b->cbits); v++) {
+                size_t i = (((size_t)g * b->nchunks + chunk) << b->cbits) + v;
+                for (int bit = 0; bit < b->cbits; bit++) {
+                    int h = chunk * b->cbits + bit;
+                    if (h < n && (v >> bit & 1)) {
+                        int img = pt[g * n + h];
+                        if (img < 0 || img >= n) { PyErr_SetString(PyExc_ValueError, "bad permutation"); goto out; }
+                        set_bit(b->tables, b->W, i, img);
+                    }
+                }
+            }
+        }
+    }
+    ok = 0;
+out:
+    PyBuffer_Release(&jb); PyBuffer_Release(&pb);
+    return ok;
+}
+
+static int positions(CoreBoard *b, Py_buffer *v, Py_ssize_t *n) {
+    Py_ssize_t size = 8 * b->W;
+    if (v->len % size) {
+        PyErr_Format(PyExc_ValueError, "a buffer of %zd-byte positions has %zd bytes", size, v->len);
+        return -1;
+    }
+    *n = v->len / size;
+    return 0;
+}
+
+static PyObject *Board_step(CoreBoard *b, PyObject *args) {
+    Py_buffer v; int reverse = 0, canon = 0; Py_ssize_t n;
+    if (!PyArg_ParseTuple(args, "y*|pp", &v, &reverse, &canon)) return NULL;
+    PyObject *r = NULL;
+    if (positions(b, &v, &n) == 0)
+        r = b->W == 1 ? step_1(b, v.buf, n, reverse, canon) : step_2(b, v.buf, n, reverse, canon);
+    PyBuffer_Release(&v);
+    return r;
+}
+
+static PyObject *Board_moves(CoreBoard *b, PyObject *args) {
+    Py_buffer v; int reverse = 0, canon = 0; Py_ssize_t n;
+    if (!PyArg_ParseTuple(args, "y*|pp", &v, &reverse, &canon)) return NULL;
+    PyObject *r = NULL;
+    if (positions(b, &v, &n) == 0)
+        r = b->W == 1 ? moves_1(b, v.buf, n, reverse, canon) : moves_2(b, v.buf, n, reverse, canon);
+    PyBuffer_Release(&v);
+    return r;
+}
+
+static PyObject *Board_canon(CoreBoard *b, PyObject *args) {
+    Py_buffer v; Py_ssize_t n;
+    if (!PyArg_ParseTuple(args, "y*", &v)) return NULL;
+    PyObject *r = NULL;
+    if (positions(b, &v, &n) == 0) {
+        r = PyByteArray_FromStringAndSize(NULL, v.len);
+        if (r) {
+            if (b->W == 1) canon_all_1(b, v.buf, PyByteArray_AS_STRING(r), n);
+            else canon_all_2(b, v.buf, PyByteArray_AS_STRING(r), n);
+        }
+    }
+    PyBuffer_Release(&v);
+    return r;
+}
+
+/* permute(positions, perm): the image of each position under one permutation (int32 bytes). */
+static PyObject *Board_permute(CoreBoard *b, PyObject *args) {
+    Py_buffer v, pv; Py_ssize_t n;
+    if (!PyArg_ParseTuple(args, "y*y*", &v, &pv)) return NULL;
+    PyObject *r = NULL;
+    void *t = NULL;
+    if (positions(b, &v, &n) < 0) goto out;
+    if (pv.len != 4 * b->n) { PyErr_SetString(PyExc_ValueError, "a permutation of every hole"); goto out; }
+    size_t ps = b->W == 1 ? sizeof(pos1_t) : sizeof(pos2_t);
+    t = calloc((size_t)b->nbytes * 256, ps);
+    if (!t) { PyErr_NoMemory(); goto out; }
+    const int32_t *perm = pv.buf;
+    for (int byte = 0; byte < b->nbytes; byte++)
+        for (int val = 0; val < 256; val++)
+            for (int bit = 0; bit < 8; bit++) {
+                int h = byte * 8 + bit;
+                if (h < b->n && (val >> bit & 1)) set_bit(t, b->W, (size_t)byte * 256 + val, perm[h]);
+            }
+    r = PyByteArray_FromStringAndSize(NULL, v.len);
+    if (r) {
+        if (b->W == 1) permute_all_1(t, b->nbytes, v.buf, PyByteArray_AS_STRING(r), n);
+        else permute_all_2(t, b->nbytes, v.buf, PyByteArray_AS_STRING(r), n);
+    }
+out:
+    free(t);
+    PyBuffer_Release(&v); PyBuffer_Release(&pv);
+    return r;
+}
+
+/* sort_unique(buffer): sorts in place, distinct values first; returns their number. */
+static PyObject *Board_sort_unique(CoreBoard *b, PyObject *args) {
+    Py_buffer v; Py_ssize_t n, m = -1;
+    if (!PyArg_ParseTuple(args, "w*", &v)) return NULL;
+    if (positions(b, &v, &n) == 0) {
+        Py_BEGIN_ALLOW_THREADS
+        m = b->W == 1 ? sort_unique_1(v.buf, n) : sort_unique_2(v.buf, n);
+        Py_END_ALLOW_THREADS
+        if (m < 0) PyErr_NoMemory();
+    }
+    PyBuffer_Release(&v);
+    return m < 0 ? NULL : PyLong_FromSsize_t(m);
+}
+
+/* member(sorted, query) -> bytearray of 0/1, one per query position. */
+static PyObject *Board_member(CoreBoard *b, PyObject *args) {
+    Py_buffer s, q; Py_ssize_t ns, nq;
+    if (!PyArg_ParseTuple(args, "y*y*", &s, &q)) return NULL;
+    PyObject *r = NULL;
+    if (positions(b, &s, &ns) == 0 && positions(b, &q, &nq) == 0) {
+        r = PyByteArray_FromStringAndSize(NULL, nq);
+        if (r) {
+            if (b->W == 1) member_1(s.buf, ns, q.buf, nq, PyByteArray_AS_STRING(r));
+            else member_2(s.buf, ns, q.buf, nq, PyByteArray_AS_STRING(r));
+        }
+    }
+    PyBuffer_Release(&s); PyBuffer_Release(&q);
+    return r;
+}
+
+/* keep(positions, weights, floors, alone): weights int64 [P][n], floors int64 [P]; alone is a
+ * writable int64 [P] buffer that gets, per pagoda, the positions only it rules out. */
+static PyObject *Board_keep(CoreBoard *b, PyObject *args) {
+    Py_buffer v, wv, fv, av; Py_ssize_t n;
+    if (!PyArg_ParseTuple(args, "y*y*y*w*", &v, &wv, &fv, &av)) return NULL;
+    PyObject *r = NULL;
+    int64_t *tab = NULL;
+    int P = (int)(fv.len / 8);
+    if (positions(b, &v, &n) < 0) goto out;
+    if (wv.len != (Py_ssize_t)P * b->n * 8 || av.len != (Py_ssize_t)P * 8) {
+        PyErr_SetString(PyExc_ValueError, "weights, floors and alone do not agree"); goto out;
+    }
+    tab = calloc((size_t)P * b->nbytes * 256, sizeof(int64_t));
+    if (!tab) { PyErr_NoMemory(); goto out; }
+    const int64_t *w = wv.buf;
+    for (int p = 0; p < P; p++)
+        for (int byte = 0; byte < b->nbytes; byte++)
+            for (int val = 0; val < 256; val++) {
+                int64_t sum = 0;
+                for (int bit = 0; bit < 8; bit++) {
+                    int h = byte * 8 + bit;
+                    if (h < b->n && (val >> bit & 1)) sum += w[(size_t)p * b->n + h];
+                }
+                tab[((size_t)p * b->nbytes + byte) * 256 + val] = sum;
+            }
+    r = b->W == 1 ? keep_1(b, v.buf, n, tab, fv.buf, P, av.buf) : keep_2(b, v.buf, n, tab, fv.buf, P, av.buf);
+out:
+    free(tab);
+    PyBuffer_Release(&v); PyBuffer_Release(&wv); PyBuffer_Release(&fv); PyBuffer_Release(&av);
+    return r;
+}
+
+static PyObject *Board_get_width(CoreBoard *b, void *c) { return PyLong_FromLong(b->W); }
+static PyObject *Board_get_n(CoreBoard *b, void *c) { return PyLong_FromLong(b->n); }
+
+static PyMethodDef Board_methods[] = {
+    {"step", (PyCFunction)Board_step, METH_VARARGS, "step(positions, reverse=False, canon=False): one jump on"},
+    {"moves", (PyCFunction)Board_moves, METH_VARARGS, "moves(positions, reverse=False, canon=False): one move on"},
+    {"canon", (PyCFunction)Board_canon, METH_VARARGS, "canon(positions): least images under the group"},
+    {"permute", (PyCFunction)Board_permute, METH_VARARGS, "permute(positions, perm): images"},
+    {"sort_unique", (PyCFunction)Board_sort_unique, METH_VARARGS, "sort_unique(buffer) -> distinct count"},
+    {"member", (PyCFunction)Board_member, METH_VARARGS, "member(sorted, query) -> 0/1 bytes"},
+    {"keep", (PyCFunction)Board_keep, METH_VARARGS, "keep(positions, weights, floors, alone)"},
+    {NULL}
+};
+
+static PyGetSetDef Board_getset[] = {
+    {"width", (getter)Board_get_width, NULL, "64-bit words per position", NULL},
+    {"n", (getter)Board_get_n, NULL, "holes", NULL},
+    {NULL}
+};
+
+static PyTypeObject BoardType = {
+    PyVarObject_HEAD_INIT(NULL, 0)
+    .tp_name = "pegsat.engine._core.Board",
+    .tp_basicsize = sizeof(CoreBoard),
+    .tp_flags = Py_TPFLAGS_DEFAULT,
+    .tp_new = PyType_GenericNew,
+    .tp_init = (initproc)Board_init,
+    .tp_dealloc = (destructor)Board_dealloc,
+    .tp_methods = Board_methods,
+    .tp_getset = Board_getset,
+    .tp_doc = "Board(n, jumps, perms): a board's jumps and symmetry group, compiled",
+};
+
+/* ---- Search ----------------------------------------------------------------------------- */
+
+static void Search_dealloc(CoreSearch *s) {
+    if (s->has_table_view) PyBuffer_Release(&s->table_view);
+    if (s->has_target_view) PyBuffer_Release(&s->target_view);
+    Py_XDECREF(s->table_owner); Py_XDECREF(s->target_owner); Py_XDECREF(s->board);
+    free(s->stack); free(s->keys); free(s->next); free(s->path); free(s->order);
+    free(s->vals); free(s->delta); free(s->floors);
+    Py_TYPE(s)->tp_free((PyObject *)s);
+}
+
+/* Search(board, start, full, empty, min_pegs, max_pegs, min_left, order, table, canon,
+ *        delta, floors, values, target, target_pegs)
+ * start/full/empty: 16 bytes little-endian; order: int32 jump ids; table: writable buffer of
+ * 2**k positions (zeroed; may be shared memory); delta: int64 [J][P] weight change of each
+ * jump, floors int64 [P], values int64 [P] at the start; target: sorted canonical positions
+ * with target_pegs pegs (or empty): reaching one is success, any other position with that
+ * many pegs is dead. */
+static int Search_init(CoreSearch *s, PyObject *args, PyObject *kw) {
+    CoreBoard *b; Py_buffer st, fu, em, ov, dv, flv, vv;
+    PyObject *table, *target;
+    int min_pegs, max_pegs, min_left, canon, target_pegs;
+    if (!PyArg_ParseTuple(args, "O!y*y*y*iiiy*Opy*y*y*Oi", &BoardType, &b, &st, &fu, &em, &min_pegs, &max_pegs,
+                          &min_left, &ov, &table, &canon, &dv, &flv, &vv, &target, &target_pegs))
+        return -1;
+    int ok = -1;
+    size_t ps = b->W == 1 ? sizeof(pos1_t) : sizeof(pos2_t);
+    if (st.len != 16 || fu.len != 16 || em.len != 16 || ov.len != 4 * b->J) {
+        PyErr_SetString(PyExc_ValueError, "positions are 16 bytes; the order names every jump"); goto out;
+    }
+    s->P = (int)(flv.len / 8);
+    if (dv.len != (Py_ssize_t)b->J * s->P * 8 || vv.len != (Py_ssize_t)s->P * 8) {
+        PyErr_SetString(PyExc_ValueError, "pagoda deltas, floors and values do not agree"); goto out;
+    }
+    Py_INCREF(b); s->board = b;
+    if (PyObject_GetBuffer(table, &s->table_view, PyBUF_WRITABLE) < 0) goto out;
+    s->has_table_view = 1; Py_INCREF(table); s->table_owner = table;
+    Py_ssize_t slots = s->table_view.len / (Py_ssize_t)ps;
+    if (slots < 2 || (slots & (slots - 1))) { PyErr_SetString(PyExc_ValueError, "the table holds 2**k positions"); goto out; }
+    s->table = s->table_view.buf; s->mask = (uint64_t)slots - 1;
+    s->bits = 0; while (((Py_ssize_t)1 << s->bits) < slots) s->bits++;
+    if (target != Py_None) {
+        if (PyObject_GetBuffer(target, &s->target_view, PyBUF_SIMPLE) < 0) goto out;
+        s->has_target_view = 1; Py_INCREF(target); s->target_owner = target;
+        s->target = s->target_view.buf; s->ntarget = s->target_view.len / (Py_ssize_t)ps;
+    }
+    s->target_pegs = target_pegs;
+    int depth = b->n + 2;
+    s->stack = calloc(depth, ps); s->keys = calloc(depth, ps);
+    s->next = calloc(depth, sizeof(int)); s->path = calloc(depth, sizeof(int));
+    s->order = calloc(b->J, sizeof(int));
+    s->vals = calloc((size_t)depth * (s->P ? s->P : 1), sizeof(int64_t));
+    s->delta = calloc((size_t)b->J * (s->P ? s->P : 1), sizeof(int64_t));
+    s->floors = calloc(s->P ? s->P : 1, sizeof(int64_t));
+    if (!s->stack || !s->keys || !s->next || !s->path || !s->order || !s->vals || !s->delta || !s->floors) {
+        PyErr_NoMemory(); goto out;
+    }
+    memcpy(s->order, ov.buf, 4 * b->J);
+    for (int i = 0; i < b->J; i++)
+        if (s->order[i] < 0 || s->order[i] >= b->J) { PyErr_SetString(PyExc_ValueError, "bad jump order"); goto out; }
+    memcpy(s->delta, dv.buf, dv.len); memcpy(s->floors, flv.buf, flv.len); memcpy(s->vals, vv.buf, vv.len);
+    memcpy(s->stack, st.buf, ps);
+    memcpy(s->goal_full, fu.buf, 16); memcpy(s->goal_empty, em.buf, 16);
+    s->min_pegs = min_pegs; s->max_pegs = max_pegs; s->min_left = min_left; s->canon = canon;
+    s->next[0] = -1; s->depth = 0;
+    ok = 0;
+out:
+    PyBuffer_Release(&st); PyBuffer_Release(&fu); PyBuffer_Release(&em); PyBuffer_Release(&ov);
+    PyBuffer_Release(&dv); PyBuffer_Release(&flv); PyBuffer_Release(&vv);
+    return ok;
+}
+
+static PyObject *Search_run(CoreSearch *s, PyObject *args) {
+    long long budget;
+    if (!PyArg_ParseTuple(args, "L", &budget)) return NULL;
+    if (s->depth < 0) return PyLong_FromLong(2);
+    int r;
+    Py_BEGIN_ALLOW_THREADS
+    r = s->board->W == 1 ? run_1(s, budget) : run_2(s, budget);
+    Py_END_ALLOW_THREADS
+    return PyLong_FromLong(r);
+}
+
+/* The jumps from the start to the current node (the plan, once run() said 1). */
+static PyObject *Search_path(CoreSearch *s, PyObject *noargs) {
+    int d = s->depth < 0 ? 0 : s->depth;
+    PyObject *out = PyList_New(d);
+    if (!out) return NULL;
+    for (int i = 0; i < d; i++) PyList_SET_ITEM(out, i, PyLong_FromLong(s->path[i]));
+    return out;
+}
+
+static PyObject *Search_stats(CoreSearch *s, PyObject *noargs) {
+    return Py_BuildValue("{s:L,s:L,s:L,s:L,s:L}", "nodes", (long long)s->nodes, "stored", (long long)s->stored,
+                         "table_hits", (long long)s->hits, "pagoda_cuts", (long long)s->pruned,
+                         "target_lookups", (long long)s->target_lookups);
+}
+
+static PyMethodDef Search_methods[] = {
+    {"run", (PyCFunction)Search_run, METH_VARARGS, "run(budget) -> 0 budget spent, 1 found, 2 exhausted"},
+    {"path", (PyCFunction)Search_path, METH_NOARGS, "the jump ids from the start to the current node"},
+    {"stats", (PyCFunction)Search_stats, METH_NOARGS, "counters"},
+    {NULL}
+};
+
+static PyTypeObject SearchType = {
+    PyVarObject_HEAD_INIT(NULL, 0)
+    .tp_name = "pegsat.engine._core.Search",
+    .tp_basicsize = sizeof(CoreSearch),
+    .tp_flags = Py_TPFLAGS_DEFAULT,
+    .tp_new = PyType_GenericNew,
+    .tp_init = (initproc)Search_init,
+    .tp_dealloc = (destructor)Search_dealloc,
+    .tp_methods = Search_methods,
+    .tp_doc = "a resumable depth-first search with a table of dead positions",
+};
+
+static struct PyModuleDef coremodule = {
+    PyModuleDef_HEAD_INIT, "_core", "pegsat's compiled search core", -1, NULL,
+};
+
+PyMODINIT_FUNC PyInit__core(void) {
+    if (PyType_Ready(&BoardType) < 0 || PyType_Ready(&SearchType) < 0) return NULL;
+    PyObject *m = PyModule_Create(&coremodule);
+    if (!m) return NULL;
+    Py_INCREF(&BoardType); PyModule_AddObject(m, "Board", (PyObject *)&BoardType);
+    Py_INCREF(&SearchType); PyModule_AddObject(m, "Search", (PyObject *)&SearchType);
+    return m;
+}

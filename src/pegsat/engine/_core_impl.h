@@ -1,0 +1,334 @@
+/* The compiled core, written once for positions of W 64-bit words (included twice by _core.c,
+ * with W = 1 and W = 2). POS is the position type, SFX() names the functions of one width.
+ *
+ * Everything here works on flat arrays: positions are little-endian words (a W = 2 position
+ * is its low word then its high word, which is how an unsigned __int128 sits in memory). */
+
+#define POS_BYTES (8 * W)
+
+static inline POS SFX(load)(const char *p) { POS x; memcpy(&x, p, sizeof(POS)); return x; }
+static inline void SFX(store)(char *p, POS x) { memcpy(p, &x, sizeof(POS)); }
+
+static inline int SFX(popcount)(POS x) {
+#if W == 1
+    return __builtin_popcountll(x);
+#else
+    return __builtin_popcountll((uint64_t)x) + __builtin_popcountll((uint64_t)(x >> 64));
+#endif
+}
+
+static inline uint64_t SFX(hash)(POS x) {
+#if W == 1
+    return x * 0x9E3779B97F4A7C15ull;
+#else
+    uint64_t lo = (uint64_t)x, hi = (uint64_t)(x >> 64);
+    return (lo ^ (hi * 0xC2B2AE3D27D4EB4Full)) * 0x9E3779B97F4A7C15ull;
+#endif
+}
+
+/* The least image of a position under the group (identity first in the tables). */
+static inline POS SFX(canon)(const CoreBoard *b, POS pos) {
+    const POS *t = (const POS *)SFX(tables)(b);
+    const int nc = b->nchunks, cb = b->cbits, size = 1 << cb;
+    const unsigned cmask = (unsigned)size - 1;
+    POS best = pos;
+    for (int g = 1; g < b->G; g++) {
+        const POS *tg = t + (size_t)g * nc * size;
+        POS out = 0, p = pos;
+        for (int i = 0; i < nc; i++) { out |= tg[i * size + (int)((unsigned)p & cmask)]; p >>= cb; }
+        if (out < best) best = out;
+    }
+    return best;
+}
+
+/* ---- growing output -------------------------------------------------------------------- */
+
+typedef struct { PyObject *ba; char *data; Py_ssize_t len, cap; } SFX(Out);
+
+static int SFX(out_init)(SFX(Out) *o, Py_ssize_t cap) {
+    if (cap < 16) cap = 16;
+    o->ba = PyByteArray_FromStringAndSize(NULL, cap * POS_BYTES);
+    if (!o->ba) return -1;
+    o->data = PyByteArray_AS_STRING(o->ba); o->len = 0; o->cap = cap;
+    return 0;
+}
+
+static inline int SFX(out_push)(SFX(Out) *o, POS x) {
+    if (o->len == o->cap) {
+        Py_ssize_t cap = o->cap * 2;
+        if (PyByteArray_Resize(o->ba, cap * POS_BYTES) < 0) return -1;
+        o->data = PyByteArray_AS_STRING(o->ba); o->cap = cap;
+    }
+    SFX(store)(o->data + o->len * POS_BYTES, x);
+    o->len++;
+    return 0;
+}
+
+static PyObject *SFX(out_done)(SFX(Out) *o) {
+    if (PyByteArray_Resize(o->ba, o->len * POS_BYTES) < 0) { Py_DECREF(o->ba); return NULL; }
+    return o->ba;
+}
+
+/* ---- bulk: successors by one jump, by one move; canonical forms; images ---------------- */
+
+static PyObject *SFX(step)(CoreBoard *b, const char *src, Py_ssize_t n, int reverse, int canon) {
+    SFX(Out) o;
+    if (SFX(out_init)(&o, n * 4) < 0) return NULL;
+    const POS *need = (const POS *)SFX(need)(b), *land = (const POS *)SFX(land)(b);
+    const POS *flip = (const POS *)SFX(flip)(b);
+    for (Py_ssize_t i = 0; i < n; i++) {
+        POS pos = SFX(load)(src + i * POS_BYTES);
+        for (int k = 0; k < b->J; k++) {
+            int ok = reverse ? ((pos & flip[k]) == land[k]) : ((pos & flip[k]) == need[k]);
+            if (ok) {
+                POS q = pos ^ flip[k];
+                if (SFX(out_push)(&o, canon ? SFX(canon)(b, q) : q) < 0) { Py_DECREF(o.ba); return NULL; }
+            }
+        }
+    }
+    return SFX(out_done)(&o);
+}
+
+/* Every position one move (a chain of jumps by one peg) after, or before, each position. */
+static PyObject *SFX(moves)(CoreBoard *b, const char *src, Py_ssize_t n, int reverse, int canon) {
+    SFX(Out) o;
+    if (SFX(out_init)(&o, n * 8) < 0) return NULL;
+    const POS *need = (const POS *)SFX(need)(b), *land = (const POS *)SFX(land)(b);
+    const POS *flip = (const POS *)SFX(flip)(b);
+    /* explicit stack of (position, hole of the moving peg) */
+    Py_ssize_t scap = 1024, top;
+    POS *spos = malloc(scap * sizeof(POS));
+    int *speg = malloc(scap * sizeof(int));
+    if (!spos || !speg) { free(spos); free(speg); Py_DECREF(o.ba); return PyErr_NoMemory(); }
+    for (Py_ssize_t i = 0; i < n; i++) {
+        top = 0;
+        spos[top] = SFX(load)(src + i * POS_BYTES); speg[top] = -1; top++;
+        while (top) {
+            top--;
+            POS cur = spos[top];
+            int peg = speg[top];
+            int cnt = peg < 0 ? b->J : (reverse ? b->n_by_dst[peg] : b->n_by_src[peg]);
+            const int *list = peg < 0 ? NULL : (reverse ? b->by_dst[peg] : b->by_src[peg]);
+            for (int j = 0; j < cnt; j++) {
+                int k = list ? list[j] : j;
+                int ok = reverse ? ((cur & flip[k]) == land[k]) : ((cur & flip[k]) == need[k]);
+                if (!ok) continue;
+                POS q = cur ^ flip[k];
+                if (SFX(out_push)(&o, canon ? SFX(canon)(b, q) : q) < 0) goto fail;
+                if (top == scap) {
+                    scap *= 2;
+                    POS *np_ = realloc(spos, scap * sizeof(POS));
+                    int *ng = realloc(speg, scap * sizeof(int));
+                    if (!np_ || !ng) { free(np_ ? np_ : spos); free(ng ? ng : speg); Py_DECREF(o.ba); return PyErr_NoMemory(); }
+                    spos = np_; speg = ng;
+                }
+                spos[top] = q; speg[top] = reverse ? b->src[k] : b->dst[k]; top++;
+            }
+        }
+    }
+    free(spos); free(speg);
+    return SFX(out_done)(&o);
+fail:
+    free(spos); free(speg); Py_DECREF(o.ba);
+    return NULL;
+}
+
+static void SFX(canon_all)(CoreBoard *b, const char *src, char *dst, Py_ssize_t n) {
+    for (Py_ssize_t i = 0; i < n; i++)
+        SFX(store)(dst + i * POS_BYTES, SFX(canon)(b, SFX(load)(src + i * POS_BYTES)));
+}
+
+static void SFX(permute_all)(const POS *t, int nb, const char *src, char *dst, Py_ssize_t n) {
+    for (Py_ssize_t i = 0; i < n; i++) {
+        POS p = SFX(load)(src + i * POS_BYTES), out = 0;
+        for (int k = 0; k < nb; k++) { out |= t[k * 256 + (int)(p & 255)]; p >>= 8; }
+        SFX(store)(dst + i * POS_BYTES, out);
+    }
+}
+
+/* ---- sorting, de-duplication, membership ---------------------------------------------- */
+
+/* LSD radix sort by RADIX-bit digits, skipping digits on which all keys agree, then removing
+ * duplicates. Returns the number of distinct keys (sorted at the front of the buffer). */
+static Py_ssize_t SFX(sort_unique)(char *buf, Py_ssize_t n) {
+    if (n < 2) return n;
+    POS *a = (POS *)buf;
+    POS *tmp = malloc(n * sizeof(POS));
+    if (!tmp) { PyErr_NoMemory(); return -1; }
+    const int buckets = 1 << RADIX;
+    const unsigned dmask = (unsigned)buckets - 1;
+    size_t *count = malloc(buckets * sizeof(size_t));
+    if (!count) { free(tmp); PyErr_NoMemory(); return -1; }
+    POS *from = a, *to = tmp;
+    POS all_or = 0, all_and = ~(POS)0;
+    for (Py_ssize_t i = 0; i < n; i++) { all_or |= a[i]; all_and &= a[i]; }
+    POS varying = all_or ^ all_and;  /* bits that differ somewhere: other digits are skipped */
+    for (int shift = 0; shift < 64 * W; shift += RADIX) {
+        if (!((varying >> shift) & dmask)) continue;
+        memset(count, 0, buckets * sizeof(size_t));
+        for (Py_ssize_t i = 0; i < n; i++) count[(unsigned)(from[i] >> shift) & dmask]++;
+        size_t sum = 0;
+        for (int v = 0; v < buckets; v++) { size_t c = count[v]; count[v] = sum; sum += c; }
+        for (Py_ssize_t i = 0; i < n; i++) to[count[(unsigned)(from[i] >> shift) & dmask]++] = from[i];
+        POS *t = from; from = to; to = t;
+    }
+    if (from != a) memcpy(a, from, n * sizeof(POS));
+    free(tmp); free(count);
+    Py_ssize_t m = 1;
+    for (Py_ssize_t i = 1; i < n; i++) if (a[i] != a[m - 1]) a[m++] = a[i];
+    return m;
+}
+
+static inline int SFX(find)(const POS *s, Py_ssize_t n, POS x) {
+    Py_ssize_t lo = 0, hi = n;
+    while (lo < hi) {
+        Py_ssize_t mid = lo + (hi - lo) / 2;
+        if (s[mid] < x) lo = mid + 1; else hi = mid;
+    }
+    return lo < n && s[lo] == x;
+}
+
+static void SFX(member)(const char *sorted, Py_ssize_t ns, const char *q, Py_ssize_t nq, char *out) {
+    const POS *s = (const POS *)sorted;
+    for (Py_ssize_t i = 0; i < nq; i++) out[i] = (char)SFX(find)(s, ns, SFX(load)(q + i * POS_BYTES));
+}
+
+/* ---- pagoda filter --------------------------------------------------------------------- */
+
+/* Keep the positions that weigh at least the floor under every pagoda. ``tab`` holds, per
+ * pagoda and byte of the position, the weight of each byte value; ``alone`` counts, per
+ * pagoda, the positions it alone rules out (the planner retires pagodas that never do). */
+static PyObject *SFX(keep)(CoreBoard *b, const char *src, Py_ssize_t n, const int64_t *tab,
+                           const int64_t *floors, int P, int64_t *alone) {
+    SFX(Out) o;
+    if (SFX(out_init)(&o, n / 2 + 16) < 0) return NULL;
+    int nb = b->nbytes;
+    for (Py_ssize_t i = 0; i < n; i++) {
+        POS pos = SFX(load)(src + i * POS_BYTES);
+        unsigned char bytes[16] = {0};
+        memcpy(bytes, &pos, sizeof(POS));
+        int bad = 0, which = -1;
+        for (int p = 0; p < P && bad < 2; p++) {
+            const int64_t *t = tab + (size_t)p * nb * 256;
+            int64_t w = 0;
+            for (int k = 0; k < nb; k++) w += t[k * 256 + bytes[k]];
+            if (w < floors[p]) { bad++; which = p; }
+        }
+        if (!bad) { if (SFX(out_push)(&o, pos) < 0) { Py_DECREF(o.ba); return NULL; } }
+        else if (bad == 1) alone[which]++;
+    }
+    return SFX(out_done)(&o);
+}
+
+/* ---- depth-first search with a table of dead positions -------------------------------- */
+
+/* The table is shared memory when several searches race on one problem: a slot is read and
+ * written whole (one aligned 8-byte word; 16-byte positions are not shared), an empty slot is
+ * 0, and when the probe window is full the first slot is overwritten. Losing a dead position
+ * only costs a search again; nothing false can be read. */
+#define PROBES 32
+
+static inline int SFX(dead)(const POS *table, uint64_t mask, int bits, POS key) {
+    uint64_t h = SFX(hash)(key) >> (64 - bits);
+    for (int i = 0; i < PROBES; i++) {
+#if W == 1
+        POS v = __atomic_load_n(&table[h], __ATOMIC_RELAXED);
+#else
+        POS v = table[h];
+#endif
+        if (v == key) return 1;
+        if (v == 0) return 0;
+        h = (h + 1) & mask;
+    }
+    return 0;
+}
+
+static inline int SFX(bury)(POS *table, uint64_t mask, int bits, POS key) {
+    uint64_t h = SFX(hash)(key) >> (64 - bits), first = h;
+    for (int i = 0; i < PROBES; i++) {
+#if W == 1
+        POS v = __atomic_load_n(&table[h], __ATOMIC_RELAXED);
+#else
+        POS v = table[h];
+#endif
+        if (v == key) return 0;
+        if (v == 0) {
+#if W == 1
+            __atomic_store_n(&table[h], key, __ATOMIC_RELAXED);
+#else
+            table[h] = key;
+#endif
+            return 1;
+        }
+        h = (h + 1) & mask;
+    }
+#if W == 1
+    __atomic_store_n(&table[first], key, __ATOMIC_RELAXED);
+#else
+    table[first] = key;
+#endif
+    return 0;
+}
+
+/* Run the search for at most ``budget`` more nodes: 0 = budget spent (resumable), 1 = the goal
+ * (or a target position) is reached, the path is on the stack, 2 = exhausted: no plan. */
+static int SFX(run)(CoreSearch *s, int64_t budget) {
+    const CoreBoard *b = s->board;
+    const POS *need = (const POS *)SFX(need)(b);
+    const POS *flip = (const POS *)SFX(flip)(b);
+    POS *stack = (POS *)s->stack, *keys = (POS *)s->keys;
+    POS *table = (POS *)s->table;
+    const POS *target = (const POS *)s->target;
+    POS full = SFX(load)(s->goal_full), empty = SFX(load)(s->goal_empty);
+    const int P = s->P, J = b->J;
+    int64_t end = s->nodes + budget;
+    int d = s->depth;
+    while (d >= 0) {
+        POS pos = stack[d];
+        if (s->next[d] < 0) {  /* a node seen for the first time */
+            int c = SFX(popcount)(pos);
+            if ((pos & full) == full && !(pos & empty) && c >= s->min_pegs && c <= s->max_pegs) {
+                s->depth = d; return 1;
+            }
+            if (c <= s->min_left) { d--; continue; }
+            if (target && c == s->target_pegs) {
+                s->target_lookups++;
+                if (SFX(find)(target, s->ntarget, s->canon ? SFX(canon)(b, pos) : pos)) { s->depth = d; return 1; }
+                d--; continue;
+            }
+            const int64_t *val = s->vals + (size_t)d * (P ? P : 1);
+            int cut = 0;
+            for (int p = 0; p < P; p++) if (val[p] < s->floors[p]) { cut = 1; break; }
+            if (cut) { s->pruned++; d--; continue; }
+            POS key = s->canon ? SFX(canon)(b, pos) : pos;
+            if (SFX(dead)(table, s->mask, s->bits, key)) { s->hits++; d--; continue; }
+            if (s->nodes >= end) { s->depth = d; return 0; }
+            s->nodes++;
+            keys[d] = key;
+            s->next[d] = 0;
+        }
+        int i = s->next[d], moved = 0;
+        for (; i < J; i++) {
+            int k = s->order[i];
+            if ((pos & flip[k]) == need[k]) {
+                s->next[d] = i + 1;
+                s->path[d] = k;
+                stack[d + 1] = pos ^ flip[k];
+                s->next[d + 1] = -1;
+                if (P) {
+                    const int64_t *val = s->vals + (size_t)d * P;
+                    int64_t *nv = s->vals + (size_t)(d + 1) * P;
+                    const int64_t *delta = s->delta + (size_t)k * P;
+                    for (int p = 0; p < P; p++) nv[p] = val[p] + delta[p];
+                }
+                d++; moved = 1; break;
+            }
+        }
+        if (!moved) {
+            s->stored += SFX(bury)(table, s->mask, s->bits, keys[d]);
+            d--;
+        }
+    }
+    s->depth = -1;
+    return 2;
+}

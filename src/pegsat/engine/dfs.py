@@ -1,0 +1,189 @@
+"""Depth-first search with a table of dead positions, in the compiled core.
+
+The method of the classic brute-force solvers (Bell's and Bergholt's programs): play jumps
+depth first; remember every position from which the goal was shown unreachable, keyed by its
+least image under the board symmetries that fix the goal, so each orbit is refuted once.
+A branch also ends when the peg count reaches the goal's minimum, and when a *pagoda*
+(integer weights no jump increases, ``analysis.pagoda``) weighs the position below what
+every goal position weighs.
+
+``DepthFirst`` is one problem's search state: the dead table (a flat hash table of
+positions, possibly in memory shared by several processes) and the pruning data. Each
+``attempt(order, budget)`` runs a fresh descent in the given jump order for at most
+``budget`` nodes; the dead table carries over, so restarts lose little, and an attempt that
+ends with the whole tree exhausted is a proof that no plan exists. The table is lossy (a
+full probe window overwrites a slot), which only costs a search again: only positions whose
+whole subtree was explored are ever stored, so nothing false can be read.
+
+Orders matter more than speed (issue 13: one order solves German e5 -> e5 in a second,
+another not in minutes), so ``far_first`` orders jumps by decreasing squared distance of the
+jumping peg from the goal, with random tie-breaking for restarts (Gomes, Selman, Kautz,
+"Boosting combinatorial search through randomization", AAAI 1998: heavy-tailed run times are
+cut by randomised restarts), and ``luby`` gives the restart budgets (Luby, Sinclair,
+Zuckerman, 1993).
+
+The pure-Python reference is ``engine.reference.depth_first``.
+"""
+
+from __future__ import annotations
+
+import math
+import mmap
+import random
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from ..model.board import Perm
+from ..model.problem import Problem
+from .bitboard import permute
+from .kernel import Kernel, kernel
+
+BUDGET = 0
+FOUND = 1
+EXHAUSTED = 2
+SLICE = 200_000  # nodes between checks of the deadline (about 0.1 s)
+
+
+@dataclass(frozen=True)
+class Pagoda:
+    """Integer weights per hole and a floor: a position weighing less reaches no goal."""
+
+    weights: tuple[int, ...]
+    floor: int
+
+
+def goal_group(problem: Problem) -> tuple[Perm, ...]:
+    """Board symmetries that fix the goal (dead positions are dead in every image)."""
+    g = problem.goal
+    return tuple(p for p in problem.board.symmetries
+                 if permute(p, g.full) == g.full and permute(p, g.empty) == g.empty)
+
+
+def shared_table(bits: int) -> np.ndarray:
+    """A zeroed table of ``2**bits`` one-word slots in anonymous shared memory: processes
+    forked after it is made read and write the same dead positions."""
+    buf = mmap.mmap(-1, 8 << bits, flags=mmap.MAP_SHARED | mmap.MAP_ANONYMOUS)
+    return np.frombuffer(buf, dtype=np.uint64)
+
+
+def private_table(bits: int, width: int) -> np.ndarray:
+    return np.zeros((1 << bits) * width, dtype=np.uint64)
+
+
+def _b16(x: int) -> bytes:
+    return x.to_bytes(16, "little")
+
+
+class DepthFirst:
+    """One problem's compiled depth-first search; ``attempt`` runs one descent."""
+
+    def __init__(self, problem: Problem, *, table: np.ndarray | None = None, table_bits: int = 22,
+                 pagodas: Sequence[Pagoda] = (), target: np.ndarray | None = None,
+                 target_pegs: int = 0) -> None:
+        """``target``: the sorted canonical positions (under ``goal_group``) with
+        ``target_pegs`` pegs from which a goal can be reached; any other position with that
+        many pegs is dead (``engine.levels`` builds them backwards from the goals)."""
+        if problem.special is not None:
+            raise ValueError("the compiled search does not handle a special peg")
+        self.problem = p = problem
+        b, g = p.board, p.goal
+        group = goal_group(p)
+        self.kernel: Kernel = kernel(b, group)
+        self.canon = len(self.kernel.group) > 1
+        if table is None:
+            table = private_table(table_bits, self.kernel.width)
+        self.table = table
+        self.min_pegs = max(g.min_pegs, 1)
+        self.max_pegs = g.max_pegs if g.max_pegs is not None else b.n
+        self.min_left = max(g.min_pegs, g.full.bit_count(), 1)
+        self.pagodas = tuple(pagodas)
+        P = len(self.pagodas)
+        delta = np.zeros((len(b.jumps), P), dtype=np.int64)
+        for k, (a, m, c) in enumerate(b.jumps):
+            for i, pg in enumerate(self.pagodas):
+                delta[k, i] = pg.weights[c] - pg.weights[a] - pg.weights[m]
+        self._delta = delta.tobytes()
+        self._floors = np.array([pg.floor for pg in self.pagodas], dtype=np.int64).tobytes()
+        self._values = np.array([sum(w for h, w in enumerate(pg.weights) if p.start >> h & 1)
+                                 for pg in self.pagodas], dtype=np.int64).tobytes()
+        self.target, self.target_pegs = target, target_pegs
+        self.nodes = self.stored = self.hits = self.cuts = 0
+        self.attempts = 0
+        self._last = None
+
+    def attempt(self, order: Sequence[int], budget: int, check: Callable[[], None] | None = None) -> int:
+        """One descent from the start: BUDGET (spent), FOUND (``plan()``), or EXHAUSTED.
+        ``check()`` is called every ``SLICE`` nodes (a deadline's check raises Timeout)."""
+        p, b = self.problem, self.problem.board
+        if sorted(order) != list(range(len(b.jumps))):
+            raise ValueError("a jump order names every jump once")
+        s = self.kernel.core_search(
+            _b16(p.start), _b16(p.goal.full), _b16(p.goal.empty), self.min_pegs, self.max_pegs,
+            self.min_left, np.asarray(order, dtype=np.int32).tobytes(), self.table, self.canon,
+            self._delta, self._floors, self._values, self.target, self.target_pegs)
+        self._last = s
+        self.attempts += 1
+        try:
+            left, code = budget, BUDGET
+            while left > 0:
+                if check is not None:
+                    check()
+                code = s.run(min(SLICE, left))
+                if code != BUDGET:
+                    break
+                left -= SLICE
+            return code
+        finally:
+            st = s.stats()
+            self.nodes += st["nodes"]
+            self.stored += st["stored"]
+            self.hits += st["table_hits"]
+            self.cuts += st["pagoda_cuts"]
+
+    def plan(self) -> tuple[int, ...]:
+        return tuple(self._last.path())
+
+    def stats(self) -> dict[str, int]:
+        return {"nodes": self.nodes, "dead_positions": self.stored, "table_hits": self.hits,
+                "pagoda_cuts": self.cuts, "attempts": self.attempts}
+
+
+def far_first(problem: Problem, rng: random.Random | None = None, noise: float = 0.5) -> list[int]:
+    """Jump ids, the jumping peg farthest from the goal's centroid first (squared Euclidean
+    distance); ties by id, or, with ``rng``, broken by uniform noise in [0, ``noise``)."""
+    board, goal = problem.board, problem.goal
+    J = len(board.jumps)
+    if board.coords is None:
+        order = list(range(J))
+        if rng is not None:
+            rng.shuffle(order)
+        return order
+    tri = board.lattice == "triangular"  # columns are doubled there; rows are sqrt(3)/2 apart
+    sx, sy = (0.5, math.sqrt(3) / 2) if tri else (1.0, 1.0)
+    target = [board.coords[h] for h in range(board.n) if goal.full >> h & 1] or list(board.coords)
+    tr = sum(r for r, _ in target) / len(target)
+    tc = sum(c for _, c in target) / len(target)
+
+    def far(k: int) -> float:
+        r, c = board.coords[board.jumps[k][0]]
+        return ((r - tr) * sy) ** 2 + ((c - tc) * sx) ** 2
+
+    if rng is None:
+        return sorted(range(J), key=lambda k: (-far(k), k))
+    return sorted(range(J), key=lambda k: -far(k) + rng.random() * noise)
+
+
+def luby(i: int) -> int:
+    """The i-th term (from 1) of Luby's sequence 1 1 2 1 1 2 4 1 1 2 ...: restart budgets
+    within a log factor of the best fixed cutoff for any run-time distribution."""
+    k = 1
+    while (1 << k) - 1 < i:
+        k += 1
+    while i != (1 << k) - 1:
+        i -= (1 << (k - 1)) - 1
+        k = 1
+        while (1 << k) - 1 < i:
+            k += 1
+    return 1 << (k - 1)

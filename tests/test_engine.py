@@ -1,0 +1,214 @@
+"""The compiled core (``engine.kernel``, ``engine.dfs``) against the pure-Python reference
+(``engine.reference``): bulk operations exactly, searches by answer and level sizes, on one-
+and two-word boards and on random small boards."""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from pegsat.deadline import Deadline
+from pegsat.engine import dfs as D
+from pegsat.engine import reference as R
+from pegsat.engine.bitboard import replay_plan
+from pegsat.engine.kernel import Kernel, kernel
+from pegsat.engine.levels import Levels
+from pegsat.errors import BoardError, PegsatError
+from pegsat.model.board import Board
+from pegsat.model.catalogue import get_board
+from pegsat.model.lattice import board_from_cells
+from pegsat.model.problem import Goal, Problem, single_vacancy
+from pegsat.model.result import Status
+from pegsat.planners import search
+from pegsat.planners.config import Config
+
+ENGLISH = get_board("english")
+# one-word boards, and two-word ones (81 and 78 holes)
+BOARDS = ["english", "triangle-5", "hopping-dots", "german", "square-9x9", "triangle-12"]
+
+
+def _random_positions(board: Board, n: int, seed: int) -> list[int]:
+    rng = random.Random(seed)
+    return [rng.getrandbits(board.n) for _ in range(n)]
+
+
+@pytest.mark.parametrize("name", BOARDS)
+@pytest.mark.parametrize("reverse", [False, True])
+def test_steps_match_the_reference(name, reverse):
+    b = get_board(name)
+    k = kernel(b, b.symmetries)
+    pos = _random_positions(b, 60, 1)
+    got = set(k.ints(k.step(k.array(pos), reverse=reverse)))
+    assert got == R.step(b, k.group, pos, reverse=reverse)
+    raw = Kernel(b, ())  # no symmetry: plain successors, duplicates kept
+    plain = raw.step(raw.array(pos), reverse=reverse, canon=False)
+    assert set(raw.ints(plain)) == R.step(b, (), pos, reverse)
+
+
+@pytest.mark.parametrize("name", ["english", "triangle-6", "square-9x9"])
+@pytest.mark.parametrize("reverse", [False, True])
+def test_moves_match_the_reference(name, reverse):
+    b = get_board(name)
+    k = Kernel(b, ())
+    for pos in _random_positions(b, 25, 7):
+        got = set(k.ints(k.moves(k.array([pos]), reverse=reverse, canon=False)))
+        assert got == R.move_successors(b, pos, reverse)
+
+
+@pytest.mark.parametrize("name", BOARDS)
+def test_canonical_form_permutation_and_membership(name):
+    b = get_board(name)
+    k = kernel(b, b.symmetries)
+    pos = _random_positions(b, 200, 5)
+    arr = k.array(pos)
+    assert k.ints(k.canon(arr)) == [R.canon(b, k.group, p) for p in pos]
+    perm = k.group[-1]
+    from pegsat.engine.bitboard import permute
+    assert k.ints(k.permute(arr, perm)) == [permute(perm, p) for p in pos]
+    u = k.unique(k.concat([arr, arr[:50]]))
+    assert k.ints(u) == sorted(set(pos))
+    probe = pos[:20] + _random_positions(b, 20, 6)
+    assert list(k.member(u, k.array(probe))) == [p in set(pos) for p in probe]
+    assert list(k.popcount(arr)) == [p.bit_count() for p in pos]
+
+
+@pytest.mark.parametrize("name", ["english", "square-9x9"])
+def test_pagoda_filter_is_an_exact_integer_sum(name):
+    b = get_board(name)
+    k = kernel(b, ())
+    rng = random.Random(3)
+    ws = [[rng.randint(-5, 5) for _ in range(b.n)] for _ in range(3)]
+    floors = [0, -3, 2]
+    pos = _random_positions(b, 3000, 4)
+    kept, alone = k.keep(k.array(pos), ws, floors)
+
+    def ok(p, w, f):
+        return sum(w[h] for h in range(b.n) if p >> h & 1) >= f
+
+    assert k.ints(kept) == [p for p in pos if all(ok(p, w, f) for w, f in zip(ws, floors, strict=True))]
+    for i, (w, f) in enumerate(zip(ws, floors, strict=True)):
+        others = [j for j in range(3) if j != i]
+        want = sum(1 for p in pos if not ok(p, w, f) and all(ok(p, ws[j], floors[j]) for j in others))
+        assert alone[i] == want
+
+
+def test_boards_over_128_holes_are_refused_by_the_core_but_searched_by_the_reference():
+    big = get_board("square-12x12")
+    with pytest.raises(PegsatError, match="at most 128"):
+        kernel(big, ())
+    # a 3-peg game on the 144-hole board: the reference search still answers
+    start = (1 << big.hole("a1")) | (1 << big.hole("b1")) | (1 << big.hole("d1"))
+    r = search.solve(Problem(big, start, Goal.at_most(1)), Deadline(30), Config(workers=1))
+    assert r.status is Status.SOLVED
+    replay_plan(Problem(big, start, Goal.at_most(1)), r.plan)
+
+
+# --- random small problems: compiled search against the reference ---------------------------
+
+@st.composite
+def problems(draw):
+    lattice = draw(st.sampled_from(["square", "square+diagonal", "triangular"]))
+    rows, cols = draw(st.integers(3, 4)), draw(st.integers(3, 4))  # the reference is slow
+    if lattice == "triangular":
+        cells = [(r, c) for r in range(rows) for c in range(2 * cols) if (r + c) % 2 == 0]
+    else:
+        cells = [(r, c) for r in range(rows) for c in range(cols)]
+    cells = [c for c in cells if draw(st.integers(0, 5)) > 0]
+    try:
+        board = board_from_cells("random", lattice, cells)
+    except BoardError:
+        board = get_board("triangle-5")
+    dice = draw(st.lists(st.integers(0, 9), min_size=board.n, max_size=board.n))
+    start = sum(1 << h for h, d in enumerate(dice) if d < 7) & ~(1 << draw(st.integers(0, board.n - 1)))
+    start = start or 1
+    kind = draw(st.sampled_from(["one", "survivor", "at_most"]))
+    if kind == "survivor":
+        goal = Goal.survivor(board, draw(st.integers(0, board.n - 1)))
+    elif kind == "at_most":
+        goal = Goal.at_most(draw(st.integers(1, 3)))
+    else:
+        goal = Goal.one_peg()
+    if goal.min_pegs > start.bit_count():
+        goal = Goal.at_most(start.bit_count())
+    return Problem(board, start, goal)
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(problems(), st.integers(0, 3), st.sampled_from([6, 10, 16]))
+def test_compiled_depth_first_agrees_with_the_reference(problem, seed, bits):
+    """Same answer; the plan replays; a tiny (lossy) table only costs time, never answers
+    (it costs a lot: keep the boards small)."""
+    order = D.far_first(problem, random.Random(seed) if seed else None)
+    want, _ = R.depth_first(problem, Deadline(60), order, D.goal_group(problem))
+    search_ = D.DepthFirst(problem, table_bits=bits)
+    code = search_.attempt(order, 10**9)
+    assert code == (D.FOUND if want is not None else D.EXHAUSTED)
+    if code == D.FOUND:
+        replay_plan(problem, search_.plan())
+        if not D.goal_group(problem)[1:]:  # no symmetry: the same tree in the same order
+            assert search_.plan() == want
+
+
+@settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(problems())
+def test_pagodas_and_restarts_never_change_the_answer(problem):
+    """The planner (learned pagodas, restarts, shared table) against the reference."""
+    want, _ = R.depth_first(problem, Deadline(60), D.far_first(problem))
+    r = search.solve(problem, Deadline(60), Config(workers=1))
+    assert r.status is (Status.SOLVED if want is not None else Status.UNSOLVABLE), r.detail
+    if r.plan is not None:
+        replay_plan(problem, r.plan)
+
+
+@settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(problems(), st.booleans())
+def test_level_sizes_match_the_reference(problem, reverse):
+    b = problem.board
+    group = D.goal_group(problem)
+    lv = Levels(b, group, (problem.start,), None, Deadline(30))
+    ref = {R.canon(b, lv.group, problem.start)}
+    for _ in range(min(problem.pegs - 1, 8)):
+        got = lv.grow("forward")
+        ref = R.step(b, lv.group, ref)
+        assert lv.kernel.ints(got) == sorted(ref)
+
+
+# --- two-word boards end to end ------------------------------------------------------------
+
+def test_two_word_board_search_plans_and_dead_table():
+    b = get_board("square-9x9")
+    # a 3x3 block of pegs in the corner, one peg to be left anywhere
+    start = sum(1 << b.hole(f"{c}{r}") for c in "abc" for r in (1, 2, 3))
+    p = Problem(b, start, Goal.one_peg())
+    order = D.far_first(p)
+    s = D.DepthFirst(p, table_bits=12)
+    want, _ = R.depth_first(p, Deadline(60), order, D.goal_group(p))
+    assert s.attempt(order, 10**8) == (D.FOUND if want else D.EXHAUSTED)
+    if want:
+        replay_plan(p, s.plan())
+
+
+def test_two_word_board_layers_and_moves():
+    from pegsat.planners import layers, moves
+    b = get_board("square-9x9")
+    start = sum(1 << b.hole(f"{c}{r}") for c in "abcd" for r in (1, 2)) & ~(1 << b.hole("b1"))
+    p = Problem(b, start, Goal.one_peg())
+    a = layers.solve(p, Deadline(60), Config())
+    m = moves.solve(p, Deadline(60), Config())
+    want, _ = R.depth_first(p, Deadline(60), D.far_first(p))
+    assert (a.plan is not None) == (want is not None) == (m.plan is not None)
+    if a.plan:
+        replay_plan(p, a.plan)
+        replay_plan(p, m.plan)
+
+
+def test_german_central_game_is_found_with_pagodas_and_a_shared_table():
+    """Issue 13's headline case, kept short: german e5 -> one peg within 60 s, two workers."""
+    b = get_board("german")
+    p = single_vacancy(b, b.hole("e5"), Goal.one_peg())
+    r = search.solve(p, Deadline(60), Config(workers=2))
+    assert r.status is Status.SOLVED, r.detail
+    replay_plan(p, r.plan)
