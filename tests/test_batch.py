@@ -57,6 +57,22 @@ def test_batch_cli_results_and_resume(tmp_path):
     assert out.read_text().count("\n") == lines  # everything answered: nothing rerun
 
 
+def test_batch_planner_option_and_no_oversubscription(tmp_path):
+    from pegsat.planners.config import cores
+
+    jobs = tmp_path / "jobs.txt"
+    jobs.write_text("triangle-5 --vacant c5 --survivor c5\ntriangle-5 --vacant b3 --survivor b3\n")
+    out = tmp_path / "r.jsonl"
+    r = CliRunner().invoke(main, ["batch", str(jobs), "--results", str(out), "--quiet", "--planner", "cpsat"])
+    assert r.exit_code == 0, r.output
+    recs = read_results(out).values()
+    assert {x["planner"] for x in recs} == {"cpsat"}
+    assert {x["status"] for x in recs} == {"solved", "unsolvable"}
+    assert {x["cores"] for x in recs} == {max(1, cores() // 2)}  # two workers share the machine
+    r = CliRunner().invoke(main, ["batch", str(jobs), "--planner", "sat", "--min-moves"])
+    assert r.exit_code == 2 and "--min-moves has its own planner" in r.output
+
+
 def test_killed_worker_is_unknown_never_unsolvable(tmp_path):
     jobs = [parse_line("german", "long"),  # the German central game: runs until its limit
             parse_line("triangle-5 --vacant a1 --survivor a1", "a"),

@@ -125,6 +125,14 @@ def test_time_limit_is_unknown_never_a_proof():
     assert r.status is Status.UNKNOWN and "time limit" in r.detail
 
 
+def test_memory_budget_is_unknown_never_a_proof(monkeypatch):
+    monkeypatch.setenv("PEGSAT_MEMORY_GB", "0.001")  # 1 MB: the German levels outgrow it at once
+    b = get_board("german")
+    p = single_vacancy(b, b.hole("e5"), Goal.survivor(b, b.hole("e5")))
+    r = layers.solve(p, Deadline(30), Config())
+    assert r.status is Status.UNKNOWN and r.detail.startswith("memory budget"), r.detail
+
+
 @pytest.mark.parametrize("pair, moves", [(("d3", "d5"), 31), (("c1", "e4"), 33)])
 def test_hard_french_plans_replay(pair, moves):
     """Regression: the two French orbits the planners settle only by luck or at length
@@ -140,6 +148,23 @@ def test_hard_french_plans_replay(pair, moves):
     text = (Path(__file__).parent.parent / "instances" / "plans" / f"french-{v}-{s}.plan").read_text()
     rep = replay(p, parse_plan(b, text))
     assert rep.moves == moves and len(rep.plan) == 35
+
+
+@pytest.mark.parametrize("name, board, vacancy, survivor, jumps, moves", [
+    ("german-e5-e5", "german", "e5", "e5", 43, 38),
+    ("diamond-d2-one", "diamond", "d2", None, 39, 35),
+])
+def test_big_board_plans_replay(name, board, vacancy, survivor, jumps, moves):
+    """Regression (issue 13): plans the compiled search found on the 45- and 41-hole boards,
+    where every planner before it answered unknown. Here only the verifier replays them."""
+    from pathlib import Path
+
+    b = get_board(board)
+    goal = Goal.survivor(b, b.hole(survivor)) if survivor else Goal.one_peg()
+    p = single_vacancy(b, b.hole(vacancy), goal)
+    text = (Path(__file__).parent.parent / "instances" / "plans" / f"{name}.plan").read_text()
+    rep = replay(p, parse_plan(b, text))
+    assert len(rep.plan) == jumps and rep.moves == moves
 
 
 def test_survey_falls_back_to_layers_when_the_planners_give_up(monkeypatch):

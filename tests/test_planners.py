@@ -234,7 +234,7 @@ def test_solver_children_stop_at_the_deadline_the_cli_set(planner):
     from pegsat.cli import main
 
     t = time.monotonic()
-    r = CliRunner().invoke(main, ["solve", "german", "--survivor", "e5", "--planner", planner,
+    r = CliRunner().invoke(main, ["solve", "diamond", "--vacant", "e4", "--planner", planner,
                                   "--time-limit", "1.5"])
     took = time.monotonic() - t
     assert r.exit_code == 20, r.output

@@ -163,14 +163,15 @@ def verify(problem: str, plan: str, notation: str, domain: str | None, show_posi
 @click.argument("problem")
 @problem_options
 @click.option("--planner", default="auto", type=click.Choice(list(PLANNERS)),
-              help="auto: search on boards up to 21 holes, else search, SAT and CP-SAT side by "
-              "side; moves: the fewest moves (same as --min-moves); layers: exhaustive "
+              help="auto: the compiled search on every core, then SAT and CP-SAT side by side; "
+              "moves: the fewest moves (same as --min-moves); layers: exhaustive "
               "search by jumps, pruned by learned pagodas (for proofs of unsolvability).")
 @click.option("--min-moves", is_flag=True, help="Fewest moves, with the proof that none has fewer "
               "(exit 20 when the time limit leaves it unproven).")
 @click.option("--solver", default="cadical195", show_default=True,
               help="python-sat solver for --planner sat (e.g. kissat404, glucose4).")
-@click.option("--workers", default=2, show_default=True, type=POSITIVE, help="CP-SAT workers.")
+@click.option("--workers", type=POSITIVE, help="Cores per problem: search processes and CP-SAT "
+              "workers (default: every core).")
 @click.option("--time-limit", type=SECONDS, help="Seconds; past it the answer is 'unknown'.")
 @click.option("--steps", default="parallel", type=click.Choice(["parallel", "sequential"]),
               show_default=True, help="Step semantics of the SAT/CP-SAT encoding.")
@@ -182,7 +183,7 @@ def verify(problem: str, plan: str, notation: str, domain: str | None, show_posi
 @click.option("--show", "show_positions", is_flag=True, help="Print every position of the plan.")
 @click.option("--json", "as_json", is_flag=True, help="Machine-readable result.")
 @click.option("--out", type=click.Path(dir_okay=False), help="Also write the plan to this file.")
-def solve(problem: str, planner: str, min_moves: bool, solver: str, workers: int,
+def solve(problem: str, planner: str, min_moves: bool, solver: str, workers: int | None,
           time_limit: float | None, steps: str, no_symmetry: bool, notation: str | None,
           domain: str | None, show_positions: bool, as_json: bool, out: str | None,
           options: ProblemOptions) -> None:
@@ -209,7 +210,7 @@ def solve(problem: str, planner: str, min_moves: bool, solver: str, workers: int
     posed = pose(problem, options, domain=domain)
     notation = notation or posed.notation
     encode = EncodeOptions(steps=steps, symmetry=not no_symmetry)
-    config = Config(solver=solver, workers=workers, encode=encode)
+    config = Config(solver=solver, encode=encode, **({"workers": workers} if workers else {}))
     result = solve_problem(posed.problem, planner, config, deadline_of(time_limit))
     if result.plan is not None and out:
         text = format_plan(posed.problem.board, result.plan, notation, posed.task) + "\n"
@@ -366,13 +367,15 @@ def survey(board: str, results: str | None, min_moves: bool, time_limit: float, 
               help="JSON-lines results, appended as jobs finish; a rerun skips answered jobs "
               "(default: batch-<JOBS name>.jsonl).")
 @click.option("--workers", default=2, show_default=True, type=POSITIVE,
-              help="Local cluster size (worker processes).")
+              help="Local cluster size (worker processes); each job gets cores/workers cores.")
+@click.option("--planner", type=click.Choice(list(PLANNERS)), default="auto", show_default=True,
+              help="Planner for every job (see pegsat solve --help).")
 @click.option("--scheduler", help="Address of an existing Dask scheduler (tcp://host:8786) instead.")
 @click.option("--time-limit", type=SECONDS, default=60.0, show_default=True, help="Seconds per job.")
 @click.option("--min-moves", is_flag=True, help="Solve each job with the fewest moves.")
 @click.option("--quiet", is_flag=True, help="No progress bar.")
-def batch(jobs: str, results: str | None, workers: int, scheduler: str | None, time_limit: float,
-          min_moves: bool, quiet: bool) -> None:
+def batch(jobs: str, results: str | None, workers: int, planner: str, scheduler: str | None,
+          time_limit: float, min_moves: bool, quiet: bool) -> None:
     """Solve many problems on Dask: JOBS is a file of problems (one per line, as on the command
     line) or a board name (all its single-vacancy -> single-survivor problems)."""
     from collections import Counter
@@ -380,12 +383,14 @@ def batch(jobs: str, results: str | None, workers: int, scheduler: str | None, t
     from .apps.batch import load_jobs
     from .apps.batch import run as run_batch
 
+    if min_moves and planner not in ("auto", "moves"):
+        raise PegsatError(f"--min-moves has its own planner; drop --planner {planner}")
     job_list = load_jobs(jobs)
     path = Path(results or f"batch-{Path(jobs).stem}.jsonl")
     t0 = time.perf_counter()
     try:
         recs = run_batch(job_list, path, workers=workers, scheduler=scheduler, time_limit=time_limit,
-                         planner="moves" if min_moves else "auto", quiet=quiet)
+                         planner="moves" if min_moves else planner, quiet=quiet)
     except KeyboardInterrupt:
         click.echo(f"interrupted: finished jobs are kept in {path}; rerun to resume", err=True)
         sys.exit(INTERRUPTED)

@@ -11,6 +11,10 @@ every job already answered solved, unsolvable or error (unknown ones are tried a
 whose worker dies is reported unknown ("worker died"): the scheduler is told not to retry
 tasks on other workers (``allowed-failures = 0``), and nothing but a finished proof is ever
 recorded as unsolvable. Each job's own ``--time-limit`` bounds it inside the worker.
+
+Cores are not oversubscribed: a job may use ``cores // workers`` processes (the search's
+portfolio, CP-SAT's workers; at least one) on a local cluster, and one on an external
+scheduler (give its workers one thread per core).
 """
 
 from __future__ import annotations
@@ -74,11 +78,12 @@ def load_jobs(spec: str) -> list[Job]:
                 ProblemOptions(vacant=names[v], survivor=names[s])) for v, s in orbit_pairs(board)]
 
 
-def run_job(job: Job, planner: str, time_limit: float | None) -> dict[str, Any]:
+def run_job(job: Job, planner: str, time_limit: float | None, cores: int = 1) -> dict[str, Any]:
     """Runs on a worker: pose the problem, solve it, return a JSON-able record. The job's
     deadline starts here, when the worker takes it up."""
     from ..deadline import Deadline
     from ..formats.notation import format_plan
+    from ..planners.config import Config
     from .pose import pose
     from .solve import solve
 
@@ -87,8 +92,9 @@ def run_job(job: Job, planner: str, time_limit: float | None) -> dict[str, Any]:
     try:
         deadline = Deadline(time_limit) if time_limit else Deadline()
         problem = pose(job.problem, job.options).problem
-        r = solve(problem, planner, deadline=deadline)
-        out.update(status=r.status.value, proof=r.proof.value if r.proof else None, moves=r.moves,
+        r = solve(problem, planner, Config(workers=cores), deadline=deadline)
+        out.update(status=r.status.value, planner=r.planner, cores=cores,
+                   proof=r.proof.value if r.proof else None, moves=r.moves,
                    optimal=r.optimal if r.lower_bound is not None else None, detail=r.detail,
                    plan=format_plan(problem.board, r.plan) if r.plan is not None else None)
     except PegsatError as exc:  # bad input: an answer, not a worker death
@@ -120,6 +126,8 @@ def run(jobs: list[Job], results: Path, *, workers: int = 2, scheduler: str | No
                           "(or pip install -e '.[dev]')") from None
     from tqdm import tqdm
 
+    from ..planners.config import cores as local_cores
+
     previous = read_results(results)
     todo = [j for j in jobs if previous.get(j.id, {}).get("status") not in FINAL]
     records = {j.id: previous[j.id] for j in jobs if j.id in previous}
@@ -137,6 +145,7 @@ def run(jobs: list[Job], results: Path, *, workers: int = 2, scheduler: str | No
             # A sliding window of one job per worker thread: a worker that dies takes only the
             # job it was running with it (queued jobs would be charged with its death too).
             window = max(1, sum(client.nthreads().values()))
+            share = max(1, local_cores() // window) if cluster is not None else 1
             pending = iter(todo)
             futures: dict[str, Any] = {}
             by_key: dict[str, str] = {}
@@ -145,7 +154,7 @@ def run(jobs: list[Job], results: Path, *, workers: int = 2, scheduler: str | No
             def submit_next() -> None:
                 job = next(pending, None)
                 if job is not None:
-                    fut = client.submit(run_job, job, planner, time_limit, pure=False,
+                    fut = client.submit(run_job, job, planner, time_limit, share, pure=False,
                                         key=f"pegsat-job-{len(futures)}")
                     futures[job.id] = fut
                     by_key[fut.key] = job.id

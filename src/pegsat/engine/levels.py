@@ -18,22 +18,44 @@ and back) the backward side is never built: ``B_j = s(~F_j)``, since playing a g
 backwards on complements is playing it forwards (``mirror``).
 
 The planners decide what prunes a level (``keep``) and when to stop. Every slice of work
-checks the deadline, which raises ``Timeout``.
+checks the deadline, which raises ``Timeout``, and the memory the levels hold: past
+``memory_budget()`` bytes (a survey's 60 s of German levels took 10 GB) it raises
+``MemoryBudget``, a kind of ``Timeout``: the answer is "unknown", never a proof.
 """
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable, Iterator, Sequence
 
 import numpy as np
 
-from ..deadline import Deadline
+from ..deadline import Deadline, Timeout
 from ..model.board import Board, Perm
 from .bitboard import engine, permute
 from .kernel import Kernel, kernel
 
 SLICE = 1 << 19  # positions expanded per deadline check
 Keep = Callable[[np.ndarray, int], np.ndarray]
+
+
+class MemoryBudget(Timeout):
+    """The levels outgrew ``memory_budget()``: stop as at a time limit ("unknown")."""
+
+
+def memory_budget() -> int:
+    """Bytes the levels of one search may hold: ``PEGSAT_MEMORY_GB``, else 40% of the
+    machine's memory (a level is sorted and merged in copies, so peaks reach about twice)."""
+    gb = os.environ.get("PEGSAT_MEMORY_GB", "")
+    try:
+        if gb and float(gb) > 0:
+            return int(float(gb) * (1 << 30))
+    except ValueError:
+        pass
+    try:
+        return int(0.4 * os.sysconf("SC_PHYS_PAGES") * os.sysconf("SC_PAGE_SIZE"))
+    except (ValueError, OSError, AttributeError):
+        return 4 << 30
 
 
 class Levels:
@@ -49,6 +71,7 @@ class Levels:
         self.group = self.kernel.group
         self.starts = tuple(starts)
         self.mirror = mirror
+        self.budget = memory_budget()
         self.fwd = [self.level_of(self.starts)]
         self.bwd = None if goals is None else [self.level_of(goals)]  # mirrored: never grown
 
@@ -81,9 +104,13 @@ class Levels:
         k = self.kernel
         levels = self.fwd if side == "forward" else self.bwd
         cur, reverse, parts = levels[-1], side == "backward", []
+        held = sum(a.nbytes for a in self.fwd + (self.bwd or []))
         for lo in range(0, len(cur), SLICE):
             self.deadline.check()
             parts.append(k.unique(self.expand(cur[lo:lo + SLICE], reverse)))
+            if held + 2 * sum(p.nbytes for p in parts) > self.budget:
+                gb = self.budget / (1 << 30)
+                raise MemoryBudget(f"memory budget: the levels would outgrow {gb:.1f} GB (PEGSAT_MEMORY_GB)")
         # Each distinct successor once: the slices' successors overlap a lot.
         new = k.unique(k.concat(parts)) if len(parts) > 1 else (parts[0] if parts else k.empty())
         del parts

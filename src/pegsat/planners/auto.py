@@ -1,13 +1,16 @@
-"""``auto``: exhaustive search on small boards; on larger ones a race of three planners.
+"""``auto``: the compiled search first, on every core; then SAT and CP-SAT, never more
+processes than cores.
 
-Up to ``SEARCH_MAX_HOLES`` holes the depth-first search with its dead-position table settles
-every problem fastest (bench/planners.py). Above, none dominates: the search finds the
-English central game in a tenth of a second but wanders for minutes on other vacancies; SAT
-solves French c1 -> e1 in 1.6 s where CP-SAT times out; CP-SAT solves English d1 -> d1 in
-1.6 s where SAT and the search both ran out of 60 s (measured during the English survey).
-So the SAT solver and a one-worker CP-SAT run in child processes while the search runs here,
-and the first finished answer wins; the others are stopped. All three share the caller's
-deadline (a forked child reads the same monotonic clock).
+The schedule comes from measurement (bench/engine.py, bench/planners.py), not from the hole
+count: with the compiled core, learned pagodas and restarts, the search settles the English
+and French surveys, German e5 -> e5 and the diamond's one-peg games faster than SAT or
+CP-SAT, which ran out of minutes on the 41- and 45-hole boards. SAT and CP-SAT still win
+where the search is lost (goal patterns that a far-first order does not steer towards), so
+the search gets ``SEARCH_SHARE`` of the time budget (``SEARCH_ALONE`` seconds when there is
+none), and what it leaves goes to SAT and a CP-SAT child racing, the first answer winning.
+Racing them all at once on two cores made problems that one planner alone answers in 3 s
+stay unknown for 90 s (issue 13), so the stages do not overlap. Every stage shares the
+caller's deadline (a forked child reads the same monotonic clock).
 """
 
 from __future__ import annotations
@@ -24,12 +27,13 @@ from .config import Config, any_problem
 NAME = "auto"
 OPTIMAL = False  # its plans are not proven to have the fewest moves
 supports = any_problem
-SEARCH_MAX_HOLES = 21
+SEARCH_SHARE = 0.6  # of the time budget, for the search alone
+SEARCH_ALONE = 60.0  # seconds of search first when there is no time limit
 
 
 def covers_open_goal(problem: Problem) -> bool:
-    """One search covers every survivor at once; SAT needs the goal split per survivor."""
-    return problem.board.n <= SEARCH_MAX_HOLES
+    """The search covers every survivor at once; its stage comes first."""
+    return True
 
 
 def _run_planner(send, name: str, problem: Problem, deadline: Deadline, config: Config) -> None:
@@ -62,15 +66,18 @@ class PlannerProcess:
 
 
 def solve(problem: Problem, deadline: Deadline, config: Config) -> Result:
-    if problem.board.n <= SEARCH_MAX_HOLES:
-        r = search.solve(problem, deadline, config)
-        return replace(r, planner=f"{NAME}:{r.planner}")
+    left = deadline.remaining()
+    first = deadline.within(SEARCH_ALONE if left is None else left * SEARCH_SHARE)
+    r = search.solve(problem, first, config)
+    if r.status is not Status.UNKNOWN or deadline.expired():
+        return _won(r, "search")
+    cores = max(1, config.workers)
     job = sat.SatJob(problem, deadline, config)
-    cp = PlannerProcess("cpsat", problem, deadline, replace(config, workers=1))
+    # one core (a batch job's share): SAT alone, no second process
+    cp = PlannerProcess("cpsat", problem, deadline, replace(config, workers=cores - 1)) if cores > 1 else None
     try:
-        r = search.solve(problem, deadline.stopping(lambda: job.poll() or cp.poll() is not None), config)
-        if r.status is not Status.UNKNOWN:
-            return _won(r, "search")
+        if cp is None:
+            return _won(job.wait(), "sat")
         while True:
             if job.poll():
                 r = job.wait()
@@ -83,7 +90,8 @@ def solve(problem: Problem, deadline: Deadline, config: Config) -> Result:
                 return Result(Status.UNKNOWN, problem, NAME, detail="time limit reached (search, sat, cpsat)")
     finally:
         job.stop()
-        cp.stop()
+        if cp is not None:
+            cp.stop()
 
 
 def _won(r: Result, winner: str) -> Result:

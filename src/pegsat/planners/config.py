@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass, field
 from typing import Protocol
 
@@ -11,13 +12,21 @@ from ..model.problem import Problem
 from ..model.result import Result
 
 
+def cores() -> int:
+    """The cores this process may run on (its CPU affinity where the OS tells it)."""
+    try:
+        return max(1, len(os.sched_getaffinity(0)))
+    except AttributeError:  # not on Linux
+        return max(1, os.cpu_count() or 1)
+
+
 @dataclass(frozen=True)
 class Config:
     """Options for every planner; each backend reads what concerns it. The time budget is not
     here: it is the ``Deadline`` passed beside it."""
 
     solver: str = "cadical195"
-    workers: int = 2
+    workers: int = field(default_factory=cores)  # processes (search) or threads (CP-SAT) per problem
     encode: EncodeOptions = field(default_factory=EncodeOptions)
 
 

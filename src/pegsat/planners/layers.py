@@ -268,10 +268,11 @@ def solve(problem: Problem, deadline: Deadline, config: Config) -> Result:
     search = Layers(problem, deadline)
     try:
         meeting = search.run()
-    except Timeout:
+    except Timeout as exc:
         lv = search.levels
+        why = str(exc) or "time limit"
         return Result(Status.UNKNOWN, problem, NAME, stats=_stats(search, t0),
-                      detail=f"time limit: {len(lv.fwd) - 1} forward + {len(lv.bwd or [0]) - 1} "
+                      detail=f"{why}: {len(lv.fwd) - 1} forward + {len(lv.bwd or [0]) - 1} "
                       f"backward levels of {search.total} searched")
     stats = _stats(search, t0)
     if meeting is None:

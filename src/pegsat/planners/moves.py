@@ -255,15 +255,16 @@ def solve(problem: Problem, deadline: Deadline, config: Config) -> Result:
                 return replace_planner(first)
             search.upper = upper
             best, lower, meeting = search.run()
-    except Timeout:
+    except Timeout as exc:
+        why = str(exc) or "time limit"
         a, b = len(search.fwd) - 1, (len(search.bwd) - 1 if search.bwd else 0)
         lower = max(lower0, a + b + 1)
         stats = _stats(search, t0, upper_s, lower0)
         if first is not None and first.plan is not None:
             return Result(Status.UNKNOWN, problem, NAME, plan=first.plan, lower_bound=lower, stats=stats,
-                          detail=f"time limit: best found {upper} moves, proven >= {lower}")
+                          detail=f"{why}: best found {upper} moves, proven >= {lower}")
         return Result(Status.UNKNOWN, problem, NAME, lower_bound=lower, stats=stats,
-                      detail=f"time limit: no plan found; any plan needs >= {lower} moves")
+                      detail=f"{why}: no plan found; any plan needs >= {lower} moves")
     stats = _stats(search, t0, upper_s, lower0)
     how = _how(search)
     if best is not None:

@@ -1,0 +1,215 @@
+#!/usr/bin/env python3
+"""Benchmark for the compiled engine (issue 13): its target table, measured.
+
+    python bench/engine.py                 # the quick cases (about 5 minutes on 2 cores)
+    python bench/engine.py --surveys       # also the four surveys (up to an hour)
+    python bench/engine.py --only german   # rows whose name contains a substring
+
+Each case runs as users run it: ``pegsat ...`` in a fresh process, timed from start to exit
+(so loading the compiled core counts), with its peak memory (the largest child's resident
+set). The baseline is the pure-Python depth-first search (``engine.reference``, the engine
+before the compiled core) on the same problem in the same run, given ``--baseline-limit``
+seconds; the last column is baseline time / compiled time (">" when the baseline ran out).
+Timings on shared machines are noisy: compare rows of one run, not runs.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT / "src"))
+
+from pegsat.analysis.invariants import possible_survivors  # noqa: E402
+from pegsat.deadline import Deadline, Timeout  # noqa: E402
+from pegsat.engine import dfs as D  # noqa: E402
+from pegsat.engine import reference  # noqa: E402
+from pegsat.engine.bitboard import symmetry  # noqa: E402
+from pegsat.model.catalogue import get_board  # noqa: E402
+from pegsat.model.problem import Goal, single_vacancy  # noqa: E402
+
+PEGSAT = [sys.executable, "-m", "pegsat.cli"]
+
+
+def run(args: list[str], timeout: float | None = None) -> tuple[int, float, float, str]:
+    """(exit code, wall seconds, peak MB of the process and its children, stdout)."""
+    t = time.perf_counter()
+    p = subprocess.Popen(PEGSAT + args, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+                         cwd=ROOT)
+    try:
+        out, _ = p.communicate(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        p.kill()
+        out, _ = p.communicate()
+    wall = time.perf_counter() - t
+    # ru_maxrss of RUSAGE_CHILDREN: the largest descendant waited for so far, in KB (Linux)
+    import resource
+    mb = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024
+    return p.returncode, wall, mb, out
+
+
+def status_of(code: int) -> str:
+    return {0: "solved", 10: "unsolvable", 20: "unknown"}.get(code, f"exit {code}")
+
+
+def baseline(problem, limit: float) -> tuple[str, float]:
+    """The pure-Python search, far-first, dead table under the goal's symmetries."""
+    t = time.perf_counter()
+    try:
+        plan, _ = reference.depth_first(problem, Deadline(limit), D.far_first(problem), D.goal_group(problem))
+    except Timeout:
+        return "unknown", limit
+    return ("solved" if plan else "unsolvable"), time.perf_counter() - t
+
+
+def ratio(base: tuple[str, float], secs: float) -> str:
+    s, b = base
+    return f"{'>' if s == 'unknown' else ''}{b / max(secs, 1e-3):.1f}x"
+
+
+def solve_rows(args) -> list[list[str]]:
+    rows = []
+    g, d = get_board("german"), get_board("diamond")
+    cases = [("german e5 -> one peg", ["german"], single_vacancy(g, g.hole("e5"))),
+             ("german e5 -> e5", ["german", "--survivor", "e5"],
+              single_vacancy(g, g.hole("e5"), Goal.survivor(g, g.hole("e5"))))]
+    # the diamond: one vacancy per orbit of the class-compatible ones (the others are images)
+    sym = symmetry(d)
+    seen = set()
+    for v in range(d.n):
+        if not possible_survivors(d, d.full & ~(1 << v)):
+            continue
+        orbit = {sym.canonical(1 << v)}
+        if orbit & seen:
+            continue
+        seen |= orbit
+        size = len({p[v] for p in d.symmetries})
+        cases.append((f"diamond {d.names[v]} -> one peg (x{size} images)",
+                      ["diamond", "--vacant", d.names[v]], single_vacancy(d, v)))
+    f = get_board("french")
+    cases.append(("french d3 -> d5", ["french", "--vacant", "d3", "--survivor", "d5"],
+                  single_vacancy(f, f.hole("d3"), Goal.survivor(f, f.hole("d5")))))
+    for name, cli, problem in cases:
+        if args.only and not any(s in name for s in args.only.split(",")):
+            continue
+        code, wall, mb, _ = run(["solve", *cli, "--time-limit", str(args.time_limit)])
+        base = baseline(problem, args.baseline_limit)
+        rows.append([name, status_of(code), f"{wall:.2f}", f"{mb:.0f}", f"{base[0]} {base[1]:.1f} s",
+                     ratio(base, wall)])
+        print(" | ".join(rows[-1]), file=sys.stderr)
+    return rows
+
+
+def english_rows(args) -> list[list[str]]:
+    rows = []
+    e = get_board("english")
+    if not args.only or "d1" in args.only or "english" in args.only:
+        # run to run: 20 seeds of the restart order (the CLI itself is seeded, so repeatable)
+        times = []
+        for i in range(args.runs):
+            code, wall, _, _ = run(["solve", "english", "--vacant", "d1", "--survivor", "d1",
+                                    "--planner", "search", "--time-limit", "60"],
+                                   ) if i == 0 else _seeded(i)
+            times.append(wall)
+        p = single_vacancy(e, e.hole("d1"), Goal.survivor(e, e.hole("d1")))
+        base = baseline(p, args.baseline_limit)
+        rows.append([f"english d1 -> d1, {args.runs} seeds", "solved",
+                     f"median {statistics.median(times):.2f}, max {max(times):.2f}", "",
+                     f"{base[0]} {base[1]:.1f} s", ratio(base, max(times))])
+        print(" | ".join(rows[-1]), file=sys.stderr)
+    if not args.only or "min-moves" in args.only or "english" in args.only:
+        code, wall, mb, out = run(["solve", "english", "--min-moves", "--time-limit", "60"])
+        rows.append(["english d4 -> d4 --min-moves", status_of(code) + (" 18" if "18 moves" in out else ""),
+                     f"{wall:.2f}", f"{mb:.0f}", "", ""])
+    if not args.only or "whole" in args.only or "english" in args.only:
+        walls = [run(["solve", "english"])[1] for _ in range(5)]
+        helps = [run(["--help"])[1] for _ in range(5)]
+        rows.append(["pegsat solve english, whole process (min of 5)", "solved", f"{min(walls):.2f}", "",
+                     f"pegsat --help {min(helps):.2f} s", f"{min(walls) / min(helps):.1f}x --help"])
+    return rows
+
+
+def _seeded(i: int) -> tuple[int, float, float, str]:
+    """The search planner with restart seed ``i`` (PEGSAT_SEED), timed in a fresh process."""
+    env = dict(os.environ, PEGSAT_SEED=str(i))
+    t = time.perf_counter()
+    p = subprocess.run(PEGSAT + ["solve", "english", "--vacant", "d1", "--survivor", "d1", "--planner",
+                                 "search", "--time-limit", "60"], capture_output=True, text=True, env=env,
+                       cwd=ROOT)
+    return p.returncode, time.perf_counter() - t, 0.0, p.stdout
+
+
+def rate_rows(args) -> list[list[str]]:
+    """Nodes per second of the two engines on the same problem and the same jump order."""
+    e = get_board("english")
+    p = single_vacancy(e, e.hole("d4"), Goal.survivor(e, e.hole("d1")))
+    order = D.far_first(p)
+    t = time.perf_counter()
+    try:
+        _, st = reference.depth_first(p, Deadline(args.baseline_limit), order, D.goal_group(p))
+        ref_nodes, ref_s = st["nodes"], time.perf_counter() - t
+    except Timeout:
+        ref_nodes, ref_s = None, args.baseline_limit
+    s = D.DepthFirst(p, table_bits=24)
+    t = time.perf_counter()
+    s.attempt(order, 10**10)
+    c_s = time.perf_counter() - t
+    c_rate = s.nodes / c_s
+    if ref_nodes is None:
+        return [["depth-first node rate, english d4 -> d1", f"{c_rate / 1e6:.2f} M/s", f"{c_s:.2f}", "",
+                 f"reference ran out at {ref_s:.0f} s", ""]]
+    r_rate = ref_nodes / ref_s
+    return [["depth-first node rate, english d4 -> d1", f"{c_rate / 1e6:.2f} M/s", f"{c_s:.2f}", "",
+             f"{r_rate / 1e3:.0f} k/s ({ref_nodes} nodes)", f"{c_rate / r_rate:.0f}x"]]
+
+
+def survey_rows(args) -> list[list[str]]:
+    rows = []
+    for board in args.surveys.split(","):
+        with tempfile.TemporaryDirectory() as tmp:
+            res = Path(tmp) / "s.jsonl"
+            js = Path(tmp) / "s.json"
+            code, wall, mb, _ = run(["survey", board, "--results", str(res), "--quiet", "--json", str(js),
+                                     "--time-limit", str(args.survey_limit)])
+            t = json.loads(js.read_text()) if js.exists() else {"unknown": None, "vacancies": {}}
+        n = sum(len(row) for row in t["vacancies"].values()) or 1
+        unknown = t["unknown"]
+        share = f"{100 * unknown / n:.1f}%" if unknown is not None else "?"
+        rows.append([f"{board} survey ({n} problems)", f"{unknown} unknown ({share})",
+                     f"{wall:.0f}", f"{mb:.0f}", "", ""])
+        print(" | ".join(rows[-1]), file=sys.stderr)
+    return rows
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--time-limit", type=float, default=60.0, help="seconds per solve case")
+    ap.add_argument("--baseline-limit", type=float, default=30.0, help="seconds for the pure-Python baseline")
+    ap.add_argument("--runs", type=int, default=20, help="seeds of english d1 -> d1")
+    ap.add_argument("--only", help="comma-separated substrings of case names")
+    ap.add_argument("--surveys", nargs="?", const="english,french,german,diamond", default="",
+                    help="also run these surveys (default when given: all four)")
+    ap.add_argument("--survey-limit", type=float, default=60.0, help="seconds per survey problem")
+    args = ap.parse_args()
+    rows = solve_rows(args) + english_rows(args)
+    if not args.only or "rate" in args.only:
+        rows += rate_rows(args)
+    if args.surveys:
+        rows += survey_rows(args)
+    head = ["case", "answer", "seconds", "peak MB", "baseline (pure Python)", "ratio"]
+    widths = [max(len(str(r[i])) for r in rows + [head]) for i in range(len(head))]
+    for r in [head, ["-" * w for w in widths], *rows]:
+        print("  ".join(str(c).ljust(w) for c, w in zip(r, widths, strict=True)).rstrip())
+    print(f"\n{os.cpu_count()} cores; python {sys.version.split()[0]}")
+
+
+if __name__ == "__main__":
+    main()
