@@ -100,3 +100,9 @@ def test_killed_worker_is_unknown_never_unsolvable(tmp_path):
         assert recs[j.id]["status"] == "solved"
     lines = [json.loads(x) for x in (tmp_path / "r.jsonl").read_text().splitlines()]
     assert len(lines) == 4
+
+
+def test_bad_scheduler_address_is_one_line():
+    r = CliRunner().invoke(main, ["batch", "triangle-5", "--scheduler", "notanaddress", "--quiet"])
+    assert r.exit_code == 2 and r.output.count("\n") == 1
+    assert r.output.startswith("error: cannot reach the Dask scheduler 'notanaddress'")

@@ -105,3 +105,47 @@ def test_malformed_board_files(text, message):
 def test_unknown_board():
     with pytest.raises(BoardError, match="unknown board 'englsh'"):
         get_board("englsh")
+
+
+def _brute_force_automorphisms(board):
+    from itertools import permutations
+
+    lines = set(board.lines)
+    out = set()
+    for p in permutations(range(board.n)):
+        if all((min(p[a], p[c]), p[b], max(p[a], p[c])) in lines for a, b, c in board.lines):
+            out.add(p)
+    return out
+
+
+@pytest.mark.parametrize("lattice, cells", [
+    ("square", [(0, 0), (0, 1), (0, 2), (1, 1), (2, 1), (2, 0)]),
+    ("square+diagonal", [(r, c) for r in range(3) for c in range(3) if (r, c) != (0, 2)]),
+    ("triangular", [(0, 0), (0, 2), (0, 4), (1, 1), (1, 3), (2, 2), (0, 6)]),
+    ("square", [(0, 0), (0, 1), (0, 2), (1, 0), (1, 1), (1, 2)]),
+])
+def test_symmetries_are_every_line_preserving_permutation(lattice, cells):
+    from pegsat.model.lattice import board_from_cells
+
+    b = board_from_cells("x", lattice, cells)
+    assert set(b.symmetries) == _brute_force_automorphisms(b)
+
+
+def test_symmetry_search_scales_to_large_boards():
+    """Iterative backtracking: no recursion limit (square-40x40 died with RecursionError)."""
+    assert len(get_board("square-40x40").symmetries) == 8
+    assert len(get_board("triangle-40").symmetries) == 6
+
+
+def test_huge_coordinates_are_refused_not_drawn(tmp_path):
+    f = tmp_path / "big.txt"
+    f.write_text("graph\nhole 1 0 0\nhole 2 0 2\nhole 3 99999999999 4\nline 1 2 3\n")
+    with pytest.raises(BoardError, match="coordinates span"):
+        load_board(str(f))
+
+
+def test_boards_with_too_many_symmetries_keep_the_identity_only():
+    """Thirty identical three-hole pieces permute freely (30! 2^30 automorphisms): the search
+    gives up after MAX_SYMMETRIES instead of exhausting memory (found by the fuzz test)."""
+    b = parse_board_text("square\n" + "ooo  " * 30 + "\n", name="pieces")
+    assert b.symmetries == (tuple(range(b.n)),)

@@ -23,19 +23,49 @@ from .model.options import ProblemOptions
 from .model.result import EXIT, INTERRUPTED, Status
 from .planners import PLANNERS
 
+JSON_COMMANDS = ("solve", "prove", "verify", "decode")  # whose --json flag means JSON on stdout
+
 
 class _Group(click.Group):
-    """Turns user errors into one line on stderr and Ctrl-C into a clean exit."""
+    """Every failure is one line on stderr (bad input, click's own usage errors) and, under
+    ``--json``, also a JSON object on stdout; Ctrl-C is a clean exit 130."""
+
+    json_errors = False
+
+    def main(self, args=None, prog_name=None, complete_var=None, standalone_mode=True, **extra):
+        if not standalone_mode:
+            return super().main(args, prog_name, complete_var, standalone_mode, **extra)
+        argv = list(sys.argv[1:] if args is None else args)
+        command = next((a for a in argv if not a.startswith("-")), None)
+        self.json_errors = command in JSON_COMMANDS and "--json" in argv
+        try:
+            code = super().main(argv, prog_name, complete_var, standalone_mode=False, **extra)
+        except click.ClickException as exc:  # usage errors: one line, not click's three
+            hint = f" (pegsat {command} --help)" if command in self.commands else " (pegsat --help)"
+            self.fail(exc.format_message() + hint, exc.exit_code)
+        except click.Abort:
+            self.interrupted()
+        sys.exit(code if isinstance(code, int) else 0)
+
+    def fail(self, message: str, code: int) -> None:
+        click.echo(f"error: {message}", err=True)
+        if self.json_errors:
+            click.echo(json.dumps({"status": "error", "message": message}))
+        sys.exit(code)
+
+    def interrupted(self) -> None:
+        click.echo("interrupted: status unknown; no output file was written", err=True)
+        if self.json_errors:
+            click.echo(json.dumps({"status": "unknown", "message": "interrupted"}))
+        sys.exit(INTERRUPTED)
 
     def invoke(self, ctx: click.Context):
         try:
             return super().invoke(ctx)
         except PegsatError as exc:
-            click.echo(f"error: {exc}", err=True)
-            ctx.exit(exc.exit_code)
+            self.fail(str(exc), exc.exit_code)
         except KeyboardInterrupt:
-            click.echo("interrupted: status unknown; no output file was written", err=True)
-            ctx.exit(INTERRUPTED)
+            self.interrupted()
 
 
 class Seconds(click.ParamType):

@@ -32,6 +32,7 @@ from ..files import JsonLines, read_jsonl, read_text
 from ..model.options import ProblemOptions
 
 FINAL = ("solved-optimal", "solved", "unsolvable", "error")
+CONNECT_S = 10  # seconds to reach an external scheduler before giving up
 
 
 @dataclass(frozen=True)
@@ -140,7 +141,13 @@ def run(jobs: list[Job], results: Path, *, workers: int = 2, scheduler: str | No
         if scheduler is None:
             cluster = LocalCluster(n_workers=workers, threads_per_worker=1, processes=True,
                                    dashboard_address=None)
-        client = Client(cluster if cluster is not None else scheduler)
+        try:
+            client = Client(cluster if cluster is not None else scheduler, timeout=CONNECT_S)
+        except (ValueError, OSError, TimeoutError) as exc:  # a bad address, nobody listening
+            if cluster is not None:
+                cluster.close()
+            why = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+            raise PegsatError(f"cannot reach the Dask scheduler {scheduler!r}: {why}") from None
         try:
             # A sliding window of one job per worker thread: a worker that dies takes only the
             # job it was running with it (queued jobs would be charged with its death too).

@@ -26,6 +26,10 @@ Line = tuple[int, int, int]
 Jump = tuple[int, int, int]
 Perm = tuple[int, ...]
 
+MAX_SYMMETRIES = 1000  # more (identical disconnected pieces permute freely): the identity only
+MAX_SPAN = 1000  # rows and columns a board's coordinates may span (drawings are printed whole)
+
+
 @dataclass(frozen=True)
 class Board:
     """An immutable board. ``lines`` are normalised ``(a, b, c)`` with ``a < c``, sorted."""
@@ -46,6 +50,11 @@ class Board:
             raise BoardError(f"board {self.name!r} has duplicate hole names")
         if self.coords is not None and len(self.coords) != n:
             raise BoardError(f"board {self.name!r}: {len(self.coords)} coordinates for {n} holes")
+        if self.coords is not None:
+            (r0, r1), (c0, c1) = ((min(x), max(x)) for x in zip(*self.coords, strict=True))
+            if r1 - r0 > MAX_SPAN or c1 - c0 > MAX_SPAN:
+                raise BoardError(f"board {self.name!r}: coordinates span {r1 - r0 + 1} rows and "
+                                 f"{c1 - c0 + 1} columns; at most {MAX_SPAN + 1} each")
         norm = set()
         for a, b, c in self.lines:
             if not all(0 <= h < n for h in (a, b, c)) or len({a, b, c}) != 3:
@@ -90,7 +99,9 @@ class Board:
 
     @cached_property
     def symmetries(self) -> tuple[Perm, ...]:
-        """All automorphisms of the line structure, identity first."""
+        """All automorphisms of the line structure, identity first; the identity alone when
+        there are more than ``MAX_SYMMETRIES`` (pieces that permute freely): using fewer
+        symmetries only reduces less."""
         return _automorphisms(self.n, self.lines)
 
     @cached_property
@@ -157,38 +168,56 @@ def _automorphisms(n: int, lines: tuple[Line, ...]) -> tuple[Perm, ...]:
     for ln in lines:
         closing[max(pos_in_order[h] for h in ln)].append(ln)
 
+    # Backtracking without recursion (boards of thousands of holes): each hole after the first
+    # of its component is related to an earlier one, so its image is among that one's image's
+    # relatives; consistency is checked against related holes only, both ways (``pre``: the
+    # hole whose image a hole is), which is the full check since unrelated pairs carry 0.
+    earlier = [[z for z in rel[x] if pos_in_order[z] < pos_in_order[x]] for x in range(n)]
     image = [-1] * n
-    used = [False] * n
+    pre = [-1] * n
     found: list[Perm] = []
 
-    def extend(i: int) -> None:
-        if i == n:
-            found.append(tuple(image))
-            return
+    def candidates(i: int) -> list[int]:
         x = order[i]
-        for y in range(n):
-            if used[y] or sig[y] != sig[x]:
+        pool = rel[image[earlier[x][0]]] if earlier[x] else range(n)
+        out = []
+        for y in pool:
+            if pre[y] != -1 or sig[y] != sig[x]:
                 continue
-            ok = True
-            for z in order[:i]:
-                if rel[x].get(z, 0) != rel[y].get(image[z], 0):
-                    ok = False
-                    break
-            if not ok:
+            if any(rel[y].get(image[z], 0) != rel[x][z] for z in earlier[x]):
                 continue
-            image[x] = y
-            for a, b, c in closing[i]:
-                ia, ib, ic = image[a], image[b], image[c]
-                if (min(ia, ic), ib, max(ia, ic)) not in line_set:
-                    ok = False
-                    break
-            if ok:
-                used[y] = True
-                extend(i + 1)
-                used[y] = False
-            image[x] = -1
+            if any(pre[w] != -1 and rel[x].get(pre[w], 0) != r for w, r in rel[y].items()):
+                continue
+            out.append(y)
+        return out
 
-    extend(0)
+    stack, next_ = [candidates(0)], [0]
+    while stack:
+        i = len(stack) - 1
+        x = order[i]
+        if image[x] != -1:  # undo this level's last choice
+            pre[image[x]] = -1
+            image[x] = -1
+        if next_[i] == len(stack[i]):
+            stack.pop()
+            next_.pop()
+            continue
+        y = stack[i][next_[i]]
+        next_[i] += 1
+        image[x] = y
+        if any((min(image[a], image[c]), image[b], max(image[a], image[c])) not in line_set
+               for a, b, c in closing[i]):
+            image[x] = -1
+            continue
+        pre[y] = x
+        if i + 1 == n:
+            found.append(tuple(image))
+            if len(found) > MAX_SYMMETRIES:  # identical disconnected pieces: give up, stay sound
+                return (tuple(range(n)),)
+            continue
+        stack.append(candidates(i + 1))
+        next_.append(0)
+
     found.sort(key=lambda p: (p != tuple(range(n)), p))
     return tuple(found)
 
