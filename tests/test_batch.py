@@ -106,3 +106,18 @@ def test_bad_scheduler_address_is_one_line():
     r = CliRunner().invoke(main, ["batch", "triangle-5", "--scheduler", "notanaddress", "--quiet"])
     assert r.exit_code == 2 and r.output.count("\n") == 1
     assert r.output.startswith("error: cannot reach the Dask scheduler 'notanaddress'")
+
+
+def test_interrupted_batch_says_one_line(tmp_path):
+    import subprocess
+    import sys
+
+    out = tmp_path / "r.jsonl"
+    args = [sys.executable, "-m", "pegsat.cli", "batch", "german", "--results", str(out), "--quiet"]
+    p = subprocess.Popen(args, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                         start_new_session=True)
+    time.sleep(5)
+    p.send_signal(signal.SIGINT)
+    _, err = p.communicate(timeout=60)
+    assert p.returncode == 130
+    assert err.startswith("interrupted: finished jobs are kept") and err.count("\n") == 1, err

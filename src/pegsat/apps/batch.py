@@ -119,6 +119,9 @@ def run(jobs: list[Job], results: Path, *, workers: int = 2, scheduler: str | No
 
     ``on_submit(client, futures_by_job_id)`` is called once the first window of jobs is
     submitted (tests use it to kill a worker mid-run)."""
+    # Dask's own warnings (cancelled tasks, workers killed on Ctrl-C) would bury our one line;
+    # worker processes read this too, since they inherit the environment.
+    os.environ.setdefault("DASK_LOGGING__DISTRIBUTED", "error")
     try:
         import dask
         from distributed import Client, LocalCluster, as_completed
