@@ -200,8 +200,8 @@ def verify(problem: str, plan: str, notation: str, domain: str | None, show_posi
               "(exit 20 when the time limit leaves it unproven).")
 @click.option("--solver", default="cadical195", show_default=True,
               help="python-sat solver for --planner sat (e.g. kissat404, glucose4).")
-@click.option("--workers", type=POSITIVE, help="Cores per problem: search processes and CP-SAT "
-              "workers (default: every core).")
+@click.option("--workers", type=click.IntRange(1, 256), help="Cores per problem: search processes and "
+              "CP-SAT workers (default: every core).")
 @click.option("--time-limit", type=SECONDS, help="Seconds; past it the answer is 'unknown'.")
 @click.option("--steps", default="parallel", type=click.Choice(["parallel", "sequential"]),
               show_default=True, help="Step semantics of the SAT/CP-SAT encoding.")
@@ -396,7 +396,7 @@ def survey(board: str, results: str | None, min_moves: bool, time_limit: float, 
 @click.option("--results", type=click.Path(dir_okay=False),
               help="JSON-lines results, appended as jobs finish; a rerun skips answered jobs "
               "(default: batch-<JOBS name>.jsonl).")
-@click.option("--workers", default=2, show_default=True, type=POSITIVE,
+@click.option("--workers", default=2, show_default=True, type=click.IntRange(1, 256),
               help="Local cluster size (worker processes); each job gets cores/workers cores.")
 @click.option("--planner", type=click.Choice(list(PLANNERS)), default="auto", show_default=True,
               help="Planner for every job (see pegsat solve --help).")
