@@ -143,27 +143,26 @@ def _seeded(i: int) -> tuple[int, float, float, str]:
 
 
 def rate_rows(args) -> list[list[str]]:
-    """Nodes per second of the two engines on the same problem and the same jump order."""
+    """Nodes per second of the two engines on the same search: English d4 -> c4 (no plan:
+    both run until their node budget), far-first order, dead table under the goal's
+    symmetries, no pagodas; long enough that set-up does not count."""
     e = get_board("english")
-    p = single_vacancy(e, e.hole("d4"), Goal.survivor(e, e.hole("d1")))
-    order = D.far_first(p)
+    p = single_vacancy(e, e.hole("d4"), Goal.survivor(e, e.hole("c4")))
+    order, group = D.far_first(p), D.goal_group(p)
+    ref_budget, c_budget = 500_000, 20_000_000
     t = time.perf_counter()
     try:
-        _, st = reference.depth_first(p, Deadline(args.baseline_limit), order, D.goal_group(p))
-        ref_nodes, ref_s = st["nodes"], time.perf_counter() - t
-    except Timeout:
-        ref_nodes, ref_s = None, args.baseline_limit
-    s = D.DepthFirst(p, table_bits=24)
+        reference.depth_first(p, Deadline(), order, group, budget=ref_budget)
+    except reference.Exhausted:
+        pass
+    ref_rate = ref_budget / (time.perf_counter() - t)
+    from pegsat.planners.search import table_bits
+    s = D.DepthFirst(p, table_bits=table_bits(p))  # the table the planner gives this board
     t = time.perf_counter()
-    s.attempt(order, 10**10)
-    c_s = time.perf_counter() - t
-    c_rate = s.nodes / c_s
-    if ref_nodes is None:
-        return [["depth-first node rate, english d4 -> d1", f"{c_rate / 1e6:.2f} M/s", f"{c_s:.2f}", "",
-                 f"reference ran out at {ref_s:.0f} s", ""]]
-    r_rate = ref_nodes / ref_s
-    return [["depth-first node rate, english d4 -> d1", f"{c_rate / 1e6:.2f} M/s", f"{c_s:.2f}", "",
-             f"{r_rate / 1e3:.0f} k/s ({ref_nodes} nodes)", f"{c_rate / r_rate:.0f}x"]]
+    s.attempt(order, c_budget)
+    c_rate = s.nodes / (time.perf_counter() - t)
+    return [["depth-first node rate, english d4 -> c4", f"{c_rate / 1e6:.2f} M/s", f"{s.nodes} nodes", "",
+             f"{ref_rate / 1e3:.0f} k/s ({ref_budget} nodes)", f"{c_rate / ref_rate:.0f}x"]]
 
 
 def survey_rows(args) -> list[list[str]]:

@@ -72,6 +72,8 @@ def test_canonical_form_permutation_and_membership(name):
     assert k.ints(u) == sorted(set(pos))
     probe = pos[:20] + _random_positions(b, 20, 6)
     assert list(k.member(u, k.array(probe))) == [p in set(pos) for p in probe]
+    probe = sorted(probe + [min(pos), max(pos), 0, b.full])  # ascending: the merging path
+    assert list(k.member(u, k.array(probe))) == [p in set(pos) for p in probe]
     assert list(k.popcount(arr)) == [p.bit_count() for p in pos]
 
 

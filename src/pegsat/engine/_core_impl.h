@@ -188,9 +188,30 @@ static inline int SFX(find)(const POS *s, Py_ssize_t n, POS x) {
     return lo < n && s[lo] == x;
 }
 
+/* Queries in ascending order (a level against older levels, the usual case) are merged in
+ * one galloping pass: O(nq log gap) with the cache-friendly access of a merge; any other
+ * order falls back to a binary search per query. */
 static void SFX(member)(const char *sorted, Py_ssize_t ns, const char *q, Py_ssize_t nq, char *out) {
     const POS *s = (const POS *)sorted;
-    for (Py_ssize_t i = 0; i < nq; i++) out[i] = (char)SFX(find)(s, ns, SFX(load)(q + i * POS_BYTES));
+    int ascending = 1;
+    for (Py_ssize_t i = 1; i < nq && ascending; i++)
+        if (SFX(load)(q + i * POS_BYTES) < SFX(load)(q + (i - 1) * POS_BYTES)) ascending = 0;
+    if (!ascending) {
+        for (Py_ssize_t i = 0; i < nq; i++) out[i] = (char)SFX(find)(s, ns, SFX(load)(q + i * POS_BYTES));
+        return;
+    }
+    Py_ssize_t lo = 0;  /* every s[j] with j < lo is below the current query */
+    for (Py_ssize_t i = 0; i < nq; i++) {
+        POS x = SFX(load)(q + i * POS_BYTES);
+        Py_ssize_t step = 1, hi = lo;
+        while (hi < ns && s[hi] < x) { lo = hi + 1; hi = lo + step; step <<= 1; }
+        if (hi > ns) hi = ns;
+        while (lo < hi) {  /* first index in [lo, hi) not below x; s[hi] >= x */
+            Py_ssize_t mid = lo + (hi - lo) / 2;
+            if (s[mid] < x) lo = mid + 1; else hi = mid;
+        }
+        out[i] = (char)(lo < ns && s[lo] == x);
+    }
 }
 
 /* ---- pagoda filter --------------------------------------------------------------------- */
@@ -227,6 +248,7 @@ static PyObject *SFX(keep)(CoreBoard *b, const char *src, Py_ssize_t n, const in
  * 0, and when the probe window is full the first slot is overwritten. Losing a dead position
  * only costs a search again; nothing false can be read. */
 #define PROBES 32
+#define PREFETCH_BITS 21  /* 2^21 slots (16 MB) and up: larger than the caches here */
 
 static inline int SFX(dead)(const POS *table, uint64_t mask, int bits, POS key) {
     uint64_t h = SFX(hash)(key) >> (64 - bits);
@@ -306,6 +328,18 @@ static int SFX(run)(CoreSearch *s, int64_t budget) {
             s->nodes++;
             keys[d] = key;
             s->next[d] = 0;
+            /* The children's table slots are random reads in a table far larger than the
+             * caches: ask for all of them now, so their misses overlap instead of queueing
+             * one per child (2^24 slots: 1.3 -> 2.0 million nodes/s on English; a table
+             * that fits the caches is faster without, as the children's keys cost twice). */
+            if (s->bits >= PREFETCH_BITS) for (int i = 0; i < J; i++) {
+                int k = s->order[i];
+                if ((pos & flip[k]) == need[k]) {
+                    POS child = pos ^ flip[k];
+                    if (s->canon) child = SFX(canon)(b, child);
+                    __builtin_prefetch(&table[SFX(hash)(child) >> (64 - s->bits)]);
+                }
+            }
         }
         int i = s->next[d], moved = 0;
         for (; i < J; i++) {
