@@ -16,8 +16,9 @@ need on top (issue 13):
   random order, share one dead table in shared memory (one-word positions; boards of more
   than 64 holes give each its own). The first answer wins.
 
-Measured (bench/engine.py): German e5 -> e5 and e5 -> one peg in about a second, diamond d2
--> one peg in tens of seconds, where a single fixed order ran out of minutes.
+Measured (bench/engine.py, 2 cores): German e5 -> e5 and e5 -> one peg in under 2 s, French
+d3 -> d5 in 3 s, diamond d2 -> one peg in 7 s, where the pure-Python search ran out of 30 s;
+the diamond's e1, e3 and e4 vacancies are still unknown after 60 s.
 A special peg, or a board of more than 128 holes, goes to the pure-Python reference
 (``engine.reference.depth_first``), one process, far-first order.
 
