@@ -8,11 +8,10 @@ membership; images under one permutation; pagoda filtering. It runs in the compi
 shape ``(N,)`` on boards of at most 64 holes and ``(N, 2)`` (low word, high word) on boards
 of at most 128. ``engine.reference`` does the same in plain Python, as the tested reference.
 
-Measured before choosing C over numba (``python bench/core_choice.py``, same machine, same
-run): a depth-first search with a dead-position table on English d4 -> d1 expanded 5.6
-million nodes/s under numba and 4.7 million/s in C, but numba costs 0.13 s to import and
-0.12 s to load its cached code in every process (1.1 s to compile on first use), has no
-128-bit integers and no atomic operations on shared memory; the C core loads in 0.2 ms.
+C rather than numba, measured (``python bench/core_choice.py``, the same search in both, one
+run): C 2.9-3.1 million nodes/s against numba's 1.9-2.0 on English d4 -> c4; numba costs a
+fresh process about 0.45 s before its first node (C: 1.5 ms) and has no 128-bit integers and no
+atomic operations on shared memory. README, "The compiled core", has the details.
 """
 
 from __future__ import annotations
