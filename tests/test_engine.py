@@ -7,6 +7,7 @@ from __future__ import annotations
 import random
 
 import pytest
+from conftest import random_problems
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -16,10 +17,9 @@ from pegsat.engine import reference as R
 from pegsat.engine.bitboard import replay_plan
 from pegsat.engine.kernel import Kernel, kernel
 from pegsat.engine.levels import Levels
-from pegsat.errors import BoardError, PegsatError
+from pegsat.errors import PegsatError
 from pegsat.model.board import Board
 from pegsat.model.catalogue import get_board
-from pegsat.model.lattice import board_from_cells
 from pegsat.model.problem import Goal, Problem, single_vacancy
 from pegsat.model.result import Status
 from pegsat.planners import search
@@ -110,32 +110,8 @@ def test_boards_over_128_holes_are_refused_by_the_core_but_searched_by_the_refer
 
 # --- random small problems: compiled search against the reference ---------------------------
 
-@st.composite
-def problems(draw):
-    lattice = draw(st.sampled_from(["square", "square+diagonal", "triangular"]))
-    rows, cols = draw(st.integers(3, 4)), draw(st.integers(3, 4))  # the reference is slow
-    if lattice == "triangular":
-        cells = [(r, c) for r in range(rows) for c in range(2 * cols) if (r + c) % 2 == 0]
-    else:
-        cells = [(r, c) for r in range(rows) for c in range(cols)]
-    cells = [c for c in cells if draw(st.integers(0, 5)) > 0]
-    try:
-        board = board_from_cells("random", lattice, cells)
-    except BoardError:
-        board = get_board("triangle-5")
-    dice = draw(st.lists(st.integers(0, 9), min_size=board.n, max_size=board.n))
-    start = sum(1 << h for h, d in enumerate(dice) if d < 7) & ~(1 << draw(st.integers(0, board.n - 1)))
-    start = start or 1
-    kind = draw(st.sampled_from(["one", "survivor", "at_most"]))
-    if kind == "survivor":
-        goal = Goal.survivor(board, draw(st.integers(0, board.n - 1)))
-    elif kind == "at_most":
-        goal = Goal.at_most(draw(st.integers(1, 3)))
-    else:
-        goal = Goal.one_peg()
-    if goal.min_pegs > start.bit_count():
-        goal = Goal.at_most(start.bit_count())
-    return Problem(board, start, goal)
+def problems():
+    return random_problems((3, 4), (3, 4), special=False)  # the reference is slow: keep them small
 
 
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
