@@ -250,14 +250,27 @@ static PyObject *SFX(keep)(CoreBoard *b, const char *src, Py_ssize_t n, const in
 #define PROBES 32
 #define PREFETCH_BITS 21  /* 2^21 slots (16 MB) and up: larger than the caches here */
 
+/* One slot read or written whole: atomically for one-word tables, which may be shared. */
+static inline POS SFX(slot_load)(const POS *slot) {
+#if W == 1
+    return __atomic_load_n(slot, __ATOMIC_RELAXED);
+#else
+    return *slot;
+#endif
+}
+
+static inline void SFX(slot_store)(POS *slot, POS key) {
+#if W == 1
+    __atomic_store_n(slot, key, __ATOMIC_RELAXED);
+#else
+    *slot = key;
+#endif
+}
+
 static inline int SFX(dead)(const POS *table, uint64_t mask, int bits, POS key) {
     uint64_t h = SFX(hash)(key) >> (64 - bits);
     for (int i = 0; i < PROBES; i++) {
-#if W == 1
-        POS v = __atomic_load_n(&table[h], __ATOMIC_RELAXED);
-#else
-        POS v = table[h];
-#endif
+        POS v = SFX(slot_load)(&table[h]);
         if (v == key) return 1;
         if (v == 0) return 0;
         h = (h + 1) & mask;
@@ -268,27 +281,12 @@ static inline int SFX(dead)(const POS *table, uint64_t mask, int bits, POS key) 
 static inline int SFX(bury)(POS *table, uint64_t mask, int bits, POS key) {
     uint64_t h = SFX(hash)(key) >> (64 - bits), first = h;
     for (int i = 0; i < PROBES; i++) {
-#if W == 1
-        POS v = __atomic_load_n(&table[h], __ATOMIC_RELAXED);
-#else
-        POS v = table[h];
-#endif
+        POS v = SFX(slot_load)(&table[h]);
         if (v == key) return 0;
-        if (v == 0) {
-#if W == 1
-            __atomic_store_n(&table[h], key, __ATOMIC_RELAXED);
-#else
-            table[h] = key;
-#endif
-            return 1;
-        }
+        if (v == 0) { SFX(slot_store)(&table[h], key); return 1; }
         h = (h + 1) & mask;
     }
-#if W == 1
-    __atomic_store_n(&table[first], key, __ATOMIC_RELAXED);
-#else
-    table[first] = key;
-#endif
+    SFX(slot_store)(&table[first], key);
     return 0;
 }
 
