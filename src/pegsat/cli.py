@@ -459,13 +459,18 @@ def render(problem: str, plan: str, out: str, notation: str, options: ProblemOpt
 @click.argument("problem")
 @click.argument("outdir", type=click.Path(file_okay=False))
 @problem_options
-def export_pddl(problem: str, outdir: str, options: ProblemOptions) -> None:
-    """Write PROBLEM as OUTDIR/domain.pddl and OUTDIR/problem.pddl (IPC sequential style)."""
+@click.option("--domain", type=click.Choice(["sequential", "netbenefit"]), default="sequential",
+              show_default=True, help="Which IPC peg solitaire domain to write.")
+def export_pddl(problem: str, outdir: str, options: ProblemOptions, domain: str) -> None:
+    """Write PROBLEM as OUTDIR/domain.pddl and OUTDIR/problem.pddl (IPC style).
+
+    --domain sequential: the 2008/2011 domain, plan cost = moves; netbenefit: the 2016
+    unsolvability track's one-action domain."""
     from .apps.pose import pose
     from .formats.pddl import write_pddl
 
     prob = pose(problem, options).problem
-    written = write_pddl(prob, Path(outdir))
+    written = write_pddl(prob, Path(outdir), domain)
     click.echo(f"wrote {' and '.join(map(str, written))} ({prob.describe()})")
 
 

@@ -2,10 +2,13 @@
 
 Read: the IPC domains ``pegsolitaire-sequential`` (2008/2011 sequential tracks, action
 costs: ``jump-new-move`` costs 1, ``jump-continue-move`` 0, ``end-move`` closes a move, so
-the plan cost is the number of moves) and ``pegsolitaire-invasion`` (2016 unsolvability
-track, one ``jump`` action); the net-benefit and temporal variants are refused. A problem
-lists locations, ``IN-LINE`` triples (both directions), ``occupied``/``free`` facts and a
-goal that is a conjunction of such facts.
+the plan cost is the number of moves), ``pegsolitaire-invasion`` (2016 unsolvability track,
+``row5`` set) and ``pegsolitaire-netbenefit`` as the 2016 unsolvability track's ``pegsol``
+set uses it (one ``jump`` action, no costs, hard goals). The 2008 net-benefit problems'
+soft goals (``preference``) and the temporal variant are refused with the reason. A domain
+file, when given, must define exactly the actions of its name. A problem lists locations,
+``IN-LINE`` triples (both directions: a one-way line is refused, since pegsat's boards
+jump both ways), ``occupied``/``free`` facts and a goal that is a conjunction of such facts.
 
 Write: any pegsat problem whose goal is a pattern (full and empty holes; STRIPS goals cannot
 count pegs) as a domain and problem pair in the same style, locations named ``pos-R-C`` on
@@ -37,7 +40,13 @@ from ..model.catalogue import LISTED, get_board
 from ..model.lattice import board_from_cells
 from ..model.problem import Goal, Problem, holes_of
 
-DOMAINS = ("pegsolitaire-sequential", "pegsolitaire-invasion")
+#: domain name -> its actions; the domains whose plans are plain ``(jump a b c)`` sequences
+#: are those with the one action.
+DOMAINS = {
+    "pegsolitaire-sequential": ("end-move", "jump-continue-move", "jump-new-move"),
+    "pegsolitaire-invasion": ("jump",),
+    "pegsolitaire-netbenefit": ("jump",),
+}
 _POS = re.compile(r"pos-(\d+)-(\d+)$")
 _IGNORED_INIT = ("move-ended", "=")
 
@@ -72,10 +81,22 @@ def parse_sexpr(text: str, source: str):
 
 
 def domain_name(path: Path) -> str:
+    """The domain's name, once its actions are checked to be those the name promises."""
     form = parse_sexpr(_read(path), str(path))
-    if form[:1] != ["define"] or len(form) < 2 or form[1][:1] != ["domain"]:
+    if form[:1] != ["define"] or len(form) < 2 or form[1][:1] != ["domain"] or len(form[1]) < 2:
         raise PddlError(f"{path}: not a PDDL domain (expected (define (domain NAME) ...))")
-    return form[1][1]
+    name = form[1][1]
+    if name not in DOMAINS:
+        raise PddlError(f"{path}: domain {name!r} is not peg solitaire ({', '.join(DOMAINS)})")
+    actions = tuple(sorted(str(p[1]) for p in form[2:]
+                           if isinstance(p, list) and len(p) > 1 and p[0] in (":action", ":durative-action")))
+    if any(isinstance(p, list) and p[:1] == [":durative-action"] for p in form[2:]):
+        raise PddlError(f"{path}: domain {name!r} has durative actions; pegsat reads the "
+                        "classical (non-temporal) peg solitaire domains only")
+    if actions != DOMAINS[name]:
+        raise PddlError(f"{path}: domain {name!r} defines actions {', '.join(actions) or 'none'}; "
+                        f"expected {', '.join(DOMAINS[name])}")
+    return name
 
 
 @dataclass(frozen=True)
@@ -100,8 +121,6 @@ def read_task(path: str | Path, domain: str | Path | None = None) -> Task:
     src = str(path)
     if domain is not None:
         dname = domain_name(Path(domain))
-        if dname not in DOMAINS:
-            raise PddlError(f"{domain}: domain {dname!r} is not peg solitaire ({', '.join(DOMAINS)})")
     form = parse_sexpr(_read(path), src)
     if form[:1] != ["define"] or len(form) < 2 or form[1][:1] != ["problem"]:
         raise PddlError(f"{src}: not a PDDL problem (expected (define (problem NAME) ...))")
@@ -126,6 +145,7 @@ def read_task(path: str | Path, domain: str | Path | None = None) -> Task:
             (occupied if head == "occupied" else free).add(_loc(fact[1], locations, src))
         elif head not in _IGNORED_INIT:
             raise PddlError(f"{src}: unexpected fact {_show(fact)} in :init")
+    _two_way(lines, locations, src)
     both = occupied & free
     if both:
         raise PddlError(f"{src}: location {locations[min(both)]} is both occupied and free")
@@ -176,6 +196,16 @@ def _loc(name, locations: list[str], src: str) -> int:
         raise PddlError(f"{src}: unknown location {_show(name)}") from None
 
 
+def _two_way(lines: list[tuple[int, int, int]], locations: list[str], src: str) -> None:
+    """Every IN-LINE triple listed in both directions: a board's lines jump both ways."""
+    have = set(lines)
+    for a, b, c in lines:
+        if (c, b, a) not in have:
+            raise PddlError(f"{src}: (IN-LINE {locations[a]} {locations[b]} {locations[c]}) has no "
+                            f"reverse (IN-LINE {locations[c]} {locations[b]} {locations[a]}); "
+                            "one-way jumps are not supported")
+
+
 def _board(name: str, locations: list[str], lines: list[tuple[int, int, int]], src: str):
     """(board, PDDL location index -> hole id)."""
     if not lines:
@@ -199,7 +229,8 @@ def _board(name: str, locations: list[str], lines: list[tuple[int, int, int]], s
                     if known.coords == lattice.coords and known.lines == lattice.lines:
                         return known, where
                 return lattice, where
-    board = Board(name, "graph", tuple(locations), tuple(norm),
+    label = name if name not in LISTED else f"{name} (from PDDL)"  # not the catalogue's board
+    board = Board(label, "graph", tuple(locations), tuple(norm),
                   tuple((int(m.group(1)), int(m.group(2))) for m in coords) if all(coords) else None)
     return board, {i: i for i in range(len(locations))}
 
@@ -211,6 +242,9 @@ def _goal(goal, locations, where, board: Board, src: str) -> Goal:
     facts = body[1:] if body[:1] == ["and"] else [body]
     full = empty = 0
     for fact in facts:
+        if isinstance(fact, list) and fact[:1] == ["preference"]:
+            raise PddlError(f"{src}: the goal has soft goals (preference ...): net-benefit "
+                            "planning is not supported; give hard (occupied X)/(free X) goals")
         if not (isinstance(fact, list) and len(fact) == 2 and fact[0] in ("occupied", "free")):
             raise PddlError(f"{src}: goal {_show(fact)} is not an (occupied X) or (free X) fact")
         h = where[_loc(fact[1], locations, src)]
@@ -254,6 +288,24 @@ SEQUENTIAL_DOMAIN = """\
     :effect (and (move-ended) (not (last-visited ?loc)))))
 """
 
+NETBENEFIT_DOMAIN = """\
+;; Peg solitaire with one jump action and no costs, as the 2016 unsolvability track's
+;; pegsol set states it. Written by pegsat.
+(define (domain pegsolitaire-netbenefit)
+  (:requirements :typing)
+  (:types location - object)
+  (:predicates (IN-LINE ?x ?y ?z - location) (occupied ?l - location) (free ?l - location))
+  (:action jump
+    :parameters (?from - location ?over - location ?to - location)
+    :precondition (and (IN-LINE ?from ?over ?to) (occupied ?from) (occupied ?over) (free ?to))
+    :effect (and (not (occupied ?from)) (not (occupied ?over)) (not (free ?to))
+                 (free ?from) (free ?over) (occupied ?to))))
+"""
+
+#: what ``export-pddl --domain`` offers: short name -> (domain name, domain text)
+WRITTEN = {"sequential": ("pegsolitaire-sequential", SEQUENTIAL_DOMAIN),
+           "netbenefit": ("pegsolitaire-netbenefit", NETBENEFIT_DOMAIN)}
+
 _SAFE = re.compile(r"[a-z][a-z0-9_-]*$")
 
 
@@ -270,8 +322,10 @@ def object_names(board: Board) -> tuple[str, ...]:
     return tuple(out)
 
 
-def write_problem(problem: Problem, objects: tuple[str, ...] | None = None) -> str:
-    """The problem in the sequential domain; the goal must be a pattern of full/empty holes."""
+def write_problem(problem: Problem, objects: tuple[str, ...] | None = None,
+                  domain: str = "sequential") -> str:
+    """The problem in the ``domain`` of ``WRITTEN``; the goal must be a pattern of full/empty
+    holes. The sequential domain's problems carry its move bookkeeping and cost metric."""
     board, goal = problem.board, problem.goal
     if problem.special is not None:
         raise PegsatError("PDDL export: the special-peg rule has no PDDL form in this domain")
@@ -281,10 +335,11 @@ def write_problem(problem: Problem, objects: tuple[str, ...] | None = None) -> s
                           "(--survivor, --pattern, or --full/--empty)")
     obj = objects or object_names(board)
     name = re.sub(r"[^a-z0-9_-]", "-", (problem.name or board.name).lower()) or "problem"
+    sequential = domain == "sequential"
     out = [f";; {problem.describe()}", ";; written by pegsat", f"(define (problem {name})",
-           "  (:domain pegsolitaire-sequential)", "  (:objects"]
+           f"  (:domain {WRITTEN[domain][0]})", "  (:objects"]
     out += [f"    {o} - location" for o in obj]
-    out += ["  )", "  (:init", "    (= (total-cost) 0)", "    (move-ended)"]
+    out += ["  )", "  (:init"] + (["    (= (total-cost) 0)", "    (move-ended)"] if sequential else [])
     for a, b, c in board.lines:
         out.append(f"    (IN-LINE {obj[a]} {obj[b]} {obj[c]})")
         out.append(f"    (IN-LINE {obj[c]} {obj[b]} {obj[a]})")
@@ -293,22 +348,22 @@ def write_problem(problem: Problem, objects: tuple[str, ...] | None = None) -> s
     out += ["  )", "  (:goal (and"]
     out += [f"    (occupied {obj[h]})" for h in holes_of(goal.full)]
     out += [f"    (free {obj[h]})" for h in holes_of(goal.empty)]
-    out += ["  ))", "  (:metric minimize (total-cost))", ")"]
+    out += ["  ))"] + (["  (:metric minimize (total-cost))"] if sequential else []) + [")"]
     return "\n".join(out) + "\n"
 
 
-def write_pddl(problem: Problem, outdir: Path) -> list[Path]:
+def write_pddl(problem: Problem, outdir: Path, domain: str = "sequential") -> list[Path]:
     """``outdir/domain.pddl`` and ``outdir/problem.pddl`` for ``problem``, written atomically."""
     from ..files import Staging
 
-    text = write_problem(problem)
+    text = write_problem(problem, domain=domain)
     try:
         outdir.mkdir(parents=True, exist_ok=True)
     except OSError as exc:
         raise PegsatError(f"cannot create {outdir}: {exc.strerror}") from None
     paths = [outdir / "domain.pddl", outdir / "problem.pddl"]
     with Staging() as stage:
-        stage.write(paths[0], lambda fh: fh.write(SEQUENTIAL_DOMAIN))
+        stage.write(paths[0], lambda fh: fh.write(WRITTEN[domain][1]))
         stage.write(paths[1], lambda fh: fh.write(text))
         stage.commit()
     return paths
@@ -319,7 +374,7 @@ def write_ipc_plan(board: Board, plan, task: Task | None = None) -> str:
     obj = task.objects if task is not None else object_names(board)
     domain = task.domain if task is not None else "pegsolitaire-sequential"
     lines = []
-    if domain == "pegsolitaire-invasion":
+    if DOMAINS.get(domain) == ("jump",):
         for k in plan:
             a, b, c = board.jumps[k]
             lines.append(f"(jump {obj[a]} {obj[b]} {obj[c]})")

@@ -22,6 +22,12 @@ the diamond's e1, e3 and e4 vacancies are still unknown after 60 s.
 A special peg, or a board of more than 128 holes, goes to the pure-Python reference
 (``engine.reference.depth_first``), one process, far-first order.
 
+- **regions first** on boards of more than ``LOCAL_ABOVE`` holes whose goal fixes only some
+  holes (``model.region``): the search runs on the holes within distance 1, 2, ... of the
+  goal (at most 128, so in the compiled core), and a region's plan is the board's. The
+  planning competition's row5 ``satprob`` problems (176-300 holes, reach row 4 from a field
+  of pegs) end at radius 9 in about 2 s each; the whole board was out of reach.
+
 Runs are repeatable: the orders come from a fixed seed (only which portfolio member answers
 first can differ). The environment variable ``PEGSAT_SEED=N`` shifts the seed and
 randomises the first descent too, for measuring the run-to-run spread (bench/engine.py).
@@ -39,6 +45,7 @@ from ..deadline import Deadline, Timeout
 from ..engine import dfs as D
 from ..engine import reference
 from ..engine.kernel import MAX_HOLES, words
+from ..model import region
 from ..model.problem import Problem
 from ..model.result import Proof, Result, Status
 from ..process import Child, ChildDied
@@ -54,6 +61,8 @@ BASE = 100_000  # nodes per Luby unit of the later descents
 LEARN_SAMPLES = 200  # random playouts offered to the pagoda LP
 LEARN_SECONDS = 2.0  # at most this long learning pagodas
 SEED = 20261122
+LOCAL_ABOVE = 64  # holes: bigger boards with a partial goal try regions first
+LOCAL_SLICE = 30.0  # seconds per region when there is no time limit
 
 
 def covers_open_goal(problem: Problem) -> bool:
@@ -70,6 +79,34 @@ def table_bits(problem: Problem) -> int:
 
 
 def solve(problem: Problem, deadline: Deadline, config: Config) -> Result:
+    if problem.board.n > LOCAL_ABOVE and region.applies(problem):
+        found = _local(problem, deadline, config)
+        if found is not None:
+            return found
+    return _whole(problem, deadline, config)
+
+
+def _local(problem: Problem, deadline: Deadline, config: Config) -> Result | None:
+    """A plan found on a region around the goal, lifted to the board; or None (then the
+    whole board is searched: a region's "unsolvable" says nothing about the board)."""
+    t0 = time.perf_counter()
+    tried = 0
+    for reg in region.regions(problem, MAX_HOLES):
+        left = deadline.remaining()
+        if left is not None and left <= 0:
+            return None
+        r = _whole(reg.problem, deadline.within(LOCAL_SLICE if left is None else left / 3), config)
+        tried += 1
+        if r.status is Status.SOLVED and r.plan is not None:
+            stats = {**r.stats, "region_radius": reg.radius, "region_holes": reg.problem.board.n,
+                     "regions_tried": tried, "solve_s": round(time.perf_counter() - t0, 3)}
+            return Result(Status.SOLVED, problem, NAME, plan=reg.lift(r.plan, problem.board), stats=stats,
+                          detail=f"plan found on the {reg.problem.board.n} holes within "
+                          f"{reg.radius} steps of the goal")
+    return None
+
+
+def _whole(problem: Problem, deadline: Deadline, config: Config) -> Result:
     t0 = time.perf_counter()
     if problem.special is not None or problem.board.n > MAX_HOLES:
         return _reference(problem, deadline, t0)
