@@ -323,18 +323,22 @@ def prove(problem: str, cert_out: str | None, proof: str | None, cnf: str | None
 
 @main.command()
 @click.argument("cert", type=click.Path(dir_okay=False))
-def check(cert: str) -> None:
+@click.option("--time-limit", type=SECONDS, help="Seconds for the long checks (DRAT replay, search "
+              "re-run); past it: not settled, exit 20.")
+def check(cert: str, time_limit: float | None) -> None:
     """Re-verify a certificate written by 'pegsat prove', exactly and independently.
 
-    Exit 0 when it holds, 1 when it is rejected, 2 when the file is not a certificate."""
+    Exit 0 when it holds, 1 when it is rejected, 2 when the file is not a certificate, 20
+    when a checker did not finish within --time-limit."""
+    from .deadline import Deadline
     from .proofs.certificate import check as check_certificate
     from .proofs.certificate import load
 
     data = load(cert)
-    verdict = check_certificate(data, Path(cert).parent)
-    click.echo(f"{verdict.problem.describe()}: {verdict.kind} certificate "
-               + ("holds" if verdict.ok else "REJECTED") + f": {verdict.message}")
-    sys.exit(0 if verdict.ok else 1)
+    verdict = check_certificate(data, Path(cert).parent, deadline=Deadline(time_limit))
+    word = "holds" if verdict.ok else ("NOT SETTLED" if not verdict.finished else "REJECTED")
+    click.echo(f"{verdict.problem.describe()}: {verdict.kind} certificate {word}: {verdict.message}")
+    sys.exit(0 if verdict.ok else (20 if not verdict.finished else 1))
 
 
 @main.command()

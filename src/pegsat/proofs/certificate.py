@@ -16,15 +16,19 @@ them, or an unknown format version, is refused. Kinds:
               file (the standard clausal proof format drat-trim reads) and their SHA-256, and
               the two solvers that agreed. Checking re-encodes the problem of the CNF's header,
               compares every clause, checks it is this certificate's problem at the full
-              horizon, then runs ``drat-trim`` when it is on PATH. The encoding's correctness
-              is the one thing trusted.
+              horizon, then replays the DRAT proof with published checkers (``proofs.drat``:
+              dratify in-process always, drat-trim too when it is on PATH). The encoding's
+              correctness is the one thing trusted.
 ``exhaustive`` the breadth-first search by jumps of ``planners.layers`` met no plan: the
               integer pagodas it pruned with (each with the levels it was in force) and the
               size of every level. Checking verifies every weighting exactly (no jump
               increases it; its floor is at most the goal's weight, or, backwards, at most
               the start's) and re-runs the search with exactly those weightings: it must
-              again meet nothing, with the same level sizes. The search code is trusted; the
-              re-run takes as long as the search did.
+              again meet nothing, with the same level sizes (route 1, trusts the search
+              code; takes as long as the search did). Route 2 (``proofs.independent``)
+              walks every start-reachable position with the forward pagodas, in plain Python
+              sharing no search code; it runs when the walk stays under its size limit, and
+              the check says which routes ran.
 
 Weights are exact fractions written as strings ("3/8"); checking uses ``fractions.Fraction``.
 """
@@ -33,8 +37,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-import shutil
-import subprocess
 from dataclasses import dataclass
 from fractions import Fraction
 from pathlib import Path
@@ -42,11 +44,13 @@ from typing import Any
 
 from ..analysis import pagoda
 from ..analysis.invariants import check_witness, odd_line
+from ..deadline import Deadline, Timeout
 from ..errors import BoardError, PegsatError
 from ..files import read_text
 from ..model.catalogue import get_board
 from ..model.codec import problem_from_json, problem_to_json
 from ..model.problem import Problem, goal_positions, holes_of
+from . import drat, independent
 
 FORMAT = "pegsat-certificate"
 VERSION = 1
@@ -63,6 +67,7 @@ class Verdict:
     kind: str
     message: str
     problem: Problem | None = None  # the problem the evidence was checked against
+    finished: bool = True  # False: a checker ran out of time (then ok is False too)
 
 
 def make(problem: Problem, kind: str, evidence: dict[str, Any]) -> dict[str, Any]:
@@ -106,9 +111,14 @@ def _stated(data: dict[str, Any], problem: Problem) -> str | None:
     return None
 
 
-def check(data: dict[str, Any], base: Path = Path("."), staged: dict[str, Path] | None = None) -> Verdict:
+UNFINISHED = "unfinished: "
+
+
+def check(data: dict[str, Any], base: Path = Path("."), staged: dict[str, Path] | None = None,
+          deadline: Deadline | None = None) -> Verdict:
     """Re-verify a certificate from its own contents; ``base`` resolves the SAT files
-    (``staged``: where files named in it are until they are written under their names)."""
+    (``staged``: where files named in it are until they are written under their names).
+    Past ``deadline`` a long check (DRAT replay, search re-run) is "unfinished"."""
     problem = problem_from_json(data["problem"], CertificateError)
     kind = data["kind"]
     lie = _stated(data["problem"], problem)
@@ -118,13 +128,14 @@ def check(data: dict[str, Any], base: Path = Path("."), staged: dict[str, Path] 
         return Verdict(False, kind, "rejected: certificates do not cover the special-peg rule", problem)
     try:
         msg = {"counting": _counting, "classes": _classes, "pagoda": _pagoda, "sat": _sat,
-               "exhaustive": _exhaustive}[kind](problem, data["evidence"], base, staged or {})
+               "exhaustive": _exhaustive}[kind](problem, data["evidence"], base, staged or {},
+                                                deadline or Deadline())
     except (KeyError, TypeError, ValueError, AttributeError, ZeroDivisionError, IndexError) as exc:
         msg = f"rejected: malformed evidence ({type(exc).__name__}: {str(exc)[:80]})"
-    return Verdict(msg.startswith("ok"), kind, msg, problem)
+    return Verdict(msg.startswith("ok"), kind, msg, problem, finished=not msg.startswith(UNFINISHED))
 
 
-def _counting(problem: Problem, ev: dict, base: Path, staged: dict) -> str:
+def _counting(problem: Problem, ev: dict, base: Path, staged: dict, deadline: Deadline) -> str:
     g = problem.goal
     need = max(g.min_pegs, g.full.bit_count())
     if ev["reason"] == "too-few-pegs":
@@ -141,7 +152,7 @@ def _counting(problem: Problem, ev: dict, base: Path, staged: dict) -> str:
     return f"rejected: unknown counting reason {ev['reason']!r}"
 
 
-def _classes(problem: Problem, ev: dict, base: Path, staged: dict) -> str:
+def _classes(problem: Problem, ev: dict, base: Path, staged: dict, deadline: Deadline) -> str:
     board, g = problem.board, problem.goal
     index = {h: i for i, h in enumerate(board.names)}
     items = ev["weightings"]
@@ -166,7 +177,7 @@ def _classes(problem: Problem, ev: dict, base: Path, staged: dict) -> str:
             "separate start and goal")
 
 
-def _pagoda(problem: Problem, ev: dict, base: Path, staged: dict) -> str:
+def _pagoda(problem: Problem, ev: dict, base: Path, staged: dict, deadline: Deadline) -> str:
     index = {h: i for i, h in enumerate(problem.board.names)}
     w = {index[h]: Fraction(v) for h, v in ev["weights"].items()}
     reason = pagoda.check(problem, w)
@@ -184,7 +195,7 @@ def sha256(path: Path) -> str:
     return h.hexdigest()
 
 
-def _sat(problem: Problem, ev: dict, base: Path, staged: dict) -> str:
+def _sat(problem: Problem, ev: dict, base: Path, staged: dict, deadline: Deadline) -> str:
     cnf = staged.get(ev["cnf"], base / ev["cnf"])
     proof = staged.get(ev["proof"], base / ev["proof"])
     for f, key in ((cnf, "cnf_sha256"), (proof, "proof_sha256")):
@@ -201,18 +212,17 @@ def _sat(problem: Problem, ev: dict, base: Path, staged: dict) -> str:
     for key in ("board", "start", "goal"):
         if mine[key] != theirs[key]:
             return f"rejected: the CNF encodes another problem ({key} differs)"
-    checker = shutil.which("drat-trim")
-    if checker is None:
-        return ("ok: CNF and proof match the certificate and the problem's encoding; UNSAT agreed by "
-                f"{' and '.join(ev['solvers'])}; DRAT proof not re-checked (no drat-trim on PATH)")
-    run = subprocess.run([checker, str(cnf), str(proof)], capture_output=True, text=True)
-    if "s VERIFIED" not in run.stdout:
-        return "rejected: drat-trim did not verify the proof"
-    return "ok: drat-trim verified the DRAT proof of the CNF"
+    verdicts = drat.check(cnf, proof, deadline)
+    said = "; ".join(v.describe() for v in verdicts)
+    if any(v.ok is False for v in verdicts):
+        return f"rejected: {said}"
+    if any(v.ok is None for v in verdicts):
+        return f"{UNFINISHED}{said}"
+    return (f"ok: CNF matches the problem's encoding at the full horizon; UNSAT by "
+            f"{' and '.join(ev['solvers'])}; {said}")
 
 
-def _exhaustive(problem: Problem, ev: dict, base: Path, staged: dict) -> str:
-    from ..deadline import Deadline
+def _exhaustive(problem: Problem, ev: dict, base: Path, staged: dict, deadline: Deadline) -> str:
     from ..planners.layers import Layers
 
     board = problem.board
@@ -240,13 +250,24 @@ def _exhaustive(problem: Problem, ev: dict, base: Path, staged: dict) -> str:
                 return f"rejected: backward weighting {k}: the start weighs less than its floor"
             items.append((tuple(w), floor, int(first), None if last is None else int(last)))
         given[side] = items
-    search = Layers(problem, Deadline(), learn=False, given=given)
-    if search.run() is not None:
-        return "rejected: the re-run search found a plan"
+    search = Layers(problem, deadline, learn=False, given=given)
+    try:
+        if search.run() is not None:
+            return "rejected: route 1: the re-run search found a plan"
+    except Timeout:
+        return f"{UNFINISHED}route 1 (re-run of the level search) stopped at the time limit"
     got = search.record()
     for key in ("forward_levels", "backward_levels"):
         if got[key] != ev[key]:
-            return f"rejected: the re-run search gives other {key.replace('_', ' ')}"
+            return f"rejected: route 1: the re-run search gives other {key.replace('_', ' ')}"
     n = sum(len(v) for v in given.values())
-    return (f"ok: {n} integer pagodas checked exactly; the re-run search by jumps met no plan, "
-            f"level sizes identical ({sum(got['forward_levels']) + sum(got['backward_levels'])} positions)")
+    size = sum(got["forward_levels"]) + sum(got["backward_levels"])
+    one = (f"route 1 (re-run of pegsat's level search): {n} integer pagodas checked exactly, no plan "
+           f"met, level sizes identical ({size} positions)")
+    walk = independent.refute(problem, [(list(w), floor) for w, floor, _, _ in given["forward"]], deadline)
+    if walk.ok is False:
+        return f"rejected: route 2 (independent walk): {walk.message}"
+    if walk.ok is None:
+        return f"ok: {one}; route 2 (independent walk) not run to the end: {walk.message}"
+    return (f"ok: {one}; route 2 (independent walk, no search code shared, {walk.seconds:.2f} s): "
+            f"{walk.message}")

@@ -52,7 +52,7 @@ def prove(problem: Problem, deadline: Deadline | None = None, *, certificate_pat
                            search)
         if r.status is Status.UNSOLVABLE and r.certificate is not None:
             base = Path(certificate_path).parent if certificate_path else Path(cnf or ".").parent
-            r = _checked(r, base, staged)
+            r = _checked(r, base, staged, deadline)
             if r.status is Status.UNSOLVABLE and certificate_path is not None:
                 text = json.dumps(r.certificate, indent=1) + "\n"
                 stage.write(certificate_path, lambda fh: fh.write(text))
@@ -81,11 +81,15 @@ def _prove(problem, deadline, stage, certificate_path, cnf, proof, solver, secon
     return _sat(problem, deadline, stage, cnf, proof, solver, second, certificate_path)
 
 
-def _checked(r: Result, base: Path, staged: dict[str, Path]) -> Result:
+def _checked(r: Result, base: Path, staged: dict[str, Path], deadline: Deadline) -> Result:
     """The result, once its certificate passed its own check (the SAT step's files are checked
-    where they are staged, before they replace anything)."""
+    where they are staged, before they replace anything). A check cut short by the deadline
+    (a long DRAT replay) leaves the result as the solvers gave it, and says so."""
     cert = r.certificate
-    verdict = certificate.check(cert, base, staged=staged)
+    verdict = certificate.check(cert, base, staged=staged, deadline=deadline)
+    if not verdict.finished:
+        return replace(r, detail=f"{verdict.message}; the certificate is written: "
+                       "'pegsat check' replays it without a time limit")
     if not verdict.ok:
         return Result(Status.ERROR, r.problem, NAME, stats=r.stats,
                       detail=f"internal error: the {cert['kind']} certificate failed its own check "

@@ -1,0 +1,112 @@
+"""Proofs that do not ask anyone to trust pegsat: DRAT replayed by published checkers, and an
+independent second route for exhaustive certificates."""
+
+import json
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+from conftest import random_problems
+from hypothesis import HealthCheck, given, settings
+
+from pegsat.apps.solve import solve
+from pegsat.cli import main
+from pegsat.deadline import Deadline
+from pegsat.model.catalogue import get_board
+from pegsat.model.problem import Problem, single_vacancy
+from pegsat.model.result import Status
+from pegsat.proofs import certificate, drat, independent
+
+NB = Path(__file__).resolve().parent.parent / "instances" / "netbenefit"
+
+
+def cli(*args):
+    return CliRunner().invoke(main, [str(a) for a in args])
+
+
+@pytest.fixture(scope="module")
+def sat_cert(tmp_path_factory):
+    """triangle-5 b3 -> b3 proven by SAT with its DRAT proof (0.9 MB, 23,506 steps)."""
+    d = tmp_path_factory.mktemp("sat")
+    cert = d / "b3.json"
+    r = cli("prove", "triangle-5", "--vacant", "b3", "--survivor", "b3", "--sat", "--certificate", cert)
+    assert r.exit_code == 10, r.output
+    return cert
+
+
+def test_check_replays_the_drat_proof_with_dratify(sat_cert):
+    r = cli("check", sat_cert)
+    assert r.exit_code == 0, r.output
+    assert "dratify" in r.output and "verified the DRAT proof in" in r.output
+
+
+def test_both_dratify_engines_verify(sat_cert):
+    data = json.loads(sat_cert.read_text())
+    cnf, proof = (sat_cert.parent / data["evidence"][k] for k in ("cnf", "proof"))
+    v = drat.check_dratify(cnf, proof, Deadline(120), engine="python")
+    assert v.ok is True and "python engine" in v.checker
+
+
+def test_a_proof_with_lemmas_removed_is_rejected_even_with_its_hash_updated(sat_cert, tmp_path):
+    """The hash in the certificate only binds the files; the DRAT replay is what rejects a
+    forged proof: here the proof's first 400 lemmas are dropped and the hash recomputed."""
+    data = json.loads(sat_cert.read_text())
+    for key in ("cnf", "proof"):
+        (tmp_path / data["evidence"][key]).write_bytes((sat_cert.parent / data["evidence"][key]).read_bytes())
+    proof = tmp_path / data["evidence"]["proof"]
+    lines = proof.read_text().splitlines()
+    adds = [i for i, ln in enumerate(lines) if not ln.startswith("d ")][:400]
+    proof.write_text("\n".join(ln for i, ln in enumerate(lines) if i not in set(adds)) + "\n")
+    data["evidence"]["proof_sha256"] = certificate.sha256(proof)
+    forged = tmp_path / "forged.json"
+    forged.write_text(json.dumps(data))
+    r = cli("check", forged)
+    assert r.exit_code == 1 and "REJECTED" in r.output and "dratify" in r.output, r.output
+
+
+def test_a_check_past_its_time_limit_is_not_settled(sat_cert):
+    r = cli("check", sat_cert, "--time-limit", "0.001")
+    assert r.exit_code == 20 and "NOT SETTLED" in r.output, r.output
+
+
+def test_exhaustive_certificate_says_both_routes_ran(tmp_path):
+    cert = tmp_path / "c.json"
+    assert cli("prove", NB / "impossible.pddl", "--certificate", cert).exit_code == 10
+    r = cli("check", cert)
+    assert r.exit_code == 0 and "route 1" in r.output and "route 2 (independent walk" in r.output, r.output
+
+
+def test_the_independent_route_rejects_a_bad_pagoda_and_a_reachable_goal():
+    b = get_board("triangle-5")
+    solvable = single_vacancy(b, b.hole("a1"))
+    assert independent.refute(solvable, []).ok is False  # the walk reaches the goal
+    w = [0] * b.n
+    w[b.hole("a1")] = 5  # a jump into a1 raises the weight
+    bad = independent.refute(solvable, [(w, 0)])
+    assert bad.ok is False and "increases on jump" in bad.message
+
+
+def test_the_independent_route_stops_at_its_limit():
+    b = get_board("english")
+    walk = independent.refute(single_vacancy(b, b.hole("d4")), [], limit=1000)
+    assert walk.ok is None and "too large" in walk.message
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(random_problems((3, 4), (3, 5), special=False))
+def test_the_independent_walk_agrees_with_the_search(problem: Problem):
+    """Differential: the walk (no search code) and the depth-first search settle the same."""
+    r = solve(problem, "search", deadline=Deadline(30))
+    walk = independent.refute(problem, [])
+    assert r.status in (Status.SOLVED, Status.UNSOLVABLE)
+    assert walk.ok is (r.status is Status.UNSOLVABLE)
+
+
+def test_independent_module_uses_no_search_code():
+    import ast
+
+    src = Path(independent.__file__).read_text()
+    mods = {n.module for n in ast.walk(ast.parse(src)) if isinstance(n, ast.ImportFrom) and n.level}
+    assert mods <= {"deadline", "engine.bitboard", "model.problem"}, mods
+
+
