@@ -23,7 +23,7 @@ from .model.options import ProblemOptions
 from .model.result import EXIT, INTERRUPTED, Status
 from .planners import PLANNERS
 
-JSON_COMMANDS = ("solve", "prove", "verify", "decode")  # whose --json flag means JSON on stdout
+JSON_COMMANDS = ("solve", "prove", "verify", "decode", "count")  # whose --json flag means JSON on stdout
 
 
 class _Group(click.Group):
@@ -319,6 +319,30 @@ def prove(problem: str, cert_out: str | None, proof: str | None, cnf: str | None
         for line in prove_text(res, cert_out):
             click.echo(line)
     sys.exit(res.exit_code)
+
+
+@main.command()
+@click.argument("problem")
+@problem_options
+@click.option("--time-limit", type=SECONDS, help="Seconds; past it nothing is reported (exit 20).")
+@click.option("--json", "as_json", is_flag=True, help="The census as JSON on stdout.")
+@click.option("--quiet", is_flag=True, help="No progress lines on stderr.")
+def count(problem: str, time_limit: float | None, as_json: bool, quiet: bool,
+          options: ProblemOptions) -> None:
+    """Count PROBLEM's game tree by jumps: reachable and still-winning positions (up to
+    symmetry and raw), winning jump sequences, games played until no jump is left. Exact
+    integers; boards of at most 64 holes."""
+    from .apps.count import count as census
+    from .apps.pose import pose
+
+    prob = pose(problem, options).problem
+    progress = None if quiet else (lambda line: click.echo(line, err=True))
+    res = census(prob, deadline_of(time_limit), progress)
+    if as_json:
+        click.echo(json.dumps(res.to_json()))
+    else:
+        for line in res.table():
+            click.echo(line)
 
 
 @main.command()

@@ -180,6 +180,16 @@ static PyObject *Board_step(CoreBoard *b, PyObject *args) {
     return r;
 }
 
+static PyObject *Board_degree(CoreBoard *b, PyObject *args) {
+    Py_buffer v; int reverse = 0; Py_ssize_t n;
+    if (!PyArg_ParseTuple(args, "y*|p", &v, &reverse)) return NULL;
+    PyObject *r = NULL;
+    if (positions(b, &v, &n) == 0)
+        r = b->W == 1 ? degree_1(b, v.buf, n, reverse) : degree_2(b, v.buf, n, reverse);
+    PyBuffer_Release(&v);
+    return r;
+}
+
 static PyObject *Board_moves(CoreBoard *b, PyObject *args) {
     Py_buffer v; int reverse = 0, canon = 0; Py_ssize_t n;
     if (!PyArg_ParseTuple(args, "y*|pp", &v, &reverse, &canon)) return NULL;
@@ -301,6 +311,7 @@ static PyObject *Board_get_n(CoreBoard *b, void *c) { return PyLong_FromLong(b->
 
 static PyMethodDef Board_methods[] = {
     {"step", (PyCFunction)Board_step, METH_VARARGS, "step(positions, reverse=False, canon=False): one jump on"},
+    {"degree", (PyCFunction)Board_degree, METH_VARARGS, "degree(positions, reverse=False): legal jumps per position (uint16)"},
     {"moves", (PyCFunction)Board_moves, METH_VARARGS, "moves(positions, reverse=False, canon=False): one move on"},
     {"canon", (PyCFunction)Board_canon, METH_VARARGS, "canon(positions): least images under the group"},
     {"permute", (PyCFunction)Board_permute, METH_VARARGS, "permute(positions, perm): images"},

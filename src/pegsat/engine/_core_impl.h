@@ -89,6 +89,24 @@ static PyObject *SFX(step)(CoreBoard *b, const char *src, Py_ssize_t n, int reve
     return SFX(out_done)(&o);
 }
 
+/* How many jumps are legal at (``reverse``: lead to) each position: ``step``'s output holds
+ * that many successors of each position, in order (16-bit counts). */
+static PyObject *SFX(degree)(CoreBoard *b, const char *src, Py_ssize_t n, int reverse) {
+    PyObject *r = PyByteArray_FromStringAndSize(NULL, 2 * n);
+    if (!r) return NULL;
+    uint16_t *out = (uint16_t *)PyByteArray_AS_STRING(r);
+    const POS *need = (const POS *)SFX(need)(b), *land = (const POS *)SFX(land)(b);
+    const POS *flip = (const POS *)SFX(flip)(b);
+    for (Py_ssize_t i = 0; i < n; i++) {
+        POS pos = SFX(load)(src + i * POS_BYTES);
+        int d = 0;
+        for (int k = 0; k < b->J; k++)
+            d += reverse ? ((pos & flip[k]) == land[k]) : ((pos & flip[k]) == need[k]);
+        out[i] = (uint16_t)d;
+    }
+    return r;
+}
+
 /* Every position one move (a chain of jumps by one peg) after, or before, each position. */
 static PyObject *SFX(moves)(CoreBoard *b, const char *src, Py_ssize_t n, int reverse, int canon) {
     SFX(Out) o;

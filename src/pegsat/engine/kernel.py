@@ -85,6 +85,12 @@ class Kernel:
         """Every position one jump after (``reverse``: before) one of ``pos``; duplicates stay."""
         return self._wrap(self.core.step(self._buf(pos), reverse, canon))
 
+    def degree(self, pos: np.ndarray, reverse: bool = False) -> np.ndarray:
+        """Legal jumps at (``reverse``: into) each of ``pos``: ``step`` gives that many
+        successors per position, in order, so ``np.repeat(arange, degree)`` names the parent
+        of each successor."""
+        return np.frombuffer(self.core.degree(self._buf(pos), reverse), dtype=np.uint16)
+
     def moves(self, pos: np.ndarray, reverse: bool = False, canon: bool = True) -> np.ndarray:
         """Every position one move after (before) one of ``pos``: a move is a chain of jumps
         by one peg; backwards, the peg is walked back along its chain."""

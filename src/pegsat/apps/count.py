@@ -1,0 +1,215 @@
+"""``pegsat count``: the game tree of a problem in exact numbers, level by level.
+
+From the start, one level per jump, in the compiled core (``engine.kernel``), with positions
+up to the problem's symmetries (the board symmetries fixing its start and goal):
+
+- **reachable**: the positions after k jumps, as classes (one per orbit; OEIS A112737 counts
+  these for the English central game) and raw (each class weighs its orbit's size, |G| over
+  the number of symmetries fixing it);
+- **alive**: the reachable positions from which the goal can still be reached (A112738),
+  found backwards: a goal position is alive, and so is a position with an alive successor;
+  computed by stepping back from the alive set, which is small, not by testing every edge;
+- **winning sequences** and **games**: for each class, T = the number of jump sequences from
+  the start ending anywhere in that class, pushed forward along the jumps (for a class's
+  representative p and each jump from it to q, T[class of q] += T[class of p]: every member
+  of p's class has the same number of jumps into q's class). The winning sequences are the
+  sum of T over goal classes; the games (played until no jump is left) over the classes
+  with no jump.
+
+T exceeds 64 bits (the English games), so it is carried exactly modulo 2**64 (numpy's uint64
+wraps) beside a float64 estimate; the float fixes which multiple of 2**64 is meant. Positive
+sums lose at most a relative 2**-53 per addition, so after L levels of at most J additions
+the estimate is within (1 + 2**-53)**(J L) - 1 < 1e-9 of the truth, and the reconstruction is
+exact while 2e-9 * value < 2**63, i.e. below about 4e27; beyond, count refuses rather than
+guess.
+
+Boards of at most 64 holes (one word per position).
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+
+import numpy as np
+
+from ..deadline import Deadline, Timeout
+from ..engine.bitboard import stabilizer
+from ..engine.kernel import kernel, words
+from ..errors import PegsatError
+from ..model.problem import Problem
+
+U64 = np.uint64
+SLICE = 1 << 20  # parents per slice: bounds the successor arrays (8 bytes each, ~10 per parent)
+TOL = 1e-9
+LIMIT = 4e27
+
+
+class Unfinished(PegsatError):
+    """The time limit came first: nothing is reported as counted."""
+
+    exit_code = 20
+
+
+@dataclass(frozen=True)
+class Level:
+    jumps: int
+    pegs: int
+    classes: int
+    positions: int
+    alive_classes: int
+    alive_positions: int
+    dead_classes: int  # no jump left
+    dead_positions: int
+
+
+@dataclass(frozen=True)
+class Census:
+    problem: Problem
+    symmetries: int
+    levels: tuple[Level, ...]
+    winning: int  # jump sequences from the start to a goal position
+    games: int  # jump sequences from the start until no jump is left
+    seconds: float
+    peak_bytes: int
+
+    def total(self, field: str) -> int:
+        return sum(getattr(lv, field) for lv in self.levels)
+
+    def to_json(self) -> dict:
+        fields = ("classes", "positions", "alive_classes", "alive_positions", "dead_classes",
+                  "dead_positions")
+        return {"problem": self.problem.describe(), "symmetries": self.symmetries,
+                "levels": [lv.__dict__ for lv in self.levels],
+                "totals": {f: self.total(f) for f in fields},
+                "winning_sequences": self.winning, "games": self.games, "seconds": round(self.seconds, 3)}
+
+    def table(self) -> list[str]:
+        head = (f"{'jumps':>5} {'pegs':>4} {'reachable':>12} {'(raw)':>14} {'alive':>11} {'(raw)':>13} "
+                f"{'no jump left':>12} {'(raw)':>13}")
+        out = [f"{self.problem.describe()}  (positions up to {self.symmetries} symmetries; "
+               "raw: every position)", head, "-" * len(head)]
+        for lv in self.levels:
+            out.append(f"{lv.jumps:>5} {lv.pegs:>4} {lv.classes:>12,} {lv.positions:>14,} "
+                       f"{lv.alive_classes:>11,} {lv.alive_positions:>13,} {lv.dead_classes:>12,} "
+                       f"{lv.dead_positions:>13,}")
+        out.append("-" * len(head))
+        out.append(f"{'total':>10} {self.total('classes'):>12,} {self.total('positions'):>14,} "
+                   f"{self.total('alive_classes'):>11,} {self.total('alive_positions'):>13,} "
+                   f"{self.total('dead_classes'):>12,} {self.total('dead_positions'):>13,}")
+        out.append(f"winning jump sequences (start to goal): {self.winning:,}")
+        out.append(f"games (jump sequences until no jump is left): {self.games:,}")
+        out.append(f"{self.seconds:.1f} s")
+        return out
+
+
+def exact(mod: int, approx: float) -> int:
+    """The integer that is ``mod`` modulo 2**64 and within TOL of ``approx``."""
+    if approx < 2.0**62:
+        return int(mod)
+    if approx > LIMIT:
+        raise PegsatError(f"count: a total near {approx:.3g} is beyond the exact range (about 4e27)")
+    m = round((approx - mod) / 2.0**64)
+    value = int(mod) + m * (1 << 64)
+    if abs(value - approx) > TOL * approx + 1:
+        raise PegsatError("count: the exact reconstruction failed (estimate and residue disagree)")
+    return value
+
+
+def count(problem: Problem, deadline: Deadline | None = None,
+          progress: Callable[[str], None] | None = None) -> Census:
+    """The census of ``problem``; past ``deadline``, ``Unfinished`` (exit 20)."""
+    try:
+        return _count(problem, deadline or Deadline(), progress)
+    except Timeout:
+        raise Unfinished("unknown: the time limit came before the count was complete; "
+                         "nothing counted") from None
+
+
+def _count(problem: Problem, deadline: Deadline, progress: Callable[[str], None] | None) -> Census:
+    t0 = time.perf_counter()
+    board, goal = problem.board, problem.goal
+    if problem.special is not None:
+        raise PegsatError("count does not handle the special-peg rule")
+    if words(board) != 1:
+        raise PegsatError(f"count: boards of at most 64 holes ({board.name} has {board.n})")
+    group = stabilizer(problem)
+    k = kernel(board, tuple(tuple(p) for p in group))
+    G = len(k.group)
+    levels = [k.unique(k.canon(k.array([problem.start])))]
+    t_mod, t_apx = np.ones(1, dtype=U64), np.ones(1)
+    win_mod, win_apx, games_mod, games_apx = 0, 0.0, 0, 0.0
+    dead_masks, peak = [], 0
+    while True:
+        deadline.check()
+        cur = levels[-1]
+        is_goal = _goal_mask(k, cur, goal)
+        win_mod = (win_mod + int(np.sum(t_mod[is_goal]))) % (1 << 64)
+        win_apx += math.fsum(t_apx[is_goal])
+        deg = k.degree(cur)
+        dead = deg == 0
+        dead_masks.append(dead)
+        games_mod = (games_mod + int(np.sum(t_mod[dead]))) % (1 << 64)
+        games_apx += math.fsum(t_apx[dead])
+        if dead.all():
+            break
+        # pass 1: the next level; pass 2: push T along every jump into it
+        parts = [k.unique(k.step(cur[lo:lo + SLICE])) for lo in range(0, len(cur), SLICE)]
+        nxt = k.unique(np.concatenate(parts)) if len(parts) > 1 else parts[0]
+        del parts
+        n_mod, n_apx = np.zeros(len(nxt), dtype=U64), np.zeros(len(nxt))
+        for lo in range(0, len(cur), SLICE):
+            deadline.check()
+            kids = k.step(cur[lo:lo + SLICE])
+            idx = np.searchsorted(nxt, kids)
+            parent = np.repeat(np.arange(lo, lo + len(deg[lo:lo + SLICE])), deg[lo:lo + SLICE])
+            np.add.at(n_mod, idx, t_mod[parent])
+            n_apx += np.bincount(idx, weights=t_apx[parent], minlength=len(nxt))
+            peak = max(peak, kids.nbytes + idx.nbytes + parent.nbytes)
+            del kids, idx, parent
+        levels.append(nxt)
+        t_mod, t_apx = n_mod, n_apx
+        if progress is not None:
+            progress(f"level {len(levels) - 1}: {len(nxt):,} positions up to symmetry "
+                     f"({time.perf_counter() - t0:.1f} s)")
+    alive = _alive(k, levels, goal, deadline)
+    out = []
+    for j, (lv, ok, dead) in enumerate(zip(levels, alive, dead_masks, strict=True)):
+        orbit = _orbits(k, lv, G)
+        out.append(Level(j, problem.pegs - j, len(lv), int(orbit.sum()), int(ok.sum()), int(orbit[ok].sum()),
+                         int(dead.sum()), int(orbit[dead].sum())))
+    held = sum(a.nbytes for a in levels) + peak + 16 * max(len(a) for a in levels)
+    return Census(problem, G, tuple(out), exact(win_mod, win_apx), exact(games_mod, games_apx),
+                  time.perf_counter() - t0, held)
+
+
+def _goal_mask(k, pos: np.ndarray, goal) -> np.ndarray:
+    c = k.popcount(pos)
+    ok = k.covers(pos, goal.full) & k.misses(pos, goal.empty) & (c >= goal.min_pegs)
+    return ok if goal.max_pegs is None else ok & (c <= goal.max_pegs)
+
+
+def _alive(k, levels: list[np.ndarray], goal, deadline: Deadline) -> list[np.ndarray]:
+    """Per level, which classes can still reach the goal (stepping back from the alive set)."""
+    out: list[np.ndarray] = [np.zeros(0, dtype=bool)] * len(levels)
+    above = None  # the alive classes of the level after
+    for j in range(len(levels) - 1, -1, -1):
+        deadline.check()
+        lv = levels[j]
+        mask = _goal_mask(k, lv, goal)
+        if above is not None and len(above):
+            before = k.unique(k.step(above, reverse=True))
+            mask |= k.member(before, lv)
+        out[j] = mask
+        above = lv[mask]
+    return out
+
+
+def _orbits(k, lv: np.ndarray, G: int) -> np.ndarray:
+    """Orbit sizes: |G| over the number of symmetries fixing each class representative."""
+    fixed = np.ones(len(lv), dtype=np.int64)
+    for perm in k.group[1:]:
+        fixed += k.permute(lv, perm) == lv
+    return G // fixed

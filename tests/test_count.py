@@ -1,0 +1,93 @@
+"""``pegsat count``: the census against a plain reference count and the published English values."""
+
+import json
+from functools import lru_cache
+
+import pytest
+from click.testing import CliRunner
+
+from pegsat.apps.count import count, exact
+from pegsat.cli import main
+from pegsat.engine.bitboard import engine
+from pegsat.errors import PegsatError
+from pegsat.model.catalogue import get_board
+from pegsat.model.problem import Goal, Problem, single_vacancy
+
+# OEIS A112737: English central game, positions after n jumps up to symmetry
+A112737 = [1, 1, 2, 8, 39, 171, 719, 2757, 9751, 31312, 89927, 229614, 517854, 1022224, 1753737,
+           2598215, 3312423, 3626632, 3413313, 2765623, 1930324, 1160977, 600372, 265865, 100565,
+           32250, 8688, 1917, 348, 50, 7, 2]
+
+
+def reference(problem: Problem):
+    """Raw counts by plain recursion over every position (no symmetry, no compiled code)."""
+    e, g = engine(problem.board), problem.goal
+
+    @lru_cache(None)
+    def winning(p):
+        return int(g.satisfied(p)) + sum(winning(e.apply(p, k)) for k in e.legal(p))
+
+    @lru_cache(None)
+    def games(p):
+        kids = e.legal(p)
+        return 1 if not kids else sum(games(e.apply(p, k)) for k in kids)
+
+    levels = [{problem.start}]
+    while nxt := {e.apply(p, k) for p in levels[-1] for k in e.legal(p)}:
+        levels.append(nxt)
+    return ([len(lv) for lv in levels], [sum(1 for p in lv if winning(p)) for lv in levels],
+            [sum(1 for p in lv if not e.legal(p)) for lv in levels], winning(problem.start), games(problem.start))
+
+
+T5, T6 = get_board("triangle-5"), get_board("triangle-6")
+CASES = [single_vacancy(T5, T5.hole(v)) for v in ("a1", "b2", "b3", "c3")] + [
+    Problem(T5, T5.full & ~(1 << T5.hole("a1")), Goal.one_peg()),
+    Problem(T5, T5.full & ~(1 << T5.hole("c3")), Goal.at_most(2)),
+    single_vacancy(T6, T6.hole("a1")),
+]
+
+
+@pytest.mark.parametrize("problem", CASES, ids=[p.describe() for p in CASES])
+def test_census_matches_the_reference(problem):
+    c = count(problem)
+    raw, alive, dead, winning, games = reference(problem)
+    assert [lv.positions for lv in c.levels] == raw
+    assert [lv.alive_positions for lv in c.levels] == alive
+    assert [lv.dead_positions for lv in c.levels] == dead
+    assert (c.winning, c.games) == (winning, games)
+
+
+def test_triangle5_corner_has_29760_solutions_to_one_peg():
+    c = count(Problem(T5, T5.full & ~(1 << T5.hole("a1")), Goal.one_peg()))
+    assert c.winning == 29760
+
+
+@pytest.mark.parametrize("true", [5, (1 << 64) - 1, 3 * (1 << 64) + 7, 577_116_156_815_309_849_672,
+                                  4 * 10**26 + 123])
+def test_exact_reconstruction(true):
+    assert exact(true % (1 << 64), float(true) * (1 + 1e-12)) == true
+
+
+def test_count_cli_json_and_refusals():
+    r = CliRunner().invoke(main, ["count", "triangle-5", "--vacant", "a1", "--json", "--quiet"])
+    assert r.exit_code == 0, r.output
+    data = json.loads(r.output)
+    assert data["winning_sequences"] == 29760 and data["totals"]["positions"] == 3016
+    r = CliRunner().invoke(main, ["count", "square-9x9", "--quiet"])
+    assert r.exit_code == 2 and "at most 64 holes" in r.output
+    r = CliRunner().invoke(main, ["count", "english", "--time-limit", "0.01", "--quiet"])
+    assert r.exit_code == 20 and "nothing counted" in r.output
+
+
+@pytest.mark.slow
+def test_english_central_game_published_values():
+    """A112737 by level, A112738's total, and the 40,861,647,040,079,968 solutions."""
+    b = get_board("english")
+    c = count(single_vacancy(b, b.hole("d4")))
+    assert [lv.classes for lv in c.levels] == A112737
+    assert c.total("classes") == 23_475_688
+    assert c.total("alive_classes") == 1_679_072
+    assert c.winning == 40_861_647_040_079_968
+    assert c.games == 577_116_156_815_309_849_672
+    with pytest.raises(PegsatError):
+        exact(0, 1e30)
