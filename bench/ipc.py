@@ -51,23 +51,29 @@ TRACKS = {"08": "pegsol-08-strips", "opt11": "pegsol-opt11-strips", "sat11": "pe
 PEGSAT = Path(sys.executable).parent / "pegsat"
 
 
+TIME = "/usr/bin/time"  # GNU time: the peak memory of the command, not of this (large) process
+
+
 def timed(cmd: list[str], limit: float, cwd: str | None = None) -> tuple[int, float, float, str]:
-    """(exit code, wall seconds, peak MB of the process tree, stdout) of a whole process."""
+    """(exit code, wall seconds, peak MB, stdout) of a whole process. The peak is GNU time's
+    %M (the largest process of the tree); without /usr/bin/time it is NaN: a child forked
+    from this process would report this process's own size."""
     t = time.perf_counter()
-    with tempfile.TemporaryFile() as out:
-        proc = subprocess.Popen(cmd, stdout=out, stderr=subprocess.DEVNULL, cwd=cwd)
-        end = time.monotonic() + limit + 30
-        while True:
-            pid, status, usage = os.wait4(proc.pid, os.WNOHANG)
-            if pid:
-                break
-            if time.monotonic() > end:
-                proc.kill()
-            time.sleep(0.005)
+    gnu = os.path.exists(TIME)
+    with tempfile.TemporaryFile() as out, tempfile.NamedTemporaryFile("r") as mem:
+        full = [TIME, "-q", "-f", "%M", "-o", mem.name, *cmd] if gnu else cmd
+        proc = subprocess.Popen(full, stdout=out, stderr=subprocess.DEVNULL, cwd=cwd)
+        try:
+            proc.wait(limit + 30)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait()
         secs = time.perf_counter() - t
         out.seek(0)
         text = out.read().decode(errors="replace")
-    return os.waitstatus_to_exitcode(status), secs, usage.ru_maxrss / 1024, text
+        kb = mem.read().split()
+    mb = int(kb[-1]) / 1024 if gnu and kb and kb[-1].isdigit() else float("nan")
+    return proc.returncode, secs, mb, text
 
 
 def run_pegsat(path: Path, planner: str, limit: float):

@@ -23,7 +23,8 @@ from .model.options import ProblemOptions
 from .model.result import EXIT, INTERRUPTED, Status
 from .planners import PLANNERS
 
-JSON_COMMANDS = ("solve", "prove", "verify", "decode", "count")  # whose --json flag means JSON on stdout
+#: commands whose --json flag means JSON on stdout
+JSON_COMMANDS = ("solve", "prove", "verify", "decode", "count", "hint")
 
 
 class _Group(click.Group):
@@ -343,6 +344,70 @@ def count(problem: str, time_limit: float | None, as_json: bool, quiet: bool,
     else:
         for line in res.table():
             click.echo(line)
+
+
+@main.command()
+@click.argument("problem")
+@click.argument("plan", required=False)
+@problem_options
+@click.option("--time-limit", type=SECONDS, default=2.0, show_default=True,
+              help="Seconds per jump for the planners (not used with the solvable set).")
+@click.option("--no-moves", is_flag=True, help="Do not compute the fewest moves left.")
+@click.option("--notation", type=click.Choice(["auto", "names", "ids", "coords", "ipc"]), default="auto")
+@click.option("--json", "as_json", is_flag=True)
+def hint(problem: str, plan: str | None, time_limit: float, no_moves: bool, notation: str, as_json: bool,
+         options: ProblemOptions) -> None:
+    """Every legal jump from PROBLEM's start, or from where PLAN (the game so far) leads,
+    with its verdict: alive (still solvable), dead (with the proof's kind) or unknown.
+
+    Exact and instant on boards whose whole game can be swept (the English board: the
+    solvable set is built once, about 12 s, and cached); elsewhere the planners decide each
+    jump under --time-limit."""
+    from .apps.hint import report
+    from .apps.pose import pose
+
+    posed = pose(problem, options)
+    rep = report(posed, _read_plan_arg(plan) if plan else None, notation, time_limit, not no_moves)
+    if as_json:
+        click.echo(json.dumps(rep))
+        return
+    click.echo(f"{rep['problem']}, after {rep['jumps_so_far']} jumps: {rep['position']} ({rep['reason']})")
+    if not rep["hints"]:
+        click.echo("no jump is legal")
+    for r in rep["hints"]:
+        left = f", {r['moves_left']} moves left" if r["moves_left"] is not None else ""
+        click.echo(f"  {r['jump']:<10} {r['status']:<8} {r['reason']}{left}")
+
+
+@main.command()
+@click.argument("problem")
+@problem_options
+@click.option("--port", type=click.IntRange(0, 65535), default=0, show_default=True,
+              help="Port on 127.0.0.1 (0: a free one).")
+@click.option("--time-limit", type=SECONDS, default=2.0, show_default=True,
+              help="Seconds per position for the planners (not used with the solvable set).")
+@click.option("--no-browser", is_flag=True, help="Print the address only; do not open a browser.")
+def play(problem: str, port: int, time_limit: float, no_browser: bool, options: ProblemOptions) -> None:
+    """Play PROBLEM in the browser: click a peg, then the hole it jumps to; every jump is
+    judged (still solvable, or dead and why). Serves 127.0.0.1 only; Ctrl-C stops it."""
+    import webbrowser
+
+    from .apps.play import make_server
+    from .apps.pose import pose
+
+    posed = pose(problem, options)
+    click.echo(f"{posed.problem.describe()}: preparing the verdicts ...", err=True)
+    server = make_server(posed, port, time_limit)
+    url = f"http://127.0.0.1:{server.server_address[1]}/"
+    click.echo(f"playing at {url} (Ctrl-C to stop)")
+    if not no_browser:
+        webbrowser.open(url)
+    try:
+        server.serve_forever()
+    except KeyboardInterrupt:
+        click.echo("stopped")
+    finally:
+        server.server_close()
 
 
 @main.command()

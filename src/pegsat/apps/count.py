@@ -31,6 +31,7 @@ from __future__ import annotations
 import math
 import time
 from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 
 import numpy as np
@@ -40,6 +41,7 @@ from ..engine.bitboard import stabilizer
 from ..engine.kernel import kernel, words
 from ..errors import PegsatError
 from ..model.problem import Problem
+from ..planners.config import cores
 
 U64 = np.uint64
 SLICE = 1 << 20  # parents per slice: bounds the successor arrays (8 bytes each, ~10 per parent)
@@ -129,60 +131,106 @@ def count(problem: Problem, deadline: Deadline | None = None,
 
 
 def _count(problem: Problem, deadline: Deadline, progress: Callable[[str], None] | None) -> Census:
-    t0 = time.perf_counter()
-    board, goal = problem.board, problem.goal
+    board = problem.board
     if problem.special is not None:
         raise PegsatError("count does not handle the special-peg rule")
     if words(board) != 1:
         raise PegsatError(f"count: boards of at most 64 holes ({board.name} has {board.n})")
-    group = stabilizer(problem)
-    k = kernel(board, tuple(tuple(p) for p in group))
-    G = len(k.group)
-    levels = [k.unique(k.canon(k.array([problem.start])))]
-    t_mod, t_apx = np.ones(1, dtype=U64), np.ones(1)
-    win_mod, win_apx, games_mod, games_apx = 0, 0.0, 0, 0.0
-    dead_masks, peak = [], 0
-    while True:
-        deadline.check()
-        cur = levels[-1]
-        is_goal = _goal_mask(k, cur, goal)
-        win_mod = (win_mod + int(np.sum(t_mod[is_goal]))) % (1 << 64)
-        win_apx += math.fsum(t_apx[is_goal])
-        deg = k.degree(cur)
-        dead = deg == 0
-        dead_masks.append(dead)
-        games_mod = (games_mod + int(np.sum(t_mod[dead]))) % (1 << 64)
-        games_apx += math.fsum(t_apx[dead])
-        if dead.all():
-            break
-        # pass 1: the next level; pass 2: push T along every jump into it
-        parts = [k.unique(k.step(cur[lo:lo + SLICE])) for lo in range(0, len(cur), SLICE)]
-        nxt = k.unique(np.concatenate(parts)) if len(parts) > 1 else parts[0]
-        del parts
-        n_mod, n_apx = np.zeros(len(nxt), dtype=U64), np.zeros(len(nxt))
-        for lo in range(0, len(cur), SLICE):
+    threads = cores()
+    with ThreadPoolExecutor(threads) as pool:
+        return _Sweep(problem, pool, threads, deadline, progress).run()
+
+
+class _Sweep:
+    """One forward sweep by jumps carrying T, then the backward pass for the alive sets."""
+
+    def __init__(self, problem: Problem, pool: ThreadPoolExecutor, threads: int, deadline: Deadline,
+                 progress: Callable[[str], None] | None) -> None:
+        self.problem, self.pool, self.deadline, self.progress = problem, pool, deadline, progress
+        self.k = kernel(problem.board, tuple(tuple(p) for p in stabilizer(problem)))
+        self.threads = threads
+        self.peak = 0
+
+    def slices(self, n: int) -> list[slice]:
+        """Slices of a level: at most SLICE long, and at least one per thread."""
+        size = min(SLICE, max(1, -(-n // self.threads)))
+        return [slice(lo, lo + size) for lo in range(0, n, size)]
+
+    def next_level(self, cur: np.ndarray, parts: list[slice]) -> np.ndarray:
+        k = self.k
+        found = list(self.pool.map(lambda s: k.unique(k.step(cur[s])), parts))
+        self.peak = max(self.peak, sum(f.nbytes for f in found))
+        return k.unique(np.concatenate(found)) if len(found) > 1 else found[0]
+
+    def push(self, cur, t_mod, t_apx, nxt, parts: list[slice]) -> tuple[np.ndarray, np.ndarray]:
+        """T one jump on, each thread pushing its slice into its own counts (the core
+        releases the GIL), then summed."""
+        k = self.k
+        pushed = list(self.pool.map(lambda s: k.push(cur[s], t_mod[s], t_apx[s], nxt), parts))
+        n_mod, n_apx = pushed[0]
+        for m, a in pushed[1:]:
+            n_mod += m
+            n_apx += a
+        return n_mod, n_apx
+
+    def run(self) -> Census:
+        t0 = time.perf_counter()
+        problem, k, deadline = self.problem, self.k, self.deadline
+        goal = problem.goal
+        levels = [k.unique(k.canon(k.array([problem.start])))]
+        t_mod, t_apx = np.ones(1, dtype=U64), np.ones(1)
+        win_mod, win_apx, games_mod, games_apx = 0, 0.0, 0, 0.0
+        dead_masks = []
+        while True:
             deadline.check()
-            kids = k.step(cur[lo:lo + SLICE])
-            idx = np.searchsorted(nxt, kids)
-            parent = np.repeat(np.arange(lo, lo + len(deg[lo:lo + SLICE])), deg[lo:lo + SLICE])
-            np.add.at(n_mod, idx, t_mod[parent])
-            n_apx += np.bincount(idx, weights=t_apx[parent], minlength=len(nxt))
-            peak = max(peak, kids.nbytes + idx.nbytes + parent.nbytes)
-            del kids, idx, parent
-        levels.append(nxt)
-        t_mod, t_apx = n_mod, n_apx
-        if progress is not None:
-            progress(f"level {len(levels) - 1}: {len(nxt):,} positions up to symmetry "
-                     f"({time.perf_counter() - t0:.1f} s)")
-    alive = _alive(k, levels, goal, deadline)
-    out = []
-    for j, (lv, ok, dead) in enumerate(zip(levels, alive, dead_masks, strict=True)):
-        orbit = _orbits(k, lv, G)
-        out.append(Level(j, problem.pegs - j, len(lv), int(orbit.sum()), int(ok.sum()), int(orbit[ok].sum()),
-                         int(dead.sum()), int(orbit[dead].sum())))
-    held = sum(a.nbytes for a in levels) + peak + 16 * max(len(a) for a in levels)
-    return Census(problem, G, tuple(out), exact(win_mod, win_apx), exact(games_mod, games_apx),
-                  time.perf_counter() - t0, held)
+            cur = levels[-1]
+            is_goal = _goal_mask(k, cur, goal)
+            win_mod = (win_mod + int(np.sum(t_mod[is_goal]))) % (1 << 64)
+            win_apx += math.fsum(t_apx[is_goal])
+            dead = k.degree(cur) == 0
+            dead_masks.append(dead)
+            games_mod = (games_mod + int(np.sum(t_mod[dead]))) % (1 << 64)
+            games_apx += math.fsum(t_apx[dead])
+            if dead.all():
+                break
+            parts = self.slices(len(cur))
+            nxt = self.next_level(cur, parts)
+            deadline.check()
+            t_mod, t_apx = self.push(cur, t_mod, t_apx, nxt, parts)
+            levels.append(nxt)
+            if self.progress is not None:
+                self.progress(f"level {len(levels) - 1}: {len(nxt):,} positions up to symmetry "
+                              f"({time.perf_counter() - t0:.1f} s)")
+        alive = _alive(k, levels, goal, deadline)
+        G = len(k.group)
+        out = []
+        for j, (lv, ok, dead) in enumerate(zip(levels, alive, dead_masks, strict=True)):
+            orbit = _orbits(k, lv, G)
+            out.append(Level(j, problem.pegs - j, len(lv), int(orbit.sum()), int(ok.sum()),
+                             int(orbit[ok].sum()), int(dead.sum()), int(orbit[dead].sum())))
+        held = sum(a.nbytes for a in levels) + self.peak + 16 * max(len(a) for a in levels)
+        return Census(problem, G, tuple(out), exact(win_mod, win_apx), exact(games_mod, games_apx),
+                      time.perf_counter() - t0, held)
+
+
+def solvable(problem: Problem, deadline: Deadline | None = None) -> np.ndarray:
+    """Every position reachable from the start that can still reach the goal, as sorted
+    canonical positions under ``stabilizer(problem)`` (the set ``hint`` answers from)."""
+    deadline = deadline or Deadline()
+    if problem.special is not None or words(problem.board) != 1:
+        raise PegsatError("the solvable set needs a board of at most 64 holes and no special peg")
+    threads = cores()
+    with ThreadPoolExecutor(threads) as pool:
+        sweep = _Sweep(problem, pool, threads, deadline, None)
+        k, levels = sweep.k, [sweep.k.unique(sweep.k.canon(sweep.k.array([problem.start])))]
+        while True:
+            deadline.check()
+            cur = levels[-1]
+            if (k.degree(cur) == 0).all():
+                break
+            levels.append(sweep.next_level(cur, sweep.slices(len(cur))))
+    alive = _alive(k, levels, problem.goal, deadline)
+    return k.unique(np.concatenate([lv[m] for lv, m in zip(levels, alive, strict=True)]))
 
 
 def _goal_mask(k, pos: np.ndarray, goal) -> np.ndarray:

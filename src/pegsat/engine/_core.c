@@ -190,6 +190,82 @@ static PyObject *Board_degree(CoreBoard *b, PyObject *args) {
     return r;
 }
 
+/* push(cur, t_mod, t_apx, nxt, out_mod, out_apx): for every jump from a position of ``cur``
+ * (canonical one-word positions) to one of ``nxt`` (sorted canonical), add the parent's
+ * counts (uint64, wrapping; float64) to the child's. Children are found through a bucket
+ * index on their top bits, then a binary search inside the bucket, in batches whose loads
+ * are prefetched (the lookups are memory-latency bound). Runs without the GIL: threads may
+ * push disjoint parts of a level into their own outputs. Used by count. */
+static int push_run(const CoreBoard *b, const uint64_t *P, Py_ssize_t n, const uint64_t *TM,
+                    const double *TA, const uint64_t *N, const uint32_t *starts, int B, int shift,
+                    uint64_t *OM, double *OA) {
+    enum { BATCH = 512 };
+    uint64_t bq[BATCH]; uint32_t bp[BATCH], blo[BATCH], bhi[BATCH];
+    int fill = 0;
+    const size_t nb = (size_t)1 << B;
+    const uint64_t *need = (const uint64_t *)need_1(b), *flip = (const uint64_t *)flip_1(b);
+    for (Py_ssize_t i = 0; i <= n; i++) {
+        if (i < n) {
+            uint64_t pos = P[i];
+            for (int k = 0; k < b->J; k++) {
+                if ((pos & flip[k]) != need[k]) continue;
+                uint64_t q = canon_1(b, pos ^ flip[k]);
+                if ((q >> shift) >= nb) return -1;
+                bq[fill] = q; bp[fill] = (uint32_t)i;
+                __builtin_prefetch(&starts[q >> shift]);
+                fill++;
+            }
+        }
+        if (fill > BATCH - b->J || (i == n && fill)) {
+            for (int t = 0; t < fill; t++) {
+                size_t bk = bq[t] >> shift;
+                blo[t] = starts[bk]; bhi[t] = starts[bk + 1];
+                __builtin_prefetch(&N[blo[t] + (bhi[t] - blo[t]) / 2]);
+            }
+            for (int t = 0; t < fill; t++) {
+                uint32_t lo = blo[t], hi = bhi[t], end = bhi[t];
+                uint64_t q = bq[t];
+                while (lo < hi) { uint32_t mid = lo + (hi - lo) / 2; if (N[mid] < q) lo = mid + 1; else hi = mid; }
+                if (lo >= end || N[lo] != q) return -1;
+                OM[lo] += TM[bp[t]]; OA[lo] += TA[bp[t]];
+            }
+            fill = 0;
+        }
+    }
+    return 0;
+}
+
+static PyObject *Board_push(CoreBoard *b, PyObject *args) {
+    Py_buffer cur, tm, ta, nxt, om, oa;
+    if (!PyArg_ParseTuple(args, "y*y*y*y*w*w*", &cur, &tm, &ta, &nxt, &om, &oa)) return NULL;
+    PyObject *r = NULL;
+    uint32_t *starts = NULL;
+    Py_ssize_t n = cur.len / 8, m = nxt.len / 8;
+    if (b->W != 1) { PyErr_SetString(PyExc_ValueError, "push: one-word positions only"); goto out; }
+    if (cur.len % 8 || nxt.len % 8 || tm.len != cur.len || ta.len != cur.len || om.len != nxt.len
+        || oa.len != nxt.len || m >= 0xFFFFFFFFll || n >= 0xFFFFFFFFll) {
+        PyErr_SetString(PyExc_ValueError, "push: buffer sizes do not match"); goto out;
+    }
+    const uint64_t *N = nxt.buf;
+    uint64_t top = m ? N[m - 1] : 0;
+    int bits = top ? 64 - __builtin_clzll(top) : 1;
+    int B = bits < 22 ? bits : 22, shift = bits - B, status;
+    starts = calloc(((size_t)1 << B) + 1, sizeof(uint32_t));
+    if (!starts) { PyErr_NoMemory(); goto out; }
+    for (Py_ssize_t j = 0; j < m; j++) starts[(N[j] >> shift) + 1]++;
+    for (size_t i = 1; i <= ((size_t)1 << B); i++) starts[i] += starts[i - 1];
+    Py_BEGIN_ALLOW_THREADS
+    status = push_run(b, cur.buf, n, tm.buf, ta.buf, N, starts, B, shift, om.buf, oa.buf);
+    Py_END_ALLOW_THREADS
+    if (status < 0) PyErr_SetString(PyExc_ValueError, "push: a successor is missing from the next level");
+    else { Py_INCREF(Py_None); r = Py_None; }
+out:
+    free(starts);
+    PyBuffer_Release(&cur); PyBuffer_Release(&tm); PyBuffer_Release(&ta);
+    PyBuffer_Release(&nxt); PyBuffer_Release(&om); PyBuffer_Release(&oa);
+    return r;
+}
+
 static PyObject *Board_moves(CoreBoard *b, PyObject *args) {
     Py_buffer v; int reverse = 0, canon = 0; Py_ssize_t n;
     if (!PyArg_ParseTuple(args, "y*|pp", &v, &reverse, &canon)) return NULL;
@@ -312,6 +388,7 @@ static PyObject *Board_get_n(CoreBoard *b, void *c) { return PyLong_FromLong(b->
 static PyMethodDef Board_methods[] = {
     {"step", (PyCFunction)Board_step, METH_VARARGS, "step(positions, reverse=False, canon=False): one jump on"},
     {"degree", (PyCFunction)Board_degree, METH_VARARGS, "degree(positions, reverse=False): legal jumps per position (uint16)"},
+    {"push", (PyCFunction)Board_push, METH_VARARGS, "push(cur, t_mod, t_apx, nxt, out_mod, out_apx): counts along jumps"},
     {"moves", (PyCFunction)Board_moves, METH_VARARGS, "moves(positions, reverse=False, canon=False): one move on"},
     {"canon", (PyCFunction)Board_canon, METH_VARARGS, "canon(positions): least images under the group"},
     {"permute", (PyCFunction)Board_permute, METH_VARARGS, "permute(positions, perm): images"},

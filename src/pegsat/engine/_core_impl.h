@@ -72,21 +72,34 @@ static PyObject *SFX(out_done)(SFX(Out) *o) {
 /* ---- bulk: successors by one jump, by one move; canonical forms; images ---------------- */
 
 static PyObject *SFX(step)(CoreBoard *b, const char *src, Py_ssize_t n, int reverse, int canon) {
-    SFX(Out) o;
-    if (SFX(out_init)(&o, n * 4) < 0) return NULL;
+    /* two passes without the GIL (so threads can share a level): count, then fill */
     const POS *need = (const POS *)SFX(need)(b), *land = (const POS *)SFX(land)(b);
     const POS *flip = (const POS *)SFX(flip)(b);
+    Py_ssize_t total = 0;
+    Py_BEGIN_ALLOW_THREADS
+    for (Py_ssize_t i = 0; i < n; i++) {
+        POS pos = SFX(load)(src + i * POS_BYTES);
+        for (int k = 0; k < b->J; k++)
+            total += reverse ? ((pos & flip[k]) == land[k]) : ((pos & flip[k]) == need[k]);
+    }
+    Py_END_ALLOW_THREADS
+    PyObject *ba = PyByteArray_FromStringAndSize(NULL, total * POS_BYTES);
+    if (!ba) return NULL;
+    char *dst = PyByteArray_AS_STRING(ba);
+    Py_BEGIN_ALLOW_THREADS
+    Py_ssize_t o = 0;
     for (Py_ssize_t i = 0; i < n; i++) {
         POS pos = SFX(load)(src + i * POS_BYTES);
         for (int k = 0; k < b->J; k++) {
             int ok = reverse ? ((pos & flip[k]) == land[k]) : ((pos & flip[k]) == need[k]);
             if (ok) {
                 POS q = pos ^ flip[k];
-                if (SFX(out_push)(&o, canon ? SFX(canon)(b, q) : q) < 0) { Py_DECREF(o.ba); return NULL; }
+                SFX(store)(dst + (o++) * POS_BYTES, canon ? SFX(canon)(b, q) : q);
             }
         }
     }
-    return SFX(out_done)(&o);
+    Py_END_ALLOW_THREADS
+    return ba;
 }
 
 /* How many jumps are legal at (``reverse``: lead to) each position: ``step``'s output holds

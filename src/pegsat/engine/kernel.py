@@ -91,6 +91,15 @@ class Kernel:
         of each successor."""
         return np.frombuffer(self.core.degree(self._buf(pos), reverse), dtype=np.uint16)
 
+    def push(self, cur: np.ndarray, t_mod: np.ndarray, t_apx: np.ndarray, nxt: np.ndarray
+             ) -> tuple[np.ndarray, np.ndarray]:
+        """Counts carried one jump on: for each jump from a class of the sorted canonical
+        ``cur`` into one of ``nxt``, the parent's count is added to the child's (uint64
+        wrapping, float64). One-word positions."""
+        out_mod, out_apx = np.zeros(len(nxt), dtype=U64), np.zeros(len(nxt))
+        self.core.push(self._buf(cur), self._buf(t_mod), self._buf(t_apx), self._buf(nxt), out_mod, out_apx)
+        return out_mod, out_apx
+
     def moves(self, pos: np.ndarray, reverse: bool = False, canon: bool = True) -> np.ndarray:
         """Every position one move after (before) one of ``pos``: a move is a chain of jumps
         by one peg; backwards, the peg is walked back along its chain."""
