@@ -69,3 +69,17 @@ def random_problems(rows: tuple[int, int], cols: tuple[int, int], special: bool)
         return Problem(board, start, goal, special=peg)
 
     return problems()
+
+
+@pytest.fixture(scope="session", autouse=True)
+def _solvable_set_cache(tmp_path_factory):
+    """One cache of solvable sets (apps.hint) for the whole run, never the user's own."""
+    import os
+
+    old = os.environ.get("PEGSAT_CACHE")
+    os.environ["PEGSAT_CACHE"] = str(tmp_path_factory.mktemp("pegsat-cache"))
+    yield
+    if old is None:
+        os.environ.pop("PEGSAT_CACHE", None)
+    else:
+        os.environ["PEGSAT_CACHE"] = old

@@ -23,8 +23,7 @@ CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
 
 
 @pytest.fixture(scope="module")
-def server(tmp_path_factory, monkeypatch_module):
-    monkeypatch_module.setenv("PEGSAT_CACHE", str(tmp_path_factory.mktemp("cache")))
+def server():
     posed = pose("english", ProblemOptions(survivor="d4"))
     srv = make_server(posed)
     thread = threading.Thread(target=srv.serve_forever, daemon=True)
@@ -32,13 +31,6 @@ def server(tmp_path_factory, monkeypatch_module):
     yield srv, posed
     srv.shutdown()
     srv.server_close()
-
-
-@pytest.fixture(scope="module")
-def monkeypatch_module():
-    mp = pytest.MonkeyPatch()
-    yield mp
-    mp.undo()
 
 
 def request(srv, method, path, body=None, headers=None):

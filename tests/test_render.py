@@ -1,5 +1,6 @@
 """Pictures of plans: SVG for every lattice and graph board; the HTML page in a real browser."""
 
+import re
 import shutil
 import subprocess
 import zlib
@@ -10,7 +11,7 @@ from click.testing import CliRunner
 from pegsat.apps.solve import solve
 from pegsat.cli import main
 from pegsat.engine.bitboard import replay_plan
-from pegsat.formats.render import plan_html, plan_svg
+from pegsat.formats.render import plan_html, plan_strip, plan_svg
 from pegsat.model.catalogue import get_board
 from pegsat.model.problem import Goal, Problem, single_vacancy
 
@@ -43,6 +44,25 @@ def test_svg_and_html_for_every_kind_of_board(board, kw):
     assert svg.count('class="hole"') == p.board.n
     page = plan_html(p, plan)
     assert page.startswith("<!DOCTYPE html>") and "http" not in page.replace("http://www.w3.org", "")
+    strip = plan_strip(p, plan)
+    assert strip.count('class="panel"') == moves and strip.count('class="move"') == moves
+    assert strip.count('class="removed"') == len(plan)  # every jumped peg crossed out once
+
+
+def test_strip_is_numbered_in_play_order_and_wraps(tmp_path):
+    out = tmp_path / "b.svg"
+    r = CliRunner().invoke(main, ["render", "english", BERGHOLT, "--survivor", "d4", "--out", str(out),
+                                  "--per-row", "5"])
+    assert r.exit_code == 0, r.output
+    svg = out.read_text()
+    captions = re.findall(r'font-size="11">(\d+)\. ([a-g0-9-]+)</text>', svg)
+    assert [int(n) for n, _ in captions] == list(range(1, 19))
+    assert captions[10][1] == "c2-c4-c6-e6-e4-e2"
+    ys = sorted({float(y) for y in re.findall(r'<rect x="[\d.]+" y="([\d.]+)" width', svg)})
+    assert len(ys) == 4  # 18 boards, 5 per row
+    r = CliRunner().invoke(main, ["render", "english", BERGHOLT, "--survivor", "d4", "--out", str(out),
+                                  "--overview"])
+    assert out.read_text().count('class="panel"') == 0 and out.read_text().count('class="move"') == 18
 
 
 def test_render_cli_rejects_bad_plans_and_formats(tmp_path):

@@ -353,10 +353,11 @@ def count(problem: str, time_limit: float | None, as_json: bool, quiet: bool,
 @click.option("--time-limit", type=SECONDS, default=2.0, show_default=True,
               help="Seconds per jump for the planners (not used with the solvable set).")
 @click.option("--no-moves", is_flag=True, help="Do not compute the fewest moves left.")
+@click.option("--out", type=click.Path(dir_okay=False), help="Also draw the jumps as a strip (FILE.svg).")
 @click.option("--notation", type=click.Choice(["auto", "names", "ids", "coords", "ipc"]), default="auto")
 @click.option("--json", "as_json", is_flag=True)
-def hint(problem: str, plan: str | None, time_limit: float, no_moves: bool, notation: str, as_json: bool,
-         options: ProblemOptions) -> None:
+def hint(problem: str, plan: str | None, time_limit: float, no_moves: bool, out: str | None, notation: str,
+         as_json: bool, options: ProblemOptions) -> None:
     """Every legal jump from PROBLEM's start, or from where PLAN (the game so far) leads,
     with its verdict: alive (still solvable), dead (with the proof's kind) or unknown.
 
@@ -368,6 +369,11 @@ def hint(problem: str, plan: str | None, time_limit: float, no_moves: bool, nota
 
     posed = pose(problem, options)
     rep = report(posed, _read_plan_arg(plan) if plan else None, notation, time_limit, not no_moves)
+    if out is not None:
+        from .files import write_atomic
+
+        write_atomic(Path(out), lambda fh: fh.write(rep.pop("svg")))
+    rep.pop("svg", None)
     if as_json:
         click.echo(json.dumps(rep))
         return
@@ -529,21 +535,29 @@ def batch(jobs: str, results: str | None, workers: int, planner: str, scheduler:
 @click.argument("plan")
 @problem_options
 @click.option("--out", required=True, type=click.Path(dir_okay=False),
-              help="FILE.svg (every move drawn on the start position) or FILE.html (steps through it).")
+              help="FILE.svg (a strip: one small board per move) or FILE.html (steps through it).")
+@click.option("--overview", is_flag=True,
+              help="SVG: every move as an arrow on one board instead of a strip.")
+@click.option("--per-row", type=click.IntRange(1, 50), default=6, show_default=True,
+              help="Strip: boards per row.")
 @click.option("--notation", default="auto", type=click.Choice(["auto", "names", "ids", "coords", "ipc"]))
-def render(problem: str, plan: str, out: str, notation: str, options: ProblemOptions) -> None:
+def render(problem: str, plan: str, out: str, overview: bool, per_row: int, notation: str,
+           options: ProblemOptions) -> None:
     """Draw PLAN (a file or the moves) for PROBLEM as SVG or a self-contained HTML page."""
     from .apps.pose import pose
     from .apps.verify import verify as check_plan
     from .files import write_atomic
-    from .formats.render import plan_html, plan_svg
+    from .formats.render import plan_html, plan_strip, plan_svg
 
     suffix = Path(out).suffix.lower()
     if suffix not in (".svg", ".html", ".htm"):
         raise PegsatError(f"--out {out}: give a .svg or .html file")
     posed = pose(problem, options)
     rep = check_plan(posed, _read_plan_arg(plan), notation)  # only a valid plan is drawn
-    page = plan_svg(posed.problem, rep.plan) if suffix == ".svg" else plan_html(posed.problem, rep.plan)
+    if suffix != ".svg":
+        page = plan_html(posed.problem, rep.plan)
+    else:
+        page = plan_svg(posed.problem, rep.plan) if overview else plan_strip(posed.problem, rep.plan, per_row)
     write_atomic(Path(out), lambda fh: fh.write(page))
     click.echo(f"wrote {out}: {rep.jumps} jumps, {rep.moves} moves ({posed.problem.describe()})")
 

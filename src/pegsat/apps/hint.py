@@ -156,9 +156,15 @@ def report(posed, plan_text: str | None, notation: str = "auto", per_jump: float
     board = posed.problem.board
     rep = verify(posed, plan_text, notation, partial=True) if plan_text else None
     pos = rep.final if rep else posed.problem.start
+    from ..formats.render import hint_strip
+
     hinter = Hinter(posed.problem, per_jump, moves_left=moves_left)
     here = hinter.position(pos)
+    verdicts = hinter.jumps(pos)
     rows = [{"jump": format_plan(board, (v.jump,)), "status": v.status, "reason": v.reason,
-             "moves_left": v.moves_left} for v in hinter.jumps(pos)]
-    return {"problem": posed.problem.describe(), "jumps_so_far": rep.jumps if rep else 0,
-            "position": here.status, "reason": here.reason, "moves_left": here.moves_left, "hints": rows}
+             "moves_left": v.moves_left} for v in verdicts]
+    done = rep.jumps if rep else 0
+    title = f"{posed.problem.describe()}: the jumps after {done} jumps"
+    return {"problem": posed.problem.describe(), "jumps_so_far": done, "position": here.status,
+            "reason": here.reason, "moves_left": here.moves_left, "hints": rows,
+            "svg": hint_strip(posed.problem, pos, verdicts, title)}

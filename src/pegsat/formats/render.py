@@ -1,9 +1,15 @@
-"""Pictures of solutions: a static SVG with every move drawn, and a self-contained HTML page
-that steps through the plan move by move.
+"""Pictures of solutions: strips of small boards, a one-board overview, and a self-contained
+HTML page that steps through the plan move by move.
 
-SVG: the start position, each move drawn as an arrow along its chain of jumps, numbered in
-play order. HTML: one file, no network; the board is drawn by a few lines of JavaScript from
-the embedded data (hole centres, lines, the position after every move, each move's chain);
+Strip (the default SVG, as the books and Bell's pages draw a solution): one small board per
+move, numbered, wrapped in rows: the position before the move, the move's chain as an arrow
+from the peg that moves, and the pegs it removes crossed out. ``hint_strip`` draws the same
+panels for the legal jumps of a position, each framed green (alive) or red (dead).
+
+Overview SVG (``render --overview``): the start position, every move drawn as an arrow along
+its chain of jumps, numbered in play order. HTML: one file, no network; the board is drawn
+by a few lines of JavaScript from the embedded data (hole centres, lines, the position after
+every move, each move's chain);
 buttons first / previous / next / last and the arrow keys step through it; the current move's
 chain is drawn as arrows and its peg is highlighted where it lands. ``#step=K`` opens at move
 K; ``#selftest`` clicks "next" through to the end and writes the outcome into the page title
@@ -41,6 +47,94 @@ def plan_svg(problem: Problem, plan) -> str:
         extra.append(f'<text x="{x + RADIUS:.1f}" y="{y - RADIUS:.1f}" font-size="11" '
                      f'fill="#1f6fd1">{i}</text>')
     return base.replace("</svg>", "\n".join(extra) + "\n</svg>")
+
+
+STRIP_SCALE = 0.42  # a strip's boards, against the full-size drawing
+PER_ROW = 6
+DEAD, ALIVE = "#c0392b", "#1e7b34"
+
+
+def _panel(board, at, ox: float, oy: float, pos: int, chain: list[int], removed: list[int],
+           caption: str, frame: str | None, w: float, h: float) -> list[str]:
+    """One small board at (ox, oy): pegs, the chain as an arrow, removed pegs crossed out."""
+    r = RADIUS * STRIP_SCALE
+
+    def xy(hole: int) -> tuple[float, float]:
+        return ox + at[hole][0] * STRIP_SCALE, oy + at[hole][1] * STRIP_SCALE
+
+    out = ['<g class="panel">', f'<rect x="{ox:.1f}" y="{oy:.1f}" width="{w:.1f}" height="{h:.1f}" '
+           f'rx="6" fill="white" stroke="{frame or "#ddd"}" stroke-width="{2.5 if frame else 1}"/>']
+    for a, _, c in board.lines:
+        (x1, y1), (x2, y2) = xy(a), xy(c)
+        out.append(f'<line x1="{x1:.1f}" y1="{y1:.1f}" x2="{x2:.1f}" y2="{y2:.1f}" stroke="#ddd" '
+                   'stroke-width="1"/>')
+    for hole in range(board.n):
+        x, y = xy(hole)
+        out.append(f'<circle cx="{x:.1f}" cy="{y:.1f}" r="{r:.1f}" fill="white" stroke="#777" '
+                   'stroke-width="0.8"/>')
+        if pos >> hole & 1:
+            fill = "#e0531f" if chain and hole == chain[0] else "#333"
+            out.append(f'<circle class="peg" cx="{x:.1f}" cy="{y:.1f}" r="{r * 0.7:.1f}" fill="{fill}"/>')
+    for hole in removed:
+        x, y = xy(hole)
+        d = r * 0.8
+        out.append(f'<path class="removed" d="M{x - d:.1f},{y - d:.1f} L{x + d:.1f},{y + d:.1f} '
+                   f'M{x - d:.1f},{y + d:.1f} L{x + d:.1f},{y - d:.1f}" stroke="{DEAD}" stroke-width="1.8"/>')
+    if chain:
+        pts = " ".join(f"{xy(hh)[0]:.1f},{xy(hh)[1]:.1f}" for hh in chain)
+        out.append(f'<polyline class="move" points="{pts}" fill="none" stroke="#1f6fd1" stroke-width="2" '
+                   'marker-end="url(#head)"/>')
+    out.append(f'<text x="{ox + w / 2:.1f}" y="{oy + h - 6:.1f}" text-anchor="middle" font-size="11">'
+               f'{escape(caption)}</text>')
+    out.append("</g>")
+    return out
+
+
+def strip_svg(board, title: str, panels: list[tuple[int, list[int], list[int], str, str | None]],
+              per_row: int = PER_ROW) -> str:
+    """Small boards in rows: each panel is (position, chain of holes, removed holes, caption,
+    frame colour or None)."""
+    at, width, height = layout(board)
+    w, h = width * STRIP_SCALE + 8, height * STRIP_SCALE + 18
+    cols = max(1, min(per_row, len(panels)))
+    rows = max(1, -(-len(panels) // cols))
+    gap, top = 8, 34
+    total_w, total_h = cols * (w + gap) + gap, top + rows * (h + gap) + gap
+    out = [f'<svg xmlns="http://www.w3.org/2000/svg" width="{total_w:.0f}" height="{total_h:.0f}" '
+           f'viewBox="0 0 {total_w:.0f} {total_h:.0f}" font-family="sans-serif">',
+           f"<defs>{ARROW}</defs>", '<rect width="100%" height="100%" fill="#fafafa"/>',
+           f'<text x="{gap}" y="22" font-size="15">{escape(title)}</text>']
+    for i, (pos, chain, removed, caption, frame) in enumerate(panels):
+        ox, oy = gap + (i % cols) * (w + gap), top + (i // cols) * (h + gap)
+        out += _panel(board, at, ox, oy, pos, chain, removed, caption, frame, w, h)
+    out.append("</svg>")
+    return "\n".join(out) + "\n"
+
+
+def plan_strip(problem: Problem, plan, per_row: int = PER_ROW) -> str:
+    """The plan as a strip: one numbered small board per move, before the move is played."""
+    board = problem.board
+    rep = replay_plan(problem, plan)  # only a verified plan is drawn
+    panels, i = [], 0
+    for n, move in enumerate(split_moves(board, plan), start=1):
+        chain = [board.jumps[move[0]][0]] + [board.jumps[k][2] for k in move]
+        removed = [board.jumps[k][1] for k in move]
+        label = "-".join(board.names[hh] for hh in chain)
+        panels.append((rep.positions[i], chain, removed, f"{n}. {label}", None))
+        i += len(move)
+    title = f"{problem.describe()}: {len(plan)} jumps in {len(panels)} moves"
+    return strip_svg(board, title, panels, per_row)
+
+
+def hint_strip(problem: Problem, pos: int, verdicts, title: str, per_row: int = PER_ROW) -> str:
+    """One small board per legal jump from ``pos``, framed by its verdict (``apps.hint``)."""
+    board = problem.board
+    panels = []
+    for v in verdicts:
+        a, b, c = board.jumps[v.jump]
+        colour = {"alive": ALIVE, "dead": DEAD}.get(v.status, "#999")
+        panels.append((pos, [a, c], [b], f"{board.names[a]}-{board.names[c]} {v.status}", colour))
+    return strip_svg(board, title, panels, per_row)
 
 
 _PAGE = """<!DOCTYPE html>
