@@ -36,7 +36,8 @@ def reference(problem: Problem):
     while nxt := {e.apply(p, k) for p in levels[-1] for k in e.legal(p)}:
         levels.append(nxt)
     return ([len(lv) for lv in levels], [sum(1 for p in lv if winning(p)) for lv in levels],
-            [sum(1 for p in lv if not e.legal(p)) for lv in levels], winning(problem.start), games(problem.start))
+            [sum(1 for p in lv if not e.legal(p)) for lv in levels], winning(problem.start),
+            games(problem.start))
 
 
 T5, T6 = get_board("triangle-5"), get_board("triangle-6")
