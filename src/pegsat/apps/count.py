@@ -156,17 +156,27 @@ class _Sweep:
         size = min(SLICE, max(1, -(-n // self.threads)))
         return [slice(lo, lo + size) for lo in range(0, n, size)]
 
-    def next_level(self, cur: np.ndarray, parts: list[slice]) -> np.ndarray:
+    def next_level(self, cur: np.ndarray, parts: list[slice], keep: bool = False):
+        """The next level (sorted, canonical); with ``keep``, also each slice's successors
+        in ``step`` order, for ``push`` to read instead of generating them again."""
         k = self.k
-        found = list(self.pool.map(lambda s: k.unique(k.step(cur[s])), parts))
-        self.peak = max(self.peak, sum(f.nbytes for f in found))
-        return k.unique(np.concatenate(found)) if len(found) > 1 else found[0]
 
-    def push(self, cur, t_mod, t_apx, nxt, parts: list[slice]) -> tuple[np.ndarray, np.ndarray]:
+        def one(s: slice):
+            kids = k.step(cur[s])
+            return k.unique(kids), (kids if keep else None)
+
+        found = list(self.pool.map(one, parts))
+        self.peak = max(self.peak, sum(u.nbytes + (0 if c is None else c.nbytes) for u, c in found))
+        uniq = [u for u, _ in found]
+        nxt = k.unique(np.concatenate(uniq)) if len(uniq) > 1 else uniq[0]
+        return (nxt, [c for _, c in found]) if keep else nxt
+
+    def push(self, cur, t_mod, t_apx, nxt, parts: list[slice], kids, degree) -> tuple[np.ndarray, np.ndarray]:
         """T one jump on, each thread pushing its slice into its own counts (the core
         releases the GIL), then summed."""
         k = self.k
-        pushed = list(self.pool.map(lambda s: k.push(cur[s], t_mod[s], t_apx[s], nxt), parts))
+        pushed = list(self.pool.map(lambda i: k.push(cur[parts[i]], t_mod[parts[i]], t_apx[parts[i]], nxt,
+                                                     kids[i], degree[parts[i]]), range(len(parts))))
         n_mod, n_apx = pushed[0]
         for m, a in pushed[1:]:
             n_mod += m
@@ -187,16 +197,18 @@ class _Sweep:
             is_goal = _goal_mask(k, cur, goal)
             win_mod = (win_mod + int(np.sum(t_mod[is_goal]))) % (1 << 64)
             win_apx += math.fsum(t_apx[is_goal])
-            dead = k.degree(cur) == 0
+            degree = k.degree(cur)
+            dead = degree == 0
             dead_masks.append(dead)
             games_mod = (games_mod + int(np.sum(t_mod[dead]))) % (1 << 64)
             games_apx += math.fsum(t_apx[dead])
             if dead.all():
                 break
             parts = self.slices(len(cur))
-            nxt = self.next_level(cur, parts)
+            nxt, kids = self.next_level(cur, parts, keep=True)
             deadline.check()
-            t_mod, t_apx = self.push(cur, t_mod, t_apx, nxt, parts)
+            t_mod, t_apx = self.push(cur, t_mod, t_apx, nxt, parts, kids, degree)
+            del kids
             levels.append(nxt)
             if self.progress is not None:
                 self.progress(f"level {len(levels) - 1}: {len(nxt):,} positions up to symmetry "

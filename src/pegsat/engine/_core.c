@@ -196,7 +196,8 @@ static PyObject *Board_degree(CoreBoard *b, PyObject *args) {
  * index on their top bits, then a binary search inside the bucket, in batches whose loads
  * are prefetched (the lookups are memory-latency bound). Runs without the GIL: threads may
  * push disjoint parts of a level into their own outputs. Used by count. */
-static int push_run(const CoreBoard *b, const uint64_t *P, Py_ssize_t n, const uint64_t *TM,
+static int push_run(const CoreBoard *b, const uint64_t *P, Py_ssize_t n, const uint64_t *kids,
+                    const uint16_t *deg, const uint64_t *TM,
                     const double *TA, const uint64_t *N, const uint32_t *starts, int B, int shift,
                     uint64_t *OM, double *OA) {
     enum { BATCH = 512 };
@@ -204,8 +205,17 @@ static int push_run(const CoreBoard *b, const uint64_t *P, Py_ssize_t n, const u
     int fill = 0;
     const size_t nb = (size_t)1 << B;
     const uint64_t *need = (const uint64_t *)need_1(b), *flip = (const uint64_t *)flip_1(b);
+    Py_ssize_t o = 0;  /* next of ``kids`` */
     for (Py_ssize_t i = 0; i <= n; i++) {
-        if (i < n) {
+        if (i < n && kids) {
+            for (int d = 0; d < deg[i]; d++) {
+                uint64_t q = kids[o++];
+                if ((q >> shift) >= nb) return -1;
+                bq[fill] = q; bp[fill] = (uint32_t)i;
+                __builtin_prefetch(&starts[q >> shift]);
+                fill++;
+            }
+        } else if (i < n) {
             uint64_t pos = P[i];
             for (int k = 0; k < b->J; k++) {
                 if ((pos & flip[k]) != need[k]) continue;
@@ -236,15 +246,23 @@ static int push_run(const CoreBoard *b, const uint64_t *P, Py_ssize_t n, const u
 }
 
 static PyObject *Board_push(CoreBoard *b, PyObject *args) {
-    Py_buffer cur, tm, ta, nxt, om, oa;
-    if (!PyArg_ParseTuple(args, "y*y*y*y*w*w*", &cur, &tm, &ta, &nxt, &om, &oa)) return NULL;
+    /* push(cur, t_mod, t_apx, nxt, out_mod, out_apx[, kids, degree]): with ``kids`` (the
+     * canonical successors of ``cur`` as ``step`` gives them, ``degree`` per position) the
+     * successors are read instead of generated again */
+    Py_buffer cur, tm, ta, nxt, om, oa, kb = {0}, db = {0};
+    if (!PyArg_ParseTuple(args, "y*y*y*y*w*w*|y*y*", &cur, &tm, &ta, &nxt, &om, &oa, &kb, &db)) return NULL;
     PyObject *r = NULL;
     uint32_t *starts = NULL;
     Py_ssize_t n = cur.len / 8, m = nxt.len / 8;
     if (b->W != 1) { PyErr_SetString(PyExc_ValueError, "push: one-word positions only"); goto out; }
     if (cur.len % 8 || nxt.len % 8 || tm.len != cur.len || ta.len != cur.len || om.len != nxt.len
-        || oa.len != nxt.len || m >= 0xFFFFFFFFll || n >= 0xFFFFFFFFll) {
+        || oa.len != nxt.len || m >= 0xFFFFFFFFll || n >= 0xFFFFFFFFll || (kb.buf && db.len != 2 * n)) {
         PyErr_SetString(PyExc_ValueError, "push: buffer sizes do not match"); goto out;
+    }
+    if (kb.buf) {
+        Py_ssize_t total = 0;
+        for (Py_ssize_t i = 0; i < n; i++) total += ((const uint16_t *)db.buf)[i];
+        if (kb.len != 8 * total) { PyErr_SetString(PyExc_ValueError, "push: kids and degrees disagree"); goto out; }
     }
     const uint64_t *N = nxt.buf;
     uint64_t top = m ? N[m - 1] : 0;
@@ -255,7 +273,7 @@ static PyObject *Board_push(CoreBoard *b, PyObject *args) {
     for (Py_ssize_t j = 0; j < m; j++) starts[(N[j] >> shift) + 1]++;
     for (size_t i = 1; i <= ((size_t)1 << B); i++) starts[i] += starts[i - 1];
     Py_BEGIN_ALLOW_THREADS
-    status = push_run(b, cur.buf, n, tm.buf, ta.buf, N, starts, B, shift, om.buf, oa.buf);
+    status = push_run(b, cur.buf, n, kb.buf, db.buf, tm.buf, ta.buf, N, starts, B, shift, om.buf, oa.buf);
     Py_END_ALLOW_THREADS
     if (status < 0) PyErr_SetString(PyExc_ValueError, "push: a successor is missing from the next level");
     else { Py_INCREF(Py_None); r = Py_None; }
@@ -263,6 +281,8 @@ out:
     free(starts);
     PyBuffer_Release(&cur); PyBuffer_Release(&tm); PyBuffer_Release(&ta);
     PyBuffer_Release(&nxt); PyBuffer_Release(&om); PyBuffer_Release(&oa);
+    if (kb.buf) PyBuffer_Release(&kb);
+    if (db.buf) PyBuffer_Release(&db);
     return r;
 }
 

@@ -91,13 +91,17 @@ class Kernel:
         of each successor."""
         return np.frombuffer(self.core.degree(self._buf(pos), reverse), dtype=np.uint16)
 
-    def push(self, cur: np.ndarray, t_mod: np.ndarray, t_apx: np.ndarray, nxt: np.ndarray
+    def push(self, cur: np.ndarray, t_mod: np.ndarray, t_apx: np.ndarray, nxt: np.ndarray,
+             kids: np.ndarray | None = None, degree: np.ndarray | None = None
              ) -> tuple[np.ndarray, np.ndarray]:
-        """Counts carried one jump on: for each jump from a class of the sorted canonical
-        ``cur`` into one of ``nxt``, the parent's count is added to the child's (uint64
-        wrapping, float64). One-word positions."""
+        """Counts carried one jump on: for each jump from a class of the canonical ``cur``
+        into one of the sorted ``nxt``, the parent's count is added to the child's (uint64
+        wrapping, float64). ``kids``/``degree``: ``step(cur)`` and ``degree(cur)`` already
+        computed (then they are read, not generated again). One-word positions."""
         out_mod, out_apx = np.zeros(len(nxt), dtype=U64), np.zeros(len(nxt))
-        self.core.push(self._buf(cur), self._buf(t_mod), self._buf(t_apx), self._buf(nxt), out_mod, out_apx)
+        extra = () if kids is None else (self._buf(kids), self._buf(degree))
+        self.core.push(self._buf(cur), self._buf(t_mod), self._buf(t_apx), self._buf(nxt), out_mod, out_apx,
+                       *extra)
         return out_mod, out_apx
 
     def moves(self, pos: np.ndarray, reverse: bool = False, canon: bool = True) -> np.ndarray:
