@@ -45,6 +45,7 @@ from ..planners.config import cores
 
 U64 = np.uint64
 SLICE = 1 << 20  # parents per slice: bounds the successor arrays (8 bytes each, ~10 per parent)
+KEEP_BYTES = 1 << 30  # a level's successors are kept for the push up to this size
 TOL = 1e-9
 LIMIT = 4e27
 
@@ -205,10 +206,12 @@ class _Sweep:
             if dead.all():
                 break
             parts = self.slices(len(cur))
-            nxt, kids = self.next_level(cur, parts, keep=True)
+            keep = int(degree.sum()) * 8 <= KEEP_BYTES  # else push generates them again
+            found = self.next_level(cur, parts, keep=keep)
+            nxt, kids = found if keep else (found, [None] * len(parts))
             deadline.check()
             t_mod, t_apx = self.push(cur, t_mod, t_apx, nxt, parts, kids, degree)
-            del kids
+            del kids, found
             levels.append(nxt)
             if self.progress is not None:
                 self.progress(f"level {len(levels) - 1}: {len(nxt):,} positions up to symmetry "
