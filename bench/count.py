@@ -71,7 +71,7 @@ def main() -> None:
     if args.french:
         cases.append(("french --vacant d4", None, False))
     print(f"cores: {os.cpu_count()}")
-    print(f"{'problem':<38}{'classes':>13}{'positions':>15}{'alive':>11}{'winning':>22}{'s':>8}{'MB':>7}"
+    print(f"{'problem':<38}{'classes':>13}{'positions':>15}{'alive':>12}{'winning':>28}{'s':>8}{'MB':>7}"
           f"{'ref s':>8}{'ratio':>8}  note")
     print("-" * 140)
     for spec, options, small in cases:
@@ -89,8 +89,8 @@ def main() -> None:
         ones = [lv for lv in data["levels"] if lv["pegs"] == 1]
         if ones:
             note.append(f"one peg left: {ones[0]['classes']:,} classes, {ones[0]['positions']:,} positions")
-        print(f"{spec:<38}{tot['classes']:>13,}{tot['positions']:>15,}{tot['alive_classes']:>11,}"
-              f"{data['winning_sequences']:>22,}{secs:>8.2f}{mb:>7.0f}{ref_s:>8}{ratio:>8}  "
+        print(f"{spec:<38}{tot['classes']:>13,}{tot['positions']:>15,}{tot['alive_classes']:>12,}"
+              f"{data['winning_sequences']:>28,}{secs:>8.2f}{mb:>7.0f}{ref_s:>8}{ratio:>8}  "
               f"{'; '.join(note)}", flush=True)
     print("games until no jump is left (last row):", f"{data['games']:,}")
 

@@ -173,11 +173,19 @@ class _Sweep:
         return (nxt, [c for _, c in found]) if keep else nxt
 
     def push(self, cur, t_mod, t_apx, nxt, parts: list[slice], kids, degree) -> tuple[np.ndarray, np.ndarray]:
-        """T one jump on, each thread pushing its slice into its own counts (the core
-        releases the GIL), then summed."""
+        """T one jump on: each thread pushes its share of the slices into its own counts
+        (the core releases the GIL), then the threads' counts are summed. One pair of
+        count arrays per thread, not per slice: a wide level has dozens of slices."""
         k = self.k
-        pushed = list(self.pool.map(lambda i: k.push(cur[parts[i]], t_mod[parts[i]], t_apx[parts[i]], nxt,
-                                                     kids[i], degree[parts[i]]), range(len(parts))))
+
+        def one(t: int) -> tuple[np.ndarray, np.ndarray]:
+            out = (np.zeros(len(nxt), dtype=U64), np.zeros(len(nxt)))
+            for i in range(t, len(parts), self.threads):
+                s = parts[i]
+                k.push(cur[s], t_mod[s], t_apx[s], nxt, kids[i], degree[s], out=out)
+            return out
+
+        pushed = list(self.pool.map(one, range(min(self.threads, len(parts)))))
         n_mod, n_apx = pushed[0]
         for m, a in pushed[1:]:
             n_mod += m

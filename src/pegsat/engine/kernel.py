@@ -92,13 +92,14 @@ class Kernel:
         return np.frombuffer(self.core.degree(self._buf(pos), reverse), dtype=np.uint16)
 
     def push(self, cur: np.ndarray, t_mod: np.ndarray, t_apx: np.ndarray, nxt: np.ndarray,
-             kids: np.ndarray | None = None, degree: np.ndarray | None = None
-             ) -> tuple[np.ndarray, np.ndarray]:
+             kids: np.ndarray | None = None, degree: np.ndarray | None = None,
+             out: tuple[np.ndarray, np.ndarray] | None = None) -> tuple[np.ndarray, np.ndarray]:
         """Counts carried one jump on: for each jump from a class of the canonical ``cur``
         into one of the sorted ``nxt``, the parent's count is added to the child's (uint64
         wrapping, float64). ``kids``/``degree``: ``step(cur)`` and ``degree(cur)`` already
-        computed (then they are read, not generated again). One-word positions."""
-        out_mod, out_apx = np.zeros(len(nxt), dtype=U64), np.zeros(len(nxt))
+        computed (then they are read, not generated again). ``out``: counts to add into
+        (else new ones). One-word positions."""
+        out_mod, out_apx = out if out is not None else (np.zeros(len(nxt), dtype=U64), np.zeros(len(nxt)))
         extra = () if kids is None else (self._buf(kids), self._buf(degree))
         self.core.push(self._buf(cur), self._buf(t_mod), self._buf(t_apx), self._buf(nxt), out_mod, out_apx,
                        *extra)
