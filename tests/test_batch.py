@@ -58,7 +58,7 @@ def test_batch_cli_results_and_resume(tmp_path):
 
 
 def test_batch_planner_option_and_no_oversubscription(tmp_path):
-    from pegsat.planners.config import cores
+    from pegsat.process import cores
 
     jobs = tmp_path / "jobs.txt"
     jobs.write_text("triangle-5 --vacant c5 --survivor c5\ntriangle-5 --vacant b3 --survivor b3\n")

@@ -18,6 +18,14 @@ from collections.abc import Callable
 from typing import Any
 
 
+def cores() -> int:
+    """The cores this process may run on (its CPU affinity where the OS tells it)."""
+    try:
+        return max(1, len(os.sched_getaffinity(0)))
+    except AttributeError:  # not on Linux
+        return max(1, os.cpu_count() or 1)
+
+
 class ChildDied(Exception):
     """The child ended without sending its answer (killed, or crashed in native code)."""
 

@@ -130,7 +130,7 @@ def run(jobs: list[Job], results: Path, *, workers: int = 2, scheduler: str | No
                           "(or pip install -e '.[dev]')") from None
     from tqdm import tqdm
 
-    from ..planners.config import cores as local_cores
+    from ..process import cores as local_cores
 
     previous = read_results(results)
     todo = [j for j in jobs if previous.get(j.id, {}).get("status") not in FINAL]

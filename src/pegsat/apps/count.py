@@ -41,7 +41,7 @@ from ..engine.bitboard import stabilizer
 from ..engine.kernel import kernel, words
 from ..errors import PegsatError
 from ..model.problem import Problem
-from ..planners.config import cores
+from ..process import cores
 
 U64 = np.uint64
 SLICE = 1 << 20  # parents per slice: bounds the successor arrays (8 bytes each, ~10 per parent)

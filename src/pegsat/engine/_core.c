@@ -20,6 +20,7 @@
 #ifndef CANON_BITS
 #define CANON_BITS 11  /* holes per symmetry-table lookup (2048-entry tables: measured best) */
 #endif
+#define MAX_G 1024     /* symmetries at most (the model keeps the identity alone past 1000) */
 #ifndef RADIX
 #define RADIX 11       /* bits per radix-sort digit (two-word positions; one word: numpy) */
 #endif
@@ -33,7 +34,8 @@ typedef struct {
     int *src, *over, *dst;
     int **by_src, **by_dst, *n_by_src, *n_by_dst;
     void *need, *land, *flip;  /* J positions each, of the board's width */
-    void *tables;              /* G * nbytes * 256 positions: byte -> image bits, per symmetry */
+    void *tables;              /* G * nchunks * 2^cbits positions: chunk -> image bits, per symmetry */
+    void *fimg;                /* J * G positions: the image of flip[k] under each symmetry */
 } CoreBoard;
 
 typedef struct {
@@ -44,7 +46,7 @@ typedef struct {
     int has_table_view, has_target_view;
     void *table; uint64_t mask; int bits;
     const void *target; Py_ssize_t ntarget; int target_pegs;
-    void *stack, *keys;
+    void *stack, *keys, *imgs;  /* imgs: the G images of each stacked position */
     int *next, *path, *order;
     int64_t *vals, *delta, *floors; int P;
     char goal_full[16], goal_empty[16];
@@ -56,10 +58,12 @@ static void *need_1(const CoreBoard *b) { return b->need; }
 static void *land_1(const CoreBoard *b) { return b->land; }
 static void *flip_1(const CoreBoard *b) { return b->flip; }
 static void *tables_1(const CoreBoard *b) { return b->tables; }
+static void *fimg_1(const CoreBoard *b) { return b->fimg; }
 #define need_2 need_1
 #define land_2 land_1
 #define flip_2 flip_1
 #define tables_2 tables_1
+#define fimg_2 fimg_1
 
 #define W 1
 #define POS pos1_t
@@ -88,7 +92,7 @@ static void Board_dealloc(CoreBoard *b) {
     if (b->by_src) for (int h = 0; h < b->n; h++) free(b->by_src[h]);
     if (b->by_dst) for (int h = 0; h < b->n; h++) free(b->by_dst[h]);
     free(b->by_src); free(b->by_dst); free(b->n_by_src); free(b->n_by_dst);
-    free(b->need); free(b->land); free(b->flip); free(b->tables);
+    free(b->need); free(b->land); free(b->flip); free(b->tables); free(b->fimg);
     Py_TYPE(b)->tp_free((PyObject *)b);
 }
 
@@ -107,6 +111,7 @@ static int Board_init(CoreBoard *b, PyObject *args, PyObject *kw) {
     if (n < 1 || n > 128) { PyErr_SetString(PyExc_ValueError, "boards of 1 to 128 holes"); goto out; }
     if (jb.len % 12 || pb.len % (4 * n)) { PyErr_SetString(PyExc_ValueError, "bad jumps or perms"); goto out; }
     b->n = n; b->W = n <= 64 ? 1 : 2; b->J = (int)(jb.len / 12); b->G = (int)(pb.len / (4 * n));
+    if (b->G < 1 || b->G > MAX_G) { PyErr_SetString(PyExc_ValueError, "1 to 1024 symmetries"); goto out; }
     b->nbytes = (n + 7) / 8;
     b->cbits = CANON_BITS; b->nchunks = (n + CANON_BITS - 1) / CANON_BITS;
     size_t ps = b->W == 1 ? sizeof(pos1_t) : sizeof(pos2_t);
@@ -116,7 +121,8 @@ static int Board_init(CoreBoard *b, PyObject *args, PyObject *kw) {
     b->by_src = calloc(n, sizeof(int *)); b->by_dst = calloc(n, sizeof(int *));
     b->n_by_src = calloc(n, sizeof(int)); b->n_by_dst = calloc(n, sizeof(int));
     b->tables = calloc((size_t)b->G * b->nchunks << b->cbits, ps);
-    if (!b->src || !b->over || !b->dst || !b->need || !b->land || !b->flip || !b->by_src || !b->by_dst
+    b->fimg = calloc((size_t)b->G * (b->J ? b->J : 1), ps);
+    if (!b->fimg || !b->src || !b->over || !b->dst || !b->need || !b->land || !b->flip || !b->by_src || !b->by_dst
         || !b->n_by_src || !b->n_by_dst || !b->tables) { PyErr_NoMemory(); goto out; }
     for (int k = 0; k < b->J; k++) {
         int a = jt[3 * k], m = jt[3 * k + 1], c = jt[3 * k + 2];
@@ -153,6 +159,10 @@ static int Board_init(CoreBoard *b, PyObject *args, PyObject *kw) {
                 }
             }
         }
+    }
+    for (int k = 0; k < b->J; k++) {
+        if (b->W == 1) images_1(b, ((pos1_t *)b->flip)[k], (pos1_t *)b->fimg + (size_t)k * b->G);
+        else images_2(b, ((pos2_t *)b->flip)[k], (pos2_t *)b->fimg + (size_t)k * b->G);
     }
     ok = 0;
 out:
@@ -216,10 +226,12 @@ static int push_run(const CoreBoard *b, const uint64_t *P, Py_ssize_t n, const u
                 fill++;
             }
         } else if (i < n) {
-            uint64_t pos = P[i];
+            uint64_t pos = P[i], img[MAX_G];
+            int have = 0;
             for (int k = 0; k < b->J; k++) {
                 if ((pos & flip[k]) != need[k]) continue;
-                uint64_t q = canon_1(b, pos ^ flip[k]);
+                if (!have) { images_1(b, pos, img); have = 1; }
+                uint64_t q = canon_by_1(b, img, k);
                 if ((q >> shift) >= nb) return -1;
                 bq[fill] = q; bp[fill] = (uint32_t)i;
                 __builtin_prefetch(&starts[q >> shift]);
@@ -362,8 +374,11 @@ static PyObject *Board_member(CoreBoard *b, PyObject *args) {
     if (positions(b, &s, &ns) == 0 && positions(b, &q, &nq) == 0) {
         r = PyByteArray_FromStringAndSize(NULL, nq);
         if (r) {
-            if (b->W == 1) member_1(s.buf, ns, q.buf, nq, PyByteArray_AS_STRING(r));
-            else member_2(s.buf, ns, q.buf, nq, PyByteArray_AS_STRING(r));
+            char *out = PyByteArray_AS_STRING(r);
+            Py_BEGIN_ALLOW_THREADS
+            if (b->W == 1) member_1(s.buf, ns, q.buf, nq, out);
+            else member_2(s.buf, ns, q.buf, nq, out);
+            Py_END_ALLOW_THREADS
         }
     }
     PyBuffer_Release(&s); PyBuffer_Release(&q);
@@ -443,7 +458,7 @@ static void Search_dealloc(CoreSearch *s) {
     if (s->has_table_view) PyBuffer_Release(&s->table_view);
     if (s->has_target_view) PyBuffer_Release(&s->target_view);
     Py_XDECREF(s->table_owner); Py_XDECREF(s->target_owner); Py_XDECREF(s->board);
-    free(s->stack); free(s->keys); free(s->next); free(s->path); free(s->order);
+    free(s->stack); free(s->keys); free(s->imgs); free(s->next); free(s->path); free(s->order);
     free(s->vals); free(s->delta); free(s->floors);
     Py_TYPE(s)->tp_free((PyObject *)s);
 }
@@ -485,13 +500,13 @@ static int Search_init(CoreSearch *s, PyObject *args, PyObject *kw) {
     }
     s->target_pegs = target_pegs;
     int depth = b->n + 2;
-    s->stack = calloc(depth, ps); s->keys = calloc(depth, ps);
+    s->stack = calloc(depth, ps); s->keys = calloc(depth, ps); s->imgs = calloc((size_t)depth * b->G, ps);
     s->next = calloc(depth, sizeof(int)); s->path = calloc(depth, sizeof(int));
     s->order = calloc(b->J, sizeof(int));
     s->vals = calloc((size_t)depth * (s->P ? s->P : 1), sizeof(int64_t));
     s->delta = calloc((size_t)b->J * (s->P ? s->P : 1), sizeof(int64_t));
     s->floors = calloc(s->P ? s->P : 1, sizeof(int64_t));
-    if (!s->stack || !s->keys || !s->next || !s->path || !s->order || !s->vals || !s->delta || !s->floors) {
+    if (!s->stack || !s->keys || !s->imgs || !s->next || !s->path || !s->order || !s->vals || !s->delta || !s->floors) {
         PyErr_NoMemory(); goto out;
     }
     memcpy(s->order, ov.buf, 4 * b->J);
@@ -499,6 +514,8 @@ static int Search_init(CoreSearch *s, PyObject *args, PyObject *kw) {
         if (s->order[i] < 0 || s->order[i] >= b->J) { PyErr_SetString(PyExc_ValueError, "bad jump order"); goto out; }
     memcpy(s->delta, dv.buf, dv.len); memcpy(s->floors, flv.buf, flv.len); memcpy(s->vals, vv.buf, vv.len);
     memcpy(s->stack, st.buf, ps);
+    if (b->W == 1) images_1(b, *(pos1_t *)s->stack, (pos1_t *)s->imgs);
+    else images_2(b, *(pos2_t *)s->stack, (pos2_t *)s->imgs);
     memcpy(s->goal_full, fu.buf, 16); memcpy(s->goal_empty, em.buf, 16);
     s->min_pegs = min_pegs; s->max_pegs = max_pegs; s->min_left = min_left; s->canon = canon;
     s->next[0] = -1; s->depth = 0;

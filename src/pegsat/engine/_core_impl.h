@@ -41,6 +41,38 @@ static inline POS SFX(canon)(const CoreBoard *b, POS pos) {
     return best;
 }
 
+/* Symmetries act on positions as permutations of bits, so they commute with XOR: the image of
+ * a successor pos ^ flip[k] under g is img_g(pos) ^ img_g(flip[k]). ``images`` fills the G
+ * images of one position by the lookup tables (identity first); ``canon_by`` then gives the
+ * canonical form of each successor from them with G XORs and no table look-ups, and a child's
+ * images follow from its parent's the same way (the depth-first search keeps them per depth). */
+static inline void SFX(images)(const CoreBoard *b, POS pos, POS *img) {
+    const POS *t = (const POS *)SFX(tables)(b);
+    const int nc = b->nchunks, cb = b->cbits, size = 1 << cb;
+    const unsigned cmask = (unsigned)size - 1;
+    img[0] = pos;
+    for (int g = 1; g < b->G; g++) {
+        const POS *tg = t + (size_t)g * nc * size;
+        POS out = 0, p = pos;
+        for (int i = 0; i < nc; i++) { out |= tg[i * size + (int)((unsigned)p & cmask)]; p >>= cb; }
+        img[g] = out;
+    }
+}
+
+/* The canonical form of the successor by jump k of the position whose images are ``img``. */
+static inline POS SFX(canon_by)(const CoreBoard *b, const POS *img, int k) {
+    const POS *f = (const POS *)SFX(fimg)(b) + (size_t)k * b->G;
+    POS best = img[0] ^ f[0];
+    for (int g = 1; g < b->G; g++) { POS x = img[g] ^ f[g]; if (x < best) best = x; }
+    return best;
+}
+
+static inline POS SFX(least)(const POS *img, int G) {
+    POS best = img[0];
+    for (int g = 1; g < G; g++) if (img[g] < best) best = img[g];
+    return best;
+}
+
 /* ---- growing output -------------------------------------------------------------------- */
 
 typedef struct { PyObject *ba; char *data; Py_ssize_t len, cap; } SFX(Out);
@@ -88,14 +120,19 @@ static PyObject *SFX(step)(CoreBoard *b, const char *src, Py_ssize_t n, int reve
     char *dst = PyByteArray_AS_STRING(ba);
     Py_BEGIN_ALLOW_THREADS
     Py_ssize_t o = 0;
+    const POS *want = reverse ? land : need;
+    POS img[MAX_G];
     for (Py_ssize_t i = 0; i < n; i++) {
         POS pos = SFX(load)(src + i * POS_BYTES);
+        int have = 0;
         for (int k = 0; k < b->J; k++) {
-            int ok = reverse ? ((pos & flip[k]) == land[k]) : ((pos & flip[k]) == need[k]);
-            if (ok) {
-                POS q = pos ^ flip[k];
-                SFX(store)(dst + (o++) * POS_BYTES, canon ? SFX(canon)(b, q) : q);
+            if ((pos & flip[k]) != want[k]) continue;
+            POS q = pos ^ flip[k];
+            if (canon) {
+                if (!have) { SFX(images)(b, pos, img); have = 1; }
+                q = SFX(canon_by)(b, img, k);
             }
+            SFX(store)(dst + (o++) * POS_BYTES, q);
         }
     }
     Py_END_ALLOW_THREADS
@@ -120,48 +157,85 @@ static PyObject *SFX(degree)(CoreBoard *b, const char *src, Py_ssize_t n, int re
     return r;
 }
 
-/* Every position one move (a chain of jumps by one peg) after, or before, each position. */
-static PyObject *SFX(moves)(CoreBoard *b, const char *src, Py_ssize_t n, int reverse, int canon) {
-    SFX(Out) o;
-    if (SFX(out_init)(&o, n * 8) < 0) return NULL;
+/* Every position one move (a chain of jumps by one peg) after, or before, each position. Runs
+ * without the GIL (threads expand slices of a level side by side) into malloc'd buffers. */
+typedef struct { POS *pos, *img; int *peg; Py_ssize_t cap; } SFX(Chain);
+
+static int SFX(chain_grow)(SFX(Chain) *c, int G) {
+    Py_ssize_t cap = c->cap ? 2 * c->cap : 1024;
+    POS *p = realloc(c->pos, cap * sizeof(POS));
+    if (p) c->pos = p;
+    POS *im = realloc(c->img, cap * G * sizeof(POS));
+    if (im) c->img = im;
+    int *g = realloc(c->peg, cap * sizeof(int));
+    if (g) c->peg = g;
+    if (!p || !im || !g) return -1;
+    c->cap = cap;
+    return 0;
+}
+
+static Py_ssize_t SFX(moves_run)(const CoreBoard *b, const char *src, Py_ssize_t n, int reverse, int canon,
+                                 POS **outp) {
     const POS *need = (const POS *)SFX(need)(b), *land = (const POS *)SFX(land)(b);
-    const POS *flip = (const POS *)SFX(flip)(b);
-    /* explicit stack of (position, hole of the moving peg) */
-    Py_ssize_t scap = 1024, top;
-    POS *spos = malloc(scap * sizeof(POS));
-    int *speg = malloc(scap * sizeof(int));
-    if (!spos || !speg) { free(spos); free(speg); Py_DECREF(o.ba); return PyErr_NoMemory(); }
+    const POS *flip = (const POS *)SFX(flip)(b), *fimg = (const POS *)SFX(fimg)(b);
+    const POS *want = reverse ? land : need;
+    const int G = canon ? b->G : 1;
+    SFX(Chain) c = {0};
+    POS *out = NULL, cimg[MAX_G];
+    Py_ssize_t len = 0, cap = 0;
+    if (SFX(chain_grow)(&c, G) < 0) goto fail;
     for (Py_ssize_t i = 0; i < n; i++) {
-        top = 0;
-        spos[top] = SFX(load)(src + i * POS_BYTES); speg[top] = -1; top++;
+        Py_ssize_t top = 0;
+        c.pos[0] = SFX(load)(src + i * POS_BYTES); c.peg[0] = -1;
+        if (canon) SFX(images)(b, c.pos[0], c.img);
+        top = 1;
         while (top) {
             top--;
-            POS cur = spos[top];
-            int peg = speg[top];
+            POS cur = c.pos[top];
+            int peg = c.peg[top];
+            if (canon) memcpy(cimg, c.img + top * G, G * sizeof(POS));
             int cnt = peg < 0 ? b->J : (reverse ? b->n_by_dst[peg] : b->n_by_src[peg]);
             const int *list = peg < 0 ? NULL : (reverse ? b->by_dst[peg] : b->by_src[peg]);
             for (int j = 0; j < cnt; j++) {
                 int k = list ? list[j] : j;
-                int ok = reverse ? ((cur & flip[k]) == land[k]) : ((cur & flip[k]) == need[k]);
-                if (!ok) continue;
-                POS q = cur ^ flip[k];
-                if (SFX(out_push)(&o, canon ? SFX(canon)(b, q) : q) < 0) goto fail;
-                if (top == scap) {
-                    scap *= 2;
-                    POS *np_ = realloc(spos, scap * sizeof(POS));
-                    int *ng = realloc(speg, scap * sizeof(int));
-                    if (!np_ || !ng) { free(np_ ? np_ : spos); free(ng ? ng : speg); Py_DECREF(o.ba); return PyErr_NoMemory(); }
-                    spos = np_; speg = ng;
+                if ((cur & flip[k]) != want[k]) continue;
+                if (top == c.cap && SFX(chain_grow)(&c, G) < 0) goto fail;
+                if (len == cap) {
+                    Py_ssize_t nc = cap ? 2 * cap : (n * 8 > 1024 ? n * 8 : 1024);
+                    POS *o = realloc(out, nc * sizeof(POS));
+                    if (!o) goto fail;
+                    out = o; cap = nc;
                 }
-                spos[top] = q; speg[top] = reverse ? b->src[k] : b->dst[k]; top++;
+                POS q = cur ^ flip[k], key = q;
+                if (canon) {
+                    POS *qi = c.img + top * G;
+                    const POS *f = fimg + (size_t)k * b->G;
+                    for (int g = 0; g < G; g++) qi[g] = cimg[g] ^ f[g];
+                    key = SFX(least)(qi, G);
+                }
+                out[len++] = key;
+                c.pos[top] = q; c.peg[top] = reverse ? b->src[k] : b->dst[k]; top++;
             }
         }
     }
-    free(spos); free(speg);
-    return SFX(out_done)(&o);
+    free(c.pos); free(c.img); free(c.peg);
+    *outp = out;
+    return len;
 fail:
-    free(spos); free(speg); Py_DECREF(o.ba);
-    return NULL;
+    free(c.pos); free(c.img); free(c.peg); free(out);
+    return -1;
+}
+
+static PyObject *SFX(moves)(CoreBoard *b, const char *src, Py_ssize_t n, int reverse, int canon) {
+    POS *out = NULL;
+    Py_ssize_t len;
+    Py_BEGIN_ALLOW_THREADS
+    len = SFX(moves_run)(b, src, n, reverse, canon, &out);
+    Py_END_ALLOW_THREADS
+    if (len < 0) return PyErr_NoMemory();
+    PyObject *r = PyByteArray_FromStringAndSize((const char *)out, len * POS_BYTES);
+    free(out);
+    return r;
 }
 
 static void SFX(canon_all)(CoreBoard *b, const char *src, char *dst, Py_ssize_t n) {
@@ -327,7 +401,9 @@ static int SFX(run)(CoreSearch *s, int64_t budget) {
     const CoreBoard *b = s->board;
     const POS *need = (const POS *)SFX(need)(b);
     const POS *flip = (const POS *)SFX(flip)(b);
-    POS *stack = (POS *)s->stack, *keys = (POS *)s->keys;
+    POS *stack = (POS *)s->stack, *keys = (POS *)s->keys, *imgs = (POS *)s->imgs;
+    const POS *fimg = (const POS *)SFX(fimg)(b);
+    const int G = b->G;
     POS *table = (POS *)s->table;
     const POS *target = (const POS *)s->target;
     POS full = SFX(load)(s->goal_full), empty = SFX(load)(s->goal_empty);
@@ -344,14 +420,16 @@ static int SFX(run)(CoreSearch *s, int64_t budget) {
             if (c <= s->min_left) { d--; continue; }
             if (target && c == s->target_pegs) {
                 s->target_lookups++;
-                if (SFX(find)(target, s->ntarget, s->canon ? SFX(canon)(b, pos) : pos)) { s->depth = d; return 1; }
+                if (SFX(find)(target, s->ntarget, s->canon ? SFX(least)(imgs + (size_t)d * G, G) : pos)) {
+                    s->depth = d; return 1;
+                }
                 d--; continue;
             }
             const int64_t *val = s->vals + (size_t)d * (P ? P : 1);
             int cut = 0;
             for (int p = 0; p < P; p++) if (val[p] < s->floors[p]) { cut = 1; break; }
             if (cut) { s->pruned++; d--; continue; }
-            POS key = s->canon ? SFX(canon)(b, pos) : pos;
+            POS key = s->canon ? SFX(least)(imgs + (size_t)d * G, G) : pos;
             if (SFX(dead)(table, s->mask, s->bits, key)) { s->hits++; d--; continue; }
             if (s->nodes >= end) { s->depth = d; return 0; }
             s->nodes++;
@@ -364,8 +442,7 @@ static int SFX(run)(CoreSearch *s, int64_t budget) {
             if (s->bits >= PREFETCH_BITS) for (int i = 0; i < J; i++) {
                 int k = s->order[i];
                 if ((pos & flip[k]) == need[k]) {
-                    POS child = pos ^ flip[k];
-                    if (s->canon) child = SFX(canon)(b, child);
+                    POS child = s->canon ? SFX(canon_by)(b, imgs + (size_t)d * G, k) : pos ^ flip[k];
                     __builtin_prefetch(&table[SFX(hash)(child) >> (64 - s->bits)]);
                 }
             }
@@ -378,6 +455,11 @@ static int SFX(run)(CoreSearch *s, int64_t budget) {
                 s->path[d] = k;
                 stack[d + 1] = pos ^ flip[k];
                 s->next[d + 1] = -1;
+                if (s->canon) {
+                    const POS *src = imgs + (size_t)d * G, *f = fimg + (size_t)k * G;
+                    POS *dst = imgs + (size_t)(d + 1) * G;
+                    for (int g = 0; g < G; g++) dst[g] = src[g] ^ f[g];
+                }
                 if (P) {
                     const int64_t *val = s->vals + (size_t)d * P;
                     int64_t *nv = s->vals + (size_t)(d + 1) * P;

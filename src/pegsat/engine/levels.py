@@ -27,11 +27,13 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable, Iterator, Sequence
+from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
 
 from ..deadline import Deadline, Timeout
 from ..model.board import Board, Perm
+from ..process import cores
 from .bitboard import engine, permute
 from .kernel import Kernel, kernel
 
@@ -105,19 +107,36 @@ class Levels:
         levels = self.fwd if side == "forward" else self.bwd
         cur, reverse, parts = levels[-1], side == "backward", []
         held = sum(a.nbytes for a in self.fwd + (self.bwd or []))
-        for lo in range(0, len(cur), SLICE):
+
+        # at most SLICE positions per slice, and one slice per core at least: the core and
+        # numpy's sort release the GIL, so slices expand side by side
+        size = min(SLICE, max(1024, -(-len(cur) // cores())))
+
+        def one(lo: int) -> np.ndarray:
             self.deadline.check()
-            parts.append(k.unique(self.expand(cur[lo:lo + SLICE], reverse)))
-            if held + 2 * sum(p.nbytes for p in parts) > self.budget:
-                gb = self.budget / (1 << 30)
-                raise MemoryBudget(f"memory budget: the levels would outgrow {gb:.1f} GB (PEGSAT_MEMORY_GB)")
+            part = k.unique(self.expand(cur[lo:lo + size], reverse))
+            if self.by == "moves":  # a move may reach a position of any earlier level
+                for old in levels:
+                    part = part[~k.member(old, part)]
+            return part
+
+        los = range(0, len(cur), size)
+        threads = min(cores(), len(los))
+        with ThreadPoolExecutor(max(1, threads)) as pool:
+            try:
+                for part in (pool.map(one, los) if threads > 1 else map(one, los)):
+                    parts.append(part)
+                    if held + 2 * sum(p.nbytes for p in parts) > self.budget:
+                        gb = self.budget / (1 << 30)
+                        raise MemoryBudget(f"memory budget: the levels would outgrow {gb:.1f} GB "
+                                           "(PEGSAT_MEMORY_GB)")
+            except BaseException:
+                pool.shutdown(cancel_futures=True)
+                raise
         # Each distinct successor once: the slices' successors overlap a lot.
         new = k.unique(k.concat(parts)) if len(parts) > 1 else (parts[0] if parts else k.empty())
         del parts
         self.deadline.check()
-        if self.by == "moves":
-            for old in levels:
-                new = new[~k.member(old, new)]
         if keep is not None:
             new = keep(new, len(levels))
         levels.append(new)

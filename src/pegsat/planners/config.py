@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import os
 from dataclasses import dataclass, field
 from typing import Protocol
 
@@ -10,14 +9,7 @@ from ..deadline import Deadline
 from ..encoding.encoder import EncodeOptions
 from ..model.problem import Problem
 from ..model.result import Result
-
-
-def cores() -> int:
-    """The cores this process may run on (its CPU affinity where the OS tells it)."""
-    try:
-        return max(1, len(os.sched_getaffinity(0)))
-    except AttributeError:  # not on Linux
-        return max(1, os.cpu_count() or 1)
+from ..process import cores
 
 
 @dataclass(frozen=True)
