@@ -3,7 +3,8 @@
 import pytest
 from conftest import Options, load_problem
 
-from pegsat.apps.solve import solve, survivor_candidates
+from pegsat.analysis.invariants import survivor_candidates
+from pegsat.apps.solve import solve
 from pegsat.deadline import Deadline
 from pegsat.model.catalogue import get_board
 from pegsat.model.problem import Goal, Problem, single_vacancy

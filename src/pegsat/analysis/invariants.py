@@ -14,10 +14,12 @@ weighting that separates them is a certificate anyone can check by hand.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import lru_cache
 
+from ..engine.bitboard import stabilizer
 from ..model.board import Board
+from ..model.problem import Goal, Problem, holes_of
 
 
 @lru_cache(maxsize=64)
@@ -94,3 +96,23 @@ def possible_survivors(board: Board, start: int, allowed: int | None = None) -> 
     target = position_class(board, start)
     holes = range(board.n) if allowed is None else [h for h in range(board.n) if allowed >> h & 1]
     return [h for h in holes if position_class(board, 1 << h) == target]
+
+
+def survivor_candidates(problem: Problem) -> tuple[list[int], list[int]]:
+    """For a one-peg goal that leaves the survivor open: (one possible survivor per orbit of
+    the symmetries fixing the problem, vacated holes first; holes ruled out by the classes)."""
+    board = problem.board
+    allowed = board.full & ~problem.goal.empty
+    cands = possible_survivors(board, problem.start, allowed)
+    ruled_out = [h for h in holes_of(allowed) if h not in cands]
+    group = stabilizer(problem)  # the goal names no full hole here
+    reps = [h for h in cands if min(p[h] for p in group) == h]
+    vacated = board.full & ~problem.start
+    reps.sort(key=lambda h: (not vacated >> h & 1, h))
+    return reps, ruled_out
+
+
+def fixed_survivor(problem: Problem, hole: int) -> Problem:
+    """The problem with its one-peg goal fixed at ``hole``."""
+    empty = problem.board.full & ~(1 << hole)
+    return replace(problem, goal=Goal(full=1 << hole, empty=empty, min_pegs=1, max_pegs=1))

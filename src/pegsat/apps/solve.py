@@ -21,11 +21,11 @@ from __future__ import annotations
 import time
 from dataclasses import replace
 
-from ..analysis.invariants import possible_survivors
+from ..analysis.invariants import fixed_survivor, survivor_candidates
 from ..deadline import Deadline
-from ..engine.bitboard import replay_plan, stabilizer
+from ..engine.bitboard import replay_plan
 from ..errors import PlanError
-from ..model.problem import Goal, Problem, holes_of
+from ..model.problem import Problem
 from ..model.result import Proof, Result, Status
 from ..planners import get_planner, refusal
 from ..planners.config import Backend, Config
@@ -58,26 +58,13 @@ def _solve(problem: Problem, backend: Backend, deadline: Deadline, config: Confi
     return backend.solve(problem, deadline, config)
 
 
-def survivor_candidates(problem: Problem) -> tuple[list[int], list[int]]:
-    """(orbit representatives to try, holes ruled out by the class invariant)."""
-    board = problem.board
-    allowed = board.full & ~problem.goal.empty
-    cands = possible_survivors(board, problem.start, allowed)
-    ruled_out = [h for h in holes_of(allowed) if h not in cands]
-    group = stabilizer(problem)  # the goal names no full hole here
-    reps = [h for h in cands if min(p[h] for p in group) == h]
-    vacated = board.full & ~problem.start
-    reps.sort(key=lambda h: (not vacated >> h & 1, h))
-    return reps, ruled_out
-
-
 def _split_survivors(problem: Problem, backend: Backend, deadline: Deadline, config: Config) -> Result:
     board, name = problem.board, backend.NAME
     reps, ruled_out = survivor_candidates(problem)
     totals = {"encode_s": 0.0, "solve_s": 0.0, "subproblems": 0}
     unknown, refuted = [], []
     for h in reps:
-        sub = replace(problem, goal=Goal(full=1 << h, empty=board.full & ~(1 << h), min_pegs=1, max_pegs=1))
+        sub = fixed_survivor(problem, h)
         r = cheap_proofs(sub) or backend.solve(sub, deadline, config)
         totals["subproblems"] += 1
         totals["encode_s"] += r.stats.get("encode_s", 0.0)

@@ -79,7 +79,9 @@ def settle(board: Board, v: int, s: int, planner: str, time_limit: float | None,
     if r.plan is not None and r.status is not Status.ERROR:  # verified: solvable, optimum maybe open
         return entry("solved", None, moves=r.moves, plan=format_plan(board, r.plan),
                      optimal=r.optimal if r.lower_bound is not None else None)
-    if r.status is Status.UNKNOWN and planner != "moves":
+    # (the search planner already takes turns on the reversed game on boards of more than
+    # 36 holes: its stats count the games)
+    if r.status is Status.UNKNOWN and planner != "moves" and r.stats.get("games", 0) < 2:
         # The time-reversed game (vacancy s -> survivor v) is solvable exactly when this one
         # is, and is sometimes much easier (French c1 -> e4: unknown after 60 s; e4 -> c1: found).
         d = solve(dual(problem), planner, deadline=budget(time_limit))

@@ -45,6 +45,7 @@ class Proof(Enum):
     CP_INFEASIBLE = "cp-infeasible"  # CP-SAT proved the model infeasible
     EXHAUSTED = "exhausted-search"  # every reachable position explored
     SPLIT = "split"  # every survivor either ruled out by the invariant or refuted
+    DUAL = "dual"  # the time-reversed game (vacancy and survivor swapped) was refuted
 
 
 #: the certificate kind (``proofs.certificate``) that records each kind of proof

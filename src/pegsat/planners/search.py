@@ -38,15 +38,18 @@ from __future__ import annotations
 import os
 import random
 import time
+from dataclasses import dataclass, replace
 from typing import Any
 
 from ..analysis import pagoda
+from ..analysis.invariants import fixed_survivor, survivor_candidates
 from ..deadline import Deadline, Timeout
 from ..engine import dfs as D
 from ..engine import reference
+from ..engine.bitboard import permute
 from ..engine.kernel import MAX_HOLES, words
 from ..model import region
-from ..model.problem import Problem
+from ..model.problem import Problem, dual
 from ..model.result import Proof, Result, Status
 from ..process import Child, ChildDied
 from .config import Config, any_problem
@@ -63,6 +66,8 @@ LEARN_SECONDS = 2.0  # at most this long learning pagodas
 SEED = 20261122
 LOCAL_ABOVE = 64  # holes: bigger boards with a partial goal try regions first
 LOCAL_SLICE = 30.0  # seconds per region when there is no time limit
+SPLIT_ABOVE = 36  # holes: bigger boards take turns on each survivor, and each game both ways
+FIRST_TURN = 2.0  # seconds of every game's first turn; doubled each round
 
 
 def covers_open_goal(problem: Problem) -> bool:
@@ -83,7 +88,121 @@ def solve(problem: Problem, deadline: Deadline, config: Config) -> Result:
         found = _local(problem, deadline, config)
         if found is not None:
             return found
+    if SPLIT_ABOVE < problem.board.n <= MAX_HOLES and problem.special is None:
+        split = _games(problem)
+        if split is not None:
+            return _in_turns(problem, *split, deadline, config)
     return _whole(problem, deadline, config)
+
+
+@dataclass(frozen=True)
+class _Game:
+    """One game tried in turns: the problem with a fixed survivor (``key``), or its
+    time-reversed game (vacancy and survivor swapped), whose plan reversed is a plan here."""
+
+    key: int
+    problem: Problem
+    reverse: bool
+
+
+def _games(problem: Problem) -> tuple[list[_Game], dict[int, tuple[Proof, bool]], int] | None:
+    """(the games to take turns on; survivors already refuted: how, and whether on the
+    reversed game; holes ruled out by
+    the classes), or None when there is one game only (no split, no distinct dual)."""
+    goal = problem.goal
+    refuted: dict[int, tuple[Proof, bool]] = {}
+    ruled_out = 0
+    if goal.full == 0 and goal.min_pegs <= 1 and goal.max_pegs == 1:
+        reps, out = survivor_candidates(problem)
+        ruled_out = len(out)
+        subs = [(h, fixed_survivor(problem, h)) for h in reps]
+    elif dual(problem) is not None:
+        subs = [(-1, problem)]
+    else:
+        return None
+    games = []
+    for key, sub in subs:
+        pair = [(sub, False)]
+        back = dual(sub)
+        if back is not None and not _same_game(sub, back):
+            pair.append((back, True))
+        for game, reverse in pair:  # a pagoda may rule out one direction and not the other
+            if pagoda.find(game) is not None:
+                refuted[key] = (Proof.PAGODA, reverse)
+                break
+        else:
+            games.extend(_Game(key, game, reverse) for game, reverse in pair)
+    if len(games) <= 1 and not refuted:
+        return None
+    return games, refuted, ruled_out
+
+
+def _same_game(a: Problem, b: Problem) -> bool:
+    """``b`` is ``a`` seen through a board symmetry (a self-dual game: nothing to gain)."""
+    return any(permute(p, b.start) == a.start and permute(p, b.goal.full) == a.goal.full
+               and permute(p, b.goal.empty) == a.goal.empty for p in a.board.symmetries)
+
+
+def _in_turns(problem: Problem, games: list[_Game], refuted: dict[int, tuple[Proof, bool]], ruled_out: int,
+              deadline: Deadline, config: Config) -> Result:
+    """Every game in turn, for FIRST_TURN seconds, then twice as long each round, until a
+    plan, until every survivor is refuted (in either direction), or the deadline. A game
+    learns its pagodas once and keeps its dead table, so its later turns resume where the
+    last one stopped: the time lost to the wrong games is at most the right one's."""
+    t0 = time.perf_counter()
+    names = problem.board.names
+    # each game keeps its dead table between turns (a later turn resumes, it does not
+    # start over); with many games the tables are halved
+    memo: dict[int, dict] = {i: {"smaller": int(len(games) > 4)} for i in range(len(games))}
+    totals: dict[str, float] = {}
+    turn = FIRST_TURN
+    while True:
+        live = [g for g in games if g.key not in refuted]
+        if not live:
+            break
+        for i, g in enumerate(games):
+            if g.key in refuted:
+                continue
+            left = deadline.remaining()
+            if left is not None and left <= 0:
+                break
+            r = _whole(g.problem, deadline.within(turn), config, memo[i])
+            for k, v in r.stats.items():
+                if isinstance(v, int | float):
+                    totals[k] = totals.get(k, 0) + v
+            if r.status is Status.SOLVED and r.plan is not None:
+                plan = tuple(reversed(r.plan)) if g.reverse else r.plan
+                how = " (found on the time-reversed game)" if g.reverse else ""
+                stats = {**totals, "solve_s": round(time.perf_counter() - t0, 3), "games": len(games)}
+                if g.key >= 0:
+                    stats["survivor"] = names[g.key]
+                return Result(Status.SOLVED, problem, NAME, plan=plan, stats=stats,
+                              detail=f"plan{how}" if how else "")
+            if r.status is Status.UNSOLVABLE:
+                refuted[g.key] = (r.proof or Proof.EXHAUSTED, g.reverse)
+            elif r.status is Status.ERROR:
+                return replace(r, problem=problem)
+        if deadline.expired():
+            break
+        turn *= 2
+    stats = {**totals, "solve_s": round(time.perf_counter() - t0, 3), "games": len(games)}
+    open_keys = sorted({g.key for g in games if g.key not in refuted})
+    if open_keys:
+        why = "stopped" if deadline.stop is not None and deadline.stop() else "time limit reached"
+        if open_keys != [-1]:
+            why += "; survivor undecided at " + " ".join(names[k] for k in open_keys)
+        return Result(Status.UNKNOWN, problem, NAME, stats=stats, detail=why)
+    def how(proof: Proof, reverse: bool) -> str:
+        return proof.value + (" on the time-reversed game" if reverse else "")
+
+    if list(refuted) == [-1]:
+        proof, reverse = refuted[-1]
+        return Result(Status.UNSOLVABLE, problem, NAME, proof=Proof.DUAL if reverse else proof, stats=stats,
+                      detail=f"refuted by {how(proof, reverse)}")
+    parts = ", ".join(f"{names[k]} by {how(*v)}" for k, v in sorted(refuted.items()))
+    return Result(Status.UNSOLVABLE, problem, NAME, proof=Proof.SPLIT, stats=stats,
+                  detail=f"{ruled_out} holes ruled out by position classes; survivors (up to "
+                  f"symmetry) refuted: {parts}")
 
 
 def _local(problem: Problem, deadline: Deadline, config: Config) -> Result | None:
@@ -106,14 +225,19 @@ def _local(problem: Problem, deadline: Deadline, config: Config) -> Result | Non
     return None
 
 
-def _whole(problem: Problem, deadline: Deadline, config: Config) -> Result:
+def _whole(problem: Problem, deadline: Deadline, config: Config, memo: dict | None = None) -> Result:
+    """``memo``: kept between turns on the same game (its learned pagodas)."""
     t0 = time.perf_counter()
     if problem.special is not None or problem.board.n > MAX_HOLES:
         return _reference(problem, deadline, t0)
     workers = max(1, config.workers)
-    bits = table_bits(problem)
+    bits = table_bits(problem) - (memo or {}).get("smaller", 0)
     shared = workers > 1 and words(problem.board) == 1
-    table = D.shared_table(bits) if shared else D.private_table(bits, words(problem.board))
+    table = (memo or {}).get("table")
+    if table is None:
+        table = D.shared_table(bits) if shared else D.private_table(bits, words(problem.board))
+        if memo is not None:  # the dead positions carry over to the game's next turn
+            memo["table"] = table
     # A short descent here first: most problems on small boards end in it, before the LP and
     # the forks cost more than the search. Its dead positions stay in the table.
     quick = D.DepthFirst(problem, table=table)
@@ -131,8 +255,14 @@ def _whole(problem: Problem, deadline: Deadline, config: Config) -> Result:
         kind, plan, stats = "unknown", None, quick.stats()
     else:
         t1 = time.perf_counter()
-        learned = pagoda.learn(problem, LEARN_SAMPLES, random.Random(SEED), deadline.within(LEARN_SECONDS))
-        pagodas = [D.Pagoda(w, floor) for w, floor in learned]
+        if memo is not None and "pagodas" in memo:
+            pagodas = memo["pagodas"]
+        else:
+            learned = pagoda.learn(problem, LEARN_SAMPLES, random.Random(SEED),
+                                   deadline.within(LEARN_SECONDS))
+            pagodas = [D.Pagoda(w, floor) for w, floor in learned]
+            if memo is not None:
+                memo["pagodas"] = pagodas
         learn_s = time.perf_counter() - t1
         if workers == 1:
             kind, plan, stats = _descend(problem, pagodas, table, 0, deadline)

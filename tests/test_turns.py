@@ -1,0 +1,57 @@
+"""The search planner's turns on larger boards: each survivor of an open one-peg goal, and
+each game both ways (the time-reversed game: vacancy and survivor swapped), in turns of
+doubling length (issue 13: the diamond's e3 and e4 vacancies)."""
+
+import pytest
+
+from pegsat.apps.solve import solve
+from pegsat.deadline import Deadline
+from pegsat.engine.bitboard import replay_plan
+from pegsat.model.catalogue import get_board
+from pegsat.model.problem import Goal, dual, single_vacancy
+from pegsat.model.result import Proof, Status
+from pegsat.planners import search
+from pegsat.planners.config import Config
+
+D = get_board("diamond")
+
+
+def test_a_plan_of_the_reversed_game_is_turned_into_a_plan_here():
+    e = get_board("english")
+    p = single_vacancy(e, e.hole("d1"), Goal.survivor(e, e.hole("d4")))
+    game = search._Game(-1, dual(p), True)  # vacancy d4 -> survivor d1
+    r = search._in_turns(p, [game], {}, 0, Deadline(60), Config(workers=1))
+    assert r.status is Status.SOLVED and "time-reversed" in r.detail
+    assert replay_plan(p, r.plan).final == p.goal.full
+
+
+def test_the_reversed_game_refutes_a_fixed_goal():
+    # forward, e3 -> e1 was still open after 40 s; its reversal e1 -> e3 is exhausted in ~2 s
+    p = single_vacancy(D, D.hole("e3"), Goal.survivor(D, D.hole("e1")))
+    r = solve(p, "search", deadline=Deadline(120))
+    assert r.status is Status.UNSOLVABLE and r.proof is Proof.DUAL
+    assert solve(dual(p), "search", deadline=Deadline(120)).status is Status.UNSOLVABLE
+
+
+def test_a_self_dual_game_is_not_played_twice():
+    p = single_vacancy(D, D.hole("e1"), Goal.survivor(D, D.hole("e9")))  # e9 -> e1 is its mirror image
+    assert search._games(p) is None
+
+
+def test_diamond_e4_has_no_one_peg_finish():
+    p = single_vacancy(D, D.hole("e4"), Goal.one_peg())
+    r = solve(p, "search", deadline=Deadline(120))
+    assert r.status is Status.UNSOLVABLE and r.proof is Proof.SPLIT
+    # every class-compatible survivor (up to symmetry) is named with how it was refuted
+    for name in ("e3", "b6", "e6", "e9"):
+        assert f"{name} by " in r.detail
+    assert "time-reversed" in r.detail
+
+
+@pytest.mark.slow
+def test_diamond_e3_to_one_peg_is_solved():
+    """About 35 s on 2 cores: the plan comes from a reversed game (e7 -> e3's mirror)."""
+    p = single_vacancy(D, D.hole("e3"), Goal.one_peg())
+    r = solve(p, "search", deadline=Deadline(300))
+    assert r.status is Status.SOLVED
+    assert replay_plan(p, r.plan).final.bit_count() == 1
