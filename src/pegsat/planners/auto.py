@@ -72,13 +72,15 @@ def solve(problem: Problem, deadline: Deadline, config: Config) -> Result:
     r = search.solve(problem, first, config)
     if r.status is not Status.UNKNOWN or deadline.expired():
         return _won(r, "search")
+    searched = {k: v for k, v in r.stats.items() if k == "games"}  # the survey reads it
     cores = max(1, config.workers)
     job = sat.SatJob(problem, deadline, config)
     # one core (a batch job's share): SAT alone, no second process
     cp = PlannerProcess("cpsat", problem, deadline, replace(config, workers=cores - 1)) if cores > 1 else None
     try:
         if cp is None:
-            return _won(job.wait(), "sat")
+            got = job.wait()
+            return _won(replace(got, stats={**searched, **got.stats}), "sat")
         while True:
             if job.poll():
                 r = job.wait()
@@ -88,7 +90,8 @@ def solve(problem: Problem, deadline: Deadline, config: Config) -> Result:
             if got is not None and got.status is not Status.UNKNOWN:
                 return _won(got, "cpsat")
             if deadline.expired():
-                return Result(Status.UNKNOWN, problem, NAME, detail="time limit reached (search, sat, cpsat)")
+                return Result(Status.UNKNOWN, problem, NAME, stats=searched,
+                              detail="time limit reached (search, sat, cpsat)")
     finally:
         job.stop()
         if cp is not None:
