@@ -83,7 +83,7 @@ def ratio(base: tuple[str, float], secs: float) -> str:
 def solve_rows(args) -> list[list[str]]:
     rows = []
     g, d = get_board("german"), get_board("diamond")
-    cases = [("german e5 -> one peg", ["german"], single_vacancy(g, g.hole("e5"))),
+    cases = [("german e5 -> one peg", ["german"], single_vacancy(g, g.hole("e5"), Goal.one_peg())),
              ("german e5 -> e5", ["german", "--survivor", "e5"],
               single_vacancy(g, g.hole("e5"), Goal.survivor(g, g.hole("e5"))))]
     # the diamond: one vacancy per orbit of the class-compatible ones (the others are images)
@@ -98,7 +98,7 @@ def solve_rows(args) -> list[list[str]]:
         seen |= orbit
         size = len({p[v] for p in d.symmetries})
         cases.append((f"diamond {d.names[v]} -> one peg (x{size} images)",
-                      ["diamond", "--vacant", d.names[v]], single_vacancy(d, v)))
+                      ["diamond", "--vacant", d.names[v]], single_vacancy(d, v, Goal.one_peg())))
     f = get_board("french")
     cases.append(("french d3 -> d5", ["french", "--vacant", "d3", "--survivor", "d5"],
                   single_vacancy(f, f.hole("d3"), Goal.survivor(f, f.hole("d5")))))
@@ -130,7 +130,7 @@ def english_rows(args) -> list[list[str]]:
                      f"{base[0]} {base[1]:.1f} s", ratio(base, max(times))])
         print(" | ".join(rows[-1]), file=sys.stderr)
     if not args.only or "min-moves" in args.only or "english" in args.only:
-        code, wall, mb, out = run(["solve", "english", "--min-moves", "--time-limit", "60"])
+        code, wall, mb, out = run(["solve", "english", "--survivor", "d4", "--min-moves", "--time-limit", "60"])
         rows.append(["english d4 -> d4 --min-moves", status_of(code) + (" 18" if "18 moves" in out else ""),
                      f"{wall:.2f}", f"{mb:.0f}", "", ""])
     if not args.only or "whole" in args.only or "english" in args.only:

@@ -7,7 +7,8 @@ and French surveys, German e5 -> e5 and diamond d2 -> one peg in seconds, where 
 CP-SAT ran out of minutes on the 41- and 45-hole boards. SAT and CP-SAT stay as the second
 stage, since what is hard for one method is not always hard for another (CP-SAT had solved
 English d1 -> d1 in 1.6 s when the pure-Python search ran out of 60 s). The search gets
-``SEARCH_SHARE`` of the time budget (``SEARCH_ALONE`` seconds when there is none), and what
+``SEARCH_SHARE`` of the time budget (``BIG_SEARCH_SHARE`` on boards of more than 36 holes;
+``SEARCH_ALONE`` seconds when there is none), and what
 it leaves goes to SAT and a CP-SAT child racing, the first answer winning.
 Racing them all at once on two cores made problems that one planner alone answers in 3 s
 stay unknown for 90 s (issue 13), so the stages do not overlap. Every stage shares the
@@ -29,6 +30,9 @@ NAME = "auto"
 OPTIMAL = False  # its plans are not proven to have the fewest moves
 supports = any_problem
 SEARCH_SHARE = 0.6  # of the time budget, for the search alone
+#: on boards where the search takes turns (more than ``search.SPLIT_ABOVE`` holes): its turns
+#: double, and SAT and CP-SAT had solved none of these boards' hard problems in minutes
+BIG_SEARCH_SHARE = 0.85
 SEARCH_ALONE = 60.0  # seconds of search first when there is no time limit
 
 
@@ -68,7 +72,8 @@ class PlannerProcess:
 
 def solve(problem: Problem, deadline: Deadline, config: Config) -> Result:
     left = deadline.remaining()
-    first = deadline.within(SEARCH_ALONE if left is None else left * SEARCH_SHARE)
+    share = BIG_SEARCH_SHARE if problem.board.n > search.SPLIT_ABOVE else SEARCH_SHARE
+    first = deadline.within(SEARCH_ALONE if left is None else left * share)
     r = search.solve(problem, first, config)
     if r.status is not Status.UNKNOWN or deadline.expired():
         return _won(r, "search")
