@@ -50,7 +50,7 @@ def test_diamond_e4_has_no_one_peg_finish():
 
 @pytest.mark.slow
 def test_diamond_e3_to_one_peg_is_solved():
-    """About 35 s on 2 cores: the plan comes from a reversed game (e7 -> e3's mirror)."""
+    """About 50 s on 2 cores (instances/plans/diamond-e3-one.plan: found on the reversed game)."""
     p = single_vacancy(D, D.hole("e3"), Goal.one_peg())
     r = solve(p, "search", deadline=Deadline(300))
     assert r.status is Status.SOLVED
