@@ -130,7 +130,8 @@ def english_rows(args) -> list[list[str]]:
                      f"{base[0]} {base[1]:.1f} s", ratio(base, max(times))])
         print(" | ".join(rows[-1]), file=sys.stderr)
     if not args.only or "min-moves" in args.only or "english" in args.only:
-        code, wall, mb, out = run(["solve", "english", "--survivor", "d4", "--min-moves", "--time-limit", "60"])
+        code, wall, mb, out = run(["solve", "english", "--survivor", "d4", "--min-moves",
+                                   "--time-limit", "60"])
         rows.append(["english d4 -> d4 --min-moves", status_of(code) + (" 18" if "18 moves" in out else ""),
                      f"{wall:.2f}", f"{mb:.0f}", "", ""])
     if not args.only or "whole" in args.only or "english" in args.only:

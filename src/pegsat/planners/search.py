@@ -16,9 +16,16 @@ need on top (issue 13):
   random order, share one dead table in shared memory (one-word positions; boards of more
   than 64 holes give each its own). The first answer wins.
 
+- **turns** on boards of more than ``SPLIT_ABOVE`` holes: the open goal itself, each
+  class-compatible survivor, and each game's time-reversed game (``model.problem.dual``:
+  vacancy and survivor swapped; a plan of it, reversed, is a plan here, and its refutation
+  refutes the game), every one in turn for 2 s, then 4, 8, ...; each keeps its dead table
+  and pagodas, so a turn resumes the last. The reversal is often far easier one way (diamond
+  e1 -> e3: exhausted in 1.6 s; e3 -> e1: open after 40 s).
+
 Measured (bench/engine.py, 2 cores): German e5 -> e5 and e5 -> one peg in under 2 s, French
-d3 -> d5 in 3 s, diamond d2 -> one peg in 7 s, where the pure-Python search ran out of 30 s;
-the diamond's e1, e3 and e4 vacancies are still unknown after 60 s.
+d3 -> d5 in 3 s, diamond d2 -> one peg in 19 s, e3 -> one peg in 48 s, e4 -> one peg
+refuted in 7 s, where the pure-Python search ran out of 30 s; diamond e1 is still unknown.
 A special peg, or a board of more than 128 holes, goes to the pure-Python reference
 (``engine.reference.depth_first``), one process, far-first order.
 
