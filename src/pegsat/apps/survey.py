@@ -79,17 +79,18 @@ def settle(board: Board, v: int, s: int, planner: str, time_limit: float | None,
     if r.plan is not None and r.status is not Status.ERROR:  # verified: solvable, optimum maybe open
         return entry("solved", None, moves=r.moves, plan=format_plan(board, r.plan),
                      optimal=r.optimal if r.lower_bound is not None else None)
-    # (the search planner already takes turns on the reversed game on boards of more than
-    # 36 holes: its stats count the games)
-    if r.status is Status.UNKNOWN and planner != "moves" and r.stats.get("games", 0) < 2:
+    if r.status is Status.UNKNOWN and planner != "moves":
         # The time-reversed game (vacancy s -> survivor v) is solvable exactly when this one
-        # is, and is sometimes much easier (French c1 -> e4: unknown after 60 s; e4 -> c1: found).
-        d = solve(dual(problem), planner, deadline=budget(time_limit))
-        if d.plan is not None:
-            rep = replay_plan(problem, tuple(reversed(d.plan)))  # verified before it is kept
-            return entry("solved", "dual", moves=rep.moves, plan=format_plan(board, rep.plan))
-        if d.status is Status.UNSOLVABLE:
-            return entry("unsolvable", f"dual-{d.proof.value if d.proof else 'proof'}")
+        # is, and is sometimes much easier (French c1 -> e4: unknown after 60 s; e4 -> c1:
+        # found). On boards of more than 36 holes the search already took turns on it (its
+        # stats count the games): not again.
+        if r.stats.get("games", 0) < 2:
+            d = solve(dual(problem), planner, deadline=budget(time_limit))
+            if d.plan is not None:
+                rep = replay_plan(problem, tuple(reversed(d.plan)))  # verified before it is kept
+                return entry("solved", "dual", moves=rep.moves, plan=format_plan(board, rep.plan))
+            if d.status is Status.UNSOLVABLE:
+                return entry("unsolvable", f"dual-{d.proof.value if d.proof else 'proof'}")
         # Last, the exhaustive search by jumps: complete, and it settles what the racing
         # planners cannot (French d3 -> d5: a plan in 10 minutes on 2 cores).
         x = solve(problem, "layers", deadline=budget(time_limit if layers_limit is None else layers_limit))
