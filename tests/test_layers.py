@@ -190,3 +190,25 @@ def test_survey_falls_back_to_layers_when_the_planners_give_up(monkeypatch):
     e = settle(T5, h("a1"), h("b5"), "auto", 10)
     assert e.status in ("unsolvable", "solved")
     assert e.proof in ("classes", "pagoda", "layers", None)
+
+
+def test_survey_skips_the_reversed_game_when_the_search_took_turns(monkeypatch):
+    """A planner that already played the reversed game (its stats count games) is not asked
+    to play it again; the exhaustive step still runs."""
+    import pegsat.apps.survey as survey_mod
+    from pegsat.apps.survey import settle
+    from pegsat.model.result import Result
+
+    real, asked = survey_mod.solve, []
+
+    def turns_taken(problem, planner, config=None, deadline=None):
+        asked.append((planner, problem.start))
+        if planner == "auto":
+            return Result(Status.UNKNOWN, problem, "auto", stats={"games": 3}, detail="simulated")
+        return real(problem, planner, config, deadline)
+
+    monkeypatch.setattr(survey_mod, "solve", turns_taken)
+    h = T5.hole
+    e = settle(T5, h("a1"), h("a1"), "auto", 10)
+    assert [p for p, _ in asked] == ["auto", "layers"]
+    assert e.status == "solved" and e.proof == "layers"
