@@ -107,8 +107,8 @@ def solve(problem: Problem, deadline: Deadline, config: Config) -> Result:
 class _Game:
     """One game tried in turns: the problem with a fixed survivor (``key``), or its
     time-reversed game (vacancy and survivor swapped), whose plan reversed is a plan here;
-    for an open goal also the open goal itself (``WHOLE``: its far-first order differs, and
-    it found the diamond's d2 plan in 6 s where the fixed survivors took longer)."""
+    for an open goal also the open goal itself (``WHOLE``: its far-first order differs; alone
+    it found the diamond's d2 plan in 6 s, where no fixed survivor had one within 60 s)."""
 
     key: int
     problem: Problem
@@ -206,6 +206,7 @@ def _in_turns(problem: Problem, games: list[_Game], refuted: dict[int, tuple[Pro
         if open_keys != [-1]:
             why += "; survivor undecided at " + " ".join(names[k] for k in open_keys)
         return Result(Status.UNKNOWN, problem, NAME, stats=stats, detail=why)
+
     def how(proof: Proof, reverse: bool) -> str:
         return proof.value + (" on the time-reversed game" if reverse else "")
 
@@ -240,7 +241,8 @@ def _local(problem: Problem, deadline: Deadline, config: Config) -> Result | Non
 
 
 def _whole(problem: Problem, deadline: Deadline, config: Config, memo: dict | None = None) -> Result:
-    """``memo``: kept between turns on the same game (its learned pagodas)."""
+    """``memo``: kept between turns on the same game (its dead table and learned pagodas;
+    ``smaller``: halve the table)."""
     t0 = time.perf_counter()
     if problem.special is not None or problem.board.n > MAX_HOLES:
         return _reference(problem, deadline, t0)
