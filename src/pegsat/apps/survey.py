@@ -23,7 +23,7 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 
 from ..deadline import Deadline
-from ..engine.bitboard import replay_plan
+from ..engine.bitboard import replay_plan, same_game
 from ..errors import PegsatError
 from ..files import JsonLines, read_jsonl
 from ..formats.notation import format_plan
@@ -83,8 +83,8 @@ def settle(board: Board, v: int, s: int, planner: str, time_limit: float | None,
         # The time-reversed game (vacancy s -> survivor v) is solvable exactly when this one
         # is, and is sometimes much easier (French c1 -> e4: unknown after 60 s; e4 -> c1:
         # found). On boards of more than 36 holes the search already took turns on it (its
-        # stats count the games): not again.
-        if r.stats.get("games", 0) < 2:
+        # stats count the games), and a self-dual game would only be played again: not then.
+        if r.stats.get("games", 0) < 2 and not same_game(problem, dual(problem)):
             d = solve(dual(problem), planner, deadline=budget(time_limit))
             if d.plan is not None:
                 rep = replay_plan(problem, tuple(reversed(d.plan)))  # verified before it is kept

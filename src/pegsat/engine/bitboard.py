@@ -206,6 +206,13 @@ def permute(perm: Perm, pos: int) -> int:
     return out
 
 
+def same_game(a: Problem, b: Problem) -> bool:
+    """``b`` is ``a`` seen through a board symmetry (for a problem and its time-reversed game:
+    a self-dual game, nothing to gain by playing it the other way)."""
+    return any(permute(p, b.start) == a.start and permute(p, b.goal.full) == a.goal.full
+               and permute(p, b.goal.empty) == a.goal.empty for p in a.board.symmetries)
+
+
 def stabilizer(problem: Problem) -> tuple[Perm, ...]:
     """Board symmetries that fix the start, the goal and the special peg."""
     g = problem.goal

@@ -53,7 +53,7 @@ from ..analysis.invariants import fixed_survivor, survivor_candidates
 from ..deadline import Deadline, Timeout
 from ..engine import dfs as D
 from ..engine import reference
-from ..engine.bitboard import permute
+from ..engine.bitboard import same_game
 from ..engine.kernel import MAX_HOLES, words
 from ..model import region
 from ..model.problem import Problem, dual
@@ -135,7 +135,7 @@ def _games(problem: Problem) -> tuple[list[_Game], dict[int, tuple[Proof, bool]]
     for key, sub in subs:
         pair = [(sub, False)]
         back = dual(sub)
-        if back is not None and not _same_game(sub, back):
+        if back is not None and not same_game(sub, back):
             pair.append((back, True))
         for game, reverse in pair:  # a pagoda may rule out one direction and not the other
             if pagoda.find(game) is not None:
@@ -148,12 +148,6 @@ def _games(problem: Problem) -> tuple[list[_Game], dict[int, tuple[Proof, bool]]
     if whole and not games[1:]:  # every survivor refuted by a pagoda already
         games = []
     return games, refuted, ruled_out
-
-
-def _same_game(a: Problem, b: Problem) -> bool:
-    """``b`` is ``a`` seen through a board symmetry (a self-dual game: nothing to gain)."""
-    return any(permute(p, b.start) == a.start and permute(p, b.goal.full) == a.goal.full
-               and permute(p, b.goal.empty) == a.goal.empty for p in a.board.symmetries)
 
 
 def _in_turns(problem: Problem, games: list[_Game], refuted: dict[int, tuple[Proof, bool]], ruled_out: int,
