@@ -35,7 +35,21 @@ def test_the_reversed_game_refutes_a_fixed_goal():
 
 def test_a_self_dual_game_is_not_played_twice():
     p = single_vacancy(D, D.hole("e1"), Goal.survivor(D, D.hole("e9")))  # e9 -> e1 is its mirror image
-    assert search._games(p) is None and same_game(p, dual(p))
+    games, refuted, _ = search._games(p)
+    assert same_game(p, dual(p)) and [g.reverse for g in games] == [False] and not refuted
+
+
+def test_a_full_dead_table_grows_and_keeps_its_positions():
+    from pegsat.engine import dfs
+
+    p = single_vacancy(D, D.hole("e4"), Goal.survivor(D, D.hole("e9")))
+    s = dfs.DepthFirst(p, table=dfs.shared_table(12))
+    assert s.attempt(dfs.far_first(p), 20_000) == dfs.BUDGET
+    old = s.table
+    assert dfs.filled(old) > 0.5
+    new = dfs.grown(p, old)
+    assert len(new) == 4 * len(old) and new.base is not None  # still shared memory
+    assert set(old[old != 0].tolist()) == set(new[new != 0].tolist())
 
 
 def test_diamond_e4_has_no_one_peg_finish():

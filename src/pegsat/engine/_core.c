@@ -420,7 +420,39 @@ out:
 static PyObject *Board_get_width(CoreBoard *b, void *c) { return PyLong_FromLong(b->W); }
 static PyObject *Board_get_n(CoreBoard *b, void *c) { return PyLong_FromLong(b->n); }
 
+/* rehash(old, new): every position stored in the dead table ``old`` stored again in the
+ * (larger) table ``new``, so a table that fills up can be replaced without losing what it
+ * proved. Returns how many were stored. */
+static PyObject *Board_rehash(CoreBoard *b, PyObject *args) {
+    Py_buffer o, n;
+    if (!PyArg_ParseTuple(args, "y*w*", &o, &n)) return NULL;
+    size_t ps = b->W == 1 ? sizeof(pos1_t) : sizeof(pos2_t);
+    Py_ssize_t ns = n.len / (Py_ssize_t)ps, os_ = o.len / (Py_ssize_t)ps;
+    long long stored = 0;
+    if (ns < 2 || (ns & (ns - 1)) || o.len % (Py_ssize_t)ps) {
+        PyBuffer_Release(&o); PyBuffer_Release(&n);
+        PyErr_SetString(PyExc_ValueError, "rehash: tables of 2**k positions");
+        return NULL;
+    }
+    int bits = 0;
+    while (((Py_ssize_t)1 << bits) < ns) bits++;
+    Py_BEGIN_ALLOW_THREADS
+    for (Py_ssize_t i = 0; i < os_; i++) {
+        if (b->W == 1) {
+            pos1_t key = ((const pos1_t *)o.buf)[i];
+            if (key) stored += bury_1((pos1_t *)n.buf, (uint64_t)ns - 1, bits, key);
+        } else {
+            pos2_t key; memcpy(&key, (const char *)o.buf + i * ps, ps);
+            if (key) stored += bury_2((pos2_t *)n.buf, (uint64_t)ns - 1, bits, key);
+        }
+    }
+    Py_END_ALLOW_THREADS
+    PyBuffer_Release(&o); PyBuffer_Release(&n);
+    return PyLong_FromLongLong(stored);
+}
+
 static PyMethodDef Board_methods[] = {
+    {"rehash", (PyCFunction)Board_rehash, METH_VARARGS, "rehash(old, new): the dead table's positions into a larger one"},
     {"step", (PyCFunction)Board_step, METH_VARARGS, "step(positions, reverse=False, canon=False): one jump on"},
     {"degree", (PyCFunction)Board_degree, METH_VARARGS, "degree(positions, reverse=False): legal jumps per position (uint16)"},
     {"push", (PyCFunction)Board_push, METH_VARARGS, "push(cur, t_mod, t_apx, nxt, out_mod, out_apx): counts along jumps"},

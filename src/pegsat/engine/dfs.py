@@ -72,6 +72,24 @@ def private_table(bits: int, width: int) -> np.ndarray:
     return np.zeros((1 << bits) * width, dtype=np.uint64)
 
 
+def grown(problem: Problem, table: np.ndarray, factor: int = 4) -> np.ndarray:
+    """A table ``factor`` times larger (shared if ``table`` is) holding every dead position
+    of ``table``: a dead table that fills up loses positions to overwriting, and an
+    exhaustive search that keeps re-proving them may never end (diamond e1 -> e9: open with
+    2^26 slots, exhausted in 108 s with 2^28, 200 M positions stored)."""
+    k = kernel(problem.board, goal_group(problem))
+    slots = len(table) // k.width * factor
+    bits = slots.bit_length() - 1
+    new = shared_table(bits) if table.base is not None else private_table(bits, k.width)  # mmap'd: shared
+    k.core.rehash(table, new)
+    return new
+
+
+def filled(table: np.ndarray) -> float:
+    """The share of the table's words that hold (part of) a position."""
+    return float(np.count_nonzero(table)) / len(table)
+
+
 def _b16(x: int) -> bytes:
     return x.to_bytes(16, "little")
 

@@ -55,6 +55,7 @@ from ..engine import dfs as D
 from ..engine import reference
 from ..engine.bitboard import same_game
 from ..engine.kernel import MAX_HOLES, words
+from ..engine.levels import memory_budget
 from ..model import region
 from ..model.problem import Problem, dual
 from ..model.result import Proof, Result, Status
@@ -76,6 +77,8 @@ LOCAL_SLICE = 30.0  # seconds per region when there is no time limit
 SPLIT_ABOVE = 36  # holes: bigger boards take turns on each survivor, and each game both ways
 FIRST_TURN = 2.0  # seconds of every game's first turn; doubled each round
 WHOLE = -2  # the key of the open goal's own game (first in every round)
+GROW_AT = 0.5  # a game's dead table this full is made four times larger between turns
+MAX_TABLE_BITS = 29  # 4 GB of one-word slots at most
 
 
 def covers_open_goal(problem: Problem) -> bool:
@@ -117,8 +120,9 @@ class _Game:
 
 def _games(problem: Problem) -> tuple[list[_Game], dict[int, tuple[Proof, bool]], int] | None:
     """(the games to take turns on; survivors already refuted: how, and whether on the
-    reversed game; holes ruled out by the classes), or None when there is one game only (no
-    split, no distinct reversed game)."""
+    reversed game; holes ruled out by the classes), or None when the goal is neither one
+    peg anywhere nor an exact pattern (no survivors to split, no reversed game). A single
+    game (self-dual) still takes turns: its dead table can grow between them."""
     goal = problem.goal
     refuted: dict[int, tuple[Proof, bool]] = {}
     ruled_out = 0
@@ -138,12 +142,12 @@ def _games(problem: Problem) -> tuple[list[_Game], dict[int, tuple[Proof, bool]]
         if back is not None and not same_game(sub, back):
             pair.append((back, True))
         for game, reverse in pair:  # a pagoda may rule out one direction and not the other
-            if pagoda.find(game) is not None:
+            if game is not problem and pagoda.find(game) is not None:  # (the problem's: tried)
                 refuted[key] = (Proof.PAGODA, reverse)
                 break
         else:
             games.extend(_Game(key, game, reverse) for game, reverse in pair)
-    if len(games) <= 1 and not refuted:
+    if not games and not refuted:
         return None
     if whole and not games[1:]:  # every survivor refuted by a pagoda already
         games = []
@@ -173,6 +177,7 @@ def _in_turns(problem: Problem, games: list[_Game], refuted: dict[int, tuple[Pro
             if left is not None and left <= 0:
                 break
             r = _whole(g.problem, deadline.within(turn), config, memo[i])
+            _grow(g.problem, memo, i, sum(1 for h in games if h.key not in refuted))
             for k, v in r.stats.items():
                 if isinstance(v, int | float):
                     totals[k] = totals.get(k, 0) + v
@@ -188,6 +193,7 @@ def _in_turns(problem: Problem, games: list[_Game], refuted: dict[int, tuple[Pro
                 return replace(r, problem=problem, stats={**totals, "games": len(games)})
             if r.status is Status.UNSOLVABLE:
                 refuted[g.key] = (r.proof or Proof.EXHAUSTED, g.reverse)
+                memo[i].pop("table", None)  # its memory goes back to the others
             elif r.status is Status.ERROR:
                 return replace(r, problem=problem)
         if deadline.expired():
@@ -212,6 +218,18 @@ def _in_turns(problem: Problem, games: list[_Game], refuted: dict[int, tuple[Pro
     return Result(Status.UNSOLVABLE, problem, NAME, proof=Proof.SPLIT, stats=stats,
                   detail=f"{ruled_out} holes ruled out by position classes; survivors (up to "
                   f"symmetry) refuted: {parts}")
+
+
+def _grow(problem: Problem, memo: dict[int, dict], i: int, live: int) -> None:
+    """Between turns: a game's dead table more than ``GROW_AT`` full is replaced by one four
+    times larger holding the same positions (up to 2^MAX_TABLE_BITS slots), while the games
+    still open fit the memory budget together (``engine.levels.memory_budget``)."""
+    table = memo[i].get("table")
+    if table is None or words(problem.board) != 1 or D.filled(table) < GROW_AT:
+        return
+    if 4 * table.nbytes * max(1, live) > memory_budget() or 4 * len(table) > 1 << MAX_TABLE_BITS:
+        return
+    memo[i]["table"] = D.grown(problem, table)
 
 
 def _local(problem: Problem, deadline: Deadline, config: Config) -> Result | None:
