@@ -69,3 +69,12 @@ def test_diamond_e3_to_one_peg_is_solved():
     r = solve(p, "search", deadline=Deadline(300))
     assert r.status is Status.SOLVED
     assert replay_plan(p, r.plan).final.bit_count() == 1
+
+
+@pytest.mark.slow
+def test_diamond_e1_to_e9_is_exhausted_once_the_table_grows():
+    """About 105 s on one core, 2.7 GB: 200 M dead positions; with the old fixed 2^26-slot
+    table the search never finished (lossy overwrites kept re-proving the same positions)."""
+    p = single_vacancy(D, D.hole("e1"), Goal.survivor(D, D.hole("e9")))
+    r = solve(p, "search", Config(workers=1), deadline=Deadline(600))
+    assert r.status is Status.UNSOLVABLE and r.proof is Proof.EXHAUSTED
