@@ -177,7 +177,7 @@ def _in_turns(problem: Problem, games: list[_Game], refuted: dict[int, tuple[Pro
             if left is not None and left <= 0:
                 break
             r = _whole(g.problem, deadline.within(turn), config, memo[i])
-            _grow(g.problem, memo, i, sum(1 for h in games if h.key not in refuted))
+            _grow(g.problem, memo[i], sum(1 for h in games if h.key not in refuted))
             for k, v in r.stats.items():
                 if isinstance(v, int | float):
                     totals[k] = totals.get(k, 0) + v
@@ -220,16 +220,16 @@ def _in_turns(problem: Problem, games: list[_Game], refuted: dict[int, tuple[Pro
                   f"symmetry) refuted: {parts}")
 
 
-def _grow(problem: Problem, memo: dict[int, dict], i: int, live: int) -> None:
+def _grow(problem: Problem, state: dict, live: int) -> None:
     """Between turns: a game's dead table more than ``GROW_AT`` full is replaced by one four
     times larger holding the same positions (up to 2^MAX_TABLE_BITS slots), while the games
     still open fit the memory budget together (``engine.levels.memory_budget``)."""
-    table = memo[i].get("table")
+    table = state.get("table")
     if table is None or words(problem.board) != 1 or D.filled(table) < GROW_AT:
         return
     if 4 * table.nbytes * max(1, live) > memory_budget() or 4 * len(table) > 1 << MAX_TABLE_BITS:
         return
-    memo[i]["table"] = D.grown(problem, table)
+    state["table"] = D.grown(problem, table)
 
 
 def _local(problem: Problem, deadline: Deadline, config: Config) -> Result | None:
