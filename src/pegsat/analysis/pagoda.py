@@ -20,6 +20,8 @@ import math
 import random
 from fractions import Fraction
 
+import numpy as np
+
 from ..deadline import Deadline
 from ..engine.bitboard import engine
 from ..model.problem import Problem, holes_of
@@ -136,3 +138,57 @@ def learn(problem: Problem, samples: int, rng: random.Random, deadline: Deadline
         if item not in found:
             found.append(item)
     return found
+
+
+def mine(problem: Problem, dead: np.ndarray, known: list[tuple[tuple[int, ...], int]], keep: int,
+         deadline: Deadline | None = None) -> list[tuple[tuple[int, ...], int]]:
+    """At most ``keep`` new integer pagodas that rule out many of ``dead`` (one-word positions
+    a search proved dead the hard way: no pagoda in ``known`` weighs them below its floor).
+
+    Each such position is offered to ``find`` with the problem's goal, until the deadline;
+    of the pagodas found, the ones ruling out the most of ``dead`` are kept, greedily (each
+    pagoda costs the search a little on every node, so a few broad ones beat many narrow
+    ones). Diamond e1 -> e9: 4 pagodas learned from playouts, 20 more mined from the dead
+    positions of 20 M nodes; the exhaustion went from 201 M to 133 M nodes. Every pagoda is
+    exactly checked by ``find``."""
+    if not applies(problem) or not len(dead):
+        return []
+    board = problem.board
+    shifts = np.arange(board.n, dtype=np.uint64)
+    has = ((dead[:, None] >> shifts) & np.uint64(1)).astype(np.int64)  # [position, hole]
+
+    def cuts(items: list[tuple[tuple[int, ...], int]]) -> np.ndarray:
+        if not items:
+            return np.zeros((len(dead), 0), dtype=bool)
+        w = np.array([x[0] for x in items], dtype=np.int64).T
+        return has @ w < np.array([x[1] for x in items], dtype=np.int64)
+
+    todo = ~cuts(known).any(axis=1)
+    hard = todo.copy()  # the positions no known pagoda rules out: what the new ones are for
+    found: list[tuple[tuple[int, ...], int]] = []
+    for i in range(len(dead)):
+        if deadline is not None and deadline.expired():
+            break
+        if not todo[i]:
+            continue
+        q = Problem(board, int(dead[i]), problem.goal)
+        w = find(q)
+        if w is None:
+            todo[i] = False
+            continue
+        item = integral(w, goal_bound(q, w)[0])
+        found.append(item)
+        todo &= ~cuts([item])[:, 0]  # (this position included)
+    if not found:
+        return []
+    c = cuts(found) & hard[:, None]
+    chosen: list[int] = []
+    covered = np.zeros(len(dead), dtype=bool)
+    for _ in range(keep):
+        gain = (c & ~covered[:, None]).sum(axis=0)
+        j = int(gain.argmax())
+        if gain[j] == 0:
+            break
+        chosen.append(j)
+        covered |= c[:, j]
+    return [found[j] for j in chosen]

@@ -12,9 +12,9 @@ need on top (issue 13):
 - **restarts**: a first descent in far-first order (the jumping peg farthest from the goal
   first), then descents with random tie-breaking and Luby budgets; the dead table carries
   over, so nothing proven is lost and a descent that exhausts the tree is a proof.
-- **a portfolio**: ``config.workers`` processes (default: every core), each with its own
-  random order, share one dead table in shared memory (one-word positions; boards of more
-  than 64 holes give each its own). The first answer wins.
+- **a portfolio**: ``config.workers`` threads (default: every core; the core releases the
+  GIL), each with its own random order, share one dead table (one-word positions; boards of
+  more than 64 holes give each its own). The first answer wins.
 
 - **turns** on boards of more than ``SPLIT_ABOVE`` holes: the open goal itself, each
   class-compatible survivor, and each game's time-reversed game (``model.problem.dual``:
@@ -44,9 +44,13 @@ from __future__ import annotations
 
 import os
 import random
+import threading
 import time
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, replace
 from typing import Any
+
+import numpy as np
 
 from ..analysis import pagoda
 from ..analysis.invariants import fixed_survivor, survivor_candidates
@@ -59,7 +63,6 @@ from ..engine.levels import memory_budget
 from ..model import region
 from ..model.problem import Problem, dual
 from ..model.result import Proof, Result, Status
-from ..process import Child, ChildDied
 from .config import Config, any_problem
 
 NAME = "search"
@@ -79,6 +82,9 @@ FIRST_TURN = 2.0  # seconds of every game's first turn; doubled each round
 WHOLE = -2  # the key of the open goal's own game (first in every round)
 GROW_AT = 0.5  # a game's dead table this full is made four times larger between turns
 MAX_TABLE_BITS = 29  # 4 GB of one-word slots at most
+MINE_SAMPLE = 20_000  # dead positions drawn from a game's table between turns ...
+MINE_KEEP = 8  # ... the new pagodas kept from them per turn ...
+MAX_PAGODAS = 40  # ... while the game has fewer than this many
 
 
 def covers_open_goal(problem: Problem) -> bool:
@@ -177,9 +183,13 @@ def _in_turns(problem: Problem, games: list[_Game], refuted: dict[int, tuple[Pro
             if left is not None and left <= 0:
                 break
             r = _whole(g.problem, deadline.within(turn), config, memo[i])
-            _grow(g.problem, memo[i], sum(1 for h in games if h.key not in refuted))
+            if r.status is Status.UNKNOWN:
+                _mine(g.problem, memo[i], deadline.within(min(turn / 4, LEARN_SECONDS * 2)))
+                _grow(g.problem, memo[i], sum(1 for h in games if h.key not in refuted))
             for k, v in r.stats.items():
-                if isinstance(v, int | float):
+                if k in ("pagodas", "workers"):  # the latest turn's, not a sum
+                    totals[k] = v
+                elif isinstance(v, int | float):
                     totals[k] = totals.get(k, 0) + v
             if r.status is Status.SOLVED and r.plan is not None:
                 plan = tuple(reversed(r.plan)) if g.reverse else r.plan
@@ -232,6 +242,25 @@ def _grow(problem: Problem, state: dict, live: int) -> None:
     state["table"] = D.grown(problem, table)
 
 
+def _mine(problem: Problem, state: dict, deadline: Deadline) -> None:
+    """Between turns: pagodas learned from the positions the game's search proved dead the
+    hard way (``analysis.pagoda.mine``) join the game's pagodas. Playouts from the start
+    find few (4 on diamond e1 -> e9); most dead positions of a long search fall to a pagoda
+    of their own, and a few of those rule out many others."""
+    table, known = state.get("table"), state.get("pagodas")
+    if table is None or known is None or words(problem.board) != 1 or len(known) >= MAX_PAGODAS:
+        return
+    rng = np.random.default_rng(SEED + len(known))
+    slots = table[rng.integers(0, len(table), size=10 * MINE_SAMPLE)]
+    dead = np.unique(slots[slots != 0])
+    rng.shuffle(dead)
+    dead = dead[:MINE_SAMPLE]
+    new = pagoda.mine(problem, dead, [(p.weights, p.floor) for p in known],
+                      min(MINE_KEEP, MAX_PAGODAS - len(known)), deadline)
+    state["pagodas"] = known + [D.Pagoda(w, floor) for w, floor in new]
+    state["mined"] = state.get("mined", 0) + len(new)
+
+
 def _local(problem: Problem, deadline: Deadline, config: Config) -> Result | None:
     """A plan found on a region around the goal, lifted to the board; or None (then the
     whole board is searched: a region's "unsolvable" says nothing about the board)."""
@@ -263,7 +292,7 @@ def _whole(problem: Problem, deadline: Deadline, config: Config, memo: dict | No
     shared = workers > 1 and words(problem.board) == 1
     table = (memo or {}).get("table")
     if table is None:
-        table = D.shared_table(bits) if shared else D.private_table(bits, words(problem.board))
+        table = D.new_table(bits, words(problem.board))
         if memo is not None:  # the dead positions carry over to the game's next turn
             memo["table"] = table
     # A short descent here first: most problems on small boards end in it, before the LP and
@@ -331,42 +360,38 @@ def _descend(problem: Problem, pagodas: list[D.Pagoda], table, seed: int, deadli
         i += 1
 
 
-def _worker(send, problem: Problem, pagodas: list[D.Pagoda], table, seed: int, end: float | None) -> None:
-    send(_descend(problem, pagodas, table, seed, Deadline(end=end)))
-
-
 def _portfolio(problem: Problem, pagodas: list[D.Pagoda], workers: int, deadline: Deadline, table
                ) -> tuple[str, Any, dict]:
-    """``workers`` descents with different orders in child processes; the first answer wins.
-    ``table``: a shared dead table (one-word positions), or None (each child its own)."""
-    children = [Child(_worker, problem, pagodas, table, seed, deadline.end) for seed in range(workers)]
-    answers: list[tuple[str, Any, dict]] = []
-    grace = None  # after the deadline, a moment for the children's own reports
-    try:
-        live = list(children)
-        while live and (grace is None or time.monotonic() < grace):
-            for c in list(live):
-                try:
-                    msg = c.receive(0.02)
-                except ChildDied as exc:
-                    msg = ("error", str(exc), {})
-                if msg is None:
-                    continue
-                live.remove(c)
-                if msg[0] == "error":  # process.Child's ("error", text)
-                    msg = ("error", msg[1], {})
-                if msg[0] in ("found", "exhausted"):
-                    return msg[0], msg[1], {**msg[2], "winner": children.index(c)}
-                answers.append(msg)
-            if grace is None and deadline.expired():
-                if deadline.stop is not None and deadline.stop():
-                    break
-                grace = time.monotonic() + 0.5
-    finally:
-        for c in children:
-            c.stop()
+    """``workers`` descents with different orders on threads (the core releases the GIL);
+    the first answer wins and stops the others within a slice. ``table``: the dead table
+    they share (one-word positions: a slot is read and written atomically), or None (each
+    its own: a two-word slot could be read half-written)."""
+    won = threading.Event()
+    outer = deadline.stop
+    mine = deadline.stopping(lambda: won.is_set() or (outer is not None and bool(outer())))
+
+    def one(seed: int) -> tuple[str, Any, dict]:
+        try:
+            own = table if table is not None else D.new_table(table_bits(problem), words(problem.board))
+            answer = _descend(problem, pagodas, own, seed, mine)
+        except Exception as exc:  # one member's failure is reported, not raised past the race
+            answer = ("error", f"{type(exc).__name__}: {exc}", {})
+        if answer[0] in ("found", "exhausted"):
+            won.set()
+        return answer
+
+    with ThreadPoolExecutor(workers) as pool:
+        futures = [pool.submit(one, seed) for seed in range(workers)]
+        try:
+            answers = [f.result() for f in futures]
+        except BaseException:  # Ctrl-C: stop the members before leaving
+            won.set()
+            raise
+    for i, a in enumerate(answers):
+        if a[0] in ("found", "exhausted"):
+            return a[0], a[1], {**a[2], "winner": i}
     errors = [a for a in answers if a[0] == "error"]
-    if errors and len(errors) == len(children):
+    if errors and len(errors) == len(answers):
         return errors[0]
     total: dict[str, int] = {}
     for a in answers:
