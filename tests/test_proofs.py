@@ -110,3 +110,49 @@ def test_independent_module_uses_no_search_code():
     assert mods <= {"deadline", "engine.bitboard", "model.problem"}, mods
 
 
+
+
+@pytest.fixture(scope="module")
+def split_cert(tmp_path_factory):
+    """triangle-5, vacancy b3, one peg anywhere but c5 (the one reachable survivor): no cheap
+    proof and no single level search is needed, but it is what the 41- and 45-hole boards get."""
+    from pegsat.model.problem import Goal
+    from pegsat.proofs import prove as P
+
+    b = get_board("triangle-5")
+    p = single_vacancy(b, b.hole("b3"), Goal(min_pegs=1, max_pegs=1, empty=1 << b.hole("c5")))
+    path = tmp_path_factory.mktemp("split") / "b3.json"
+    old, P.SPLIT_ABOVE = P.SPLIT_ABOVE, 0
+    try:
+        r = P.prove(p, Deadline(120), certificate_path=path)
+    finally:
+        P.SPLIT_ABOVE = old
+    assert r.status is Status.UNSOLVABLE and r.proof.value == "split", r.detail
+    return path
+
+
+def test_a_split_certificate_checks_survivor_by_survivor(split_cert):
+    data = json.loads(split_cert.read_text())
+    assert data["kind"] == "split" and data["evidence"]["ruled_out"]
+    r = cli("check", split_cert)
+    assert r.exit_code == 0 and "refuted:" in r.output, r.output
+
+
+def _forged(data, tmp_path, change):
+    data = json.loads(json.dumps(data))
+    change(data["evidence"])
+    path = tmp_path / "forged.json"
+    path.write_text(json.dumps(data))
+    return cli("check", path)
+
+
+def test_a_split_certificate_with_a_survivor_missing_or_misplaced_is_rejected(split_cert, tmp_path):
+    data = json.loads(split_cert.read_text())
+    parts = data["evidence"]["survivors"]
+    assert len(parts) >= 2
+    r = _forged(data, tmp_path, lambda ev: ev["survivors"].pop())
+    assert r.exit_code == 1 and "neither ruled out nor refuted" in r.output, r.output
+    r = _forged(data, tmp_path, lambda ev: ev["survivors"][0].update(survivor=parts[1]["survivor"]))
+    assert r.exit_code == 1 and "is not about the" in r.output, r.output
+    r = _forged(data, tmp_path, lambda ev: ev["ruled_out"][0].update(target=parts[0]["survivor"]))
+    assert r.exit_code == 1, r.output

@@ -44,6 +44,7 @@ BUDGET = 0
 FOUND = 1
 EXHAUSTED = 2
 SLICE = 200_000  # nodes between checks of the deadline (about 0.1 s)
+HUGE_FROM = 27  # table bits: from 2^27 slots (1 GB) on, ask for huge pages
 
 
 @dataclass(frozen=True)
@@ -66,10 +67,12 @@ def new_table(bits: int, width: int = 1) -> np.ndarray:
     huge pages where the kernel offers them (transparent huge pages, ``madvise`` mode): the
     search reads one random slot per child, and with 4 KB pages a table of gigabytes misses
     the TLB on nearly every read (diamond e1 -> e9, 2^28 slots: 0.67 -> 1.01 M nodes/s).
+    Only from ``HUGE_FROM`` slots: the kernel may compact memory to find huge pages at first
+    touch (1.4 s for 512 MB once here), which a long search repays and a short one does not.
     Threads of one process share it (``planners.search``'s portfolio); a one-word slot is
     read and written whole, atomically."""
     buf = mmap.mmap(-1, (8 * width) << bits, flags=mmap.MAP_PRIVATE | mmap.MAP_ANONYMOUS)
-    if hasattr(mmap, "MADV_HUGEPAGE"):
+    if hasattr(mmap, "MADV_HUGEPAGE") and bits >= HUGE_FROM:
         try:
             buf.madvise(mmap.MADV_HUGEPAGE)
         except OSError:  # no transparent huge pages here: plain pages

@@ -20,8 +20,11 @@ need on top (issue 13):
   class-compatible survivor, and each game's time-reversed game (``model.problem.dual``:
   vacancy and survivor swapped; a plan of it, reversed, is a plan here, and its refutation
   refutes the game), every one in turn for 2 s, then 4, 8, ...; each keeps its dead table
-  and pagodas, so a turn resumes the last. The reversal is often far easier one way (diamond
-  e1 -> e3: exhausted in 1.6 s; e3 -> e1: open after 40 s).
+  and pagodas, so a turn resumes the last. From 8 s turns on, a game still open mines new
+  pagodas from its dead table (``analysis.pagoda.mine``): positions proven dead the hard
+  way mostly fall to a pagoda of their own, and a few such pagodas rule out many. The
+  reversal is often far easier one way (diamond e1 -> e3: exhausted in 1.6 s; e3 -> e1:
+  open after 40 s).
 
 Measured (bench/engine.py, 2 cores): German e5 -> e5 and e5 -> one peg in under 2 s, French
 d3 -> d5 in 3 s, diamond d2 -> one peg in 19 s, e3 -> one peg in 48 s, e4 -> one peg
@@ -82,6 +85,7 @@ FIRST_TURN = 2.0  # seconds of every game's first turn; doubled each round
 WHOLE = -2  # the key of the open goal's own game (first in every round)
 GROW_AT = 0.5  # a game's dead table this full is made four times larger between turns
 MAX_TABLE_BITS = 29  # 4 GB of one-word slots at most
+MINE_FROM = 8.0  # seconds: after turns this long (a game still open after a few rounds) ...
 MINE_SAMPLE = 20_000  # dead positions drawn from a game's table between turns ...
 MINE_KEEP = 8  # ... the new pagodas kept from them per turn ...
 MAX_PAGODAS = 40  # ... while the game has fewer than this many
@@ -183,8 +187,8 @@ def _in_turns(problem: Problem, games: list[_Game], refuted: dict[int, tuple[Pro
             if left is not None and left <= 0:
                 break
             r = _whole(g.problem, deadline.within(turn), config, memo[i])
-            if r.status is Status.UNKNOWN:
-                _mine(g.problem, memo[i], deadline.within(min(turn / 4, LEARN_SECONDS * 2)))
+            if r.status is Status.UNKNOWN and turn >= MINE_FROM:
+                _mine(g.problem, memo[i], deadline.within(min(turn / 8, LEARN_SECONDS * 2)))
                 _grow(g.problem, memo[i], sum(1 for h in games if h.key not in refuted))
             for k, v in r.stats.items():
                 if k in ("pagodas", "workers"):  # the latest turn's, not a sum

@@ -30,6 +30,15 @@ them, or an unknown format version, is refused. Kinds:
               sharing no search code; it runs when the walk stays under its size limit, and
               the check says which routes ran.
 
+``split``     a one-peg goal refuted survivor by survivor: every hole the goal allows is
+              either ruled out by a position-class weighting (as in ``classes``), or refuted
+              by a whole sub-certificate of any other kind for the game with that survivor
+              fixed or for its time-reversed game (vacancy and survivor swapped, played on
+              complements: solvable exactly when the game is, ``model.problem.dual``), or
+              the image of a refuted survivor under a board symmetry that fixes the start
+              (checked to map jumps onto jumps). Each sub-certificate's problem is rebuilt
+              from this one's and compared; each is checked as on its own.
+
 Weights are exact fractions written as strings ("3/8"); checking uses ``fractions.Fraction``.
 """
 
@@ -49,12 +58,12 @@ from ..errors import BoardError, PegsatError
 from ..files import read_text
 from ..model.catalogue import get_board
 from ..model.codec import problem_from_json, problem_to_json
-from ..model.problem import Problem, goal_positions, holes_of
+from ..model.problem import Goal, Problem, dual, goal_positions, holes_of
 from . import drat, independent
 
 FORMAT = "pegsat-certificate"
 VERSION = 1
-KINDS = ("counting", "classes", "pagoda", "sat", "exhaustive")
+KINDS = ("counting", "classes", "pagoda", "sat", "exhaustive", "split")
 
 
 class CertificateError(PegsatError):
@@ -127,9 +136,9 @@ def check(data: dict[str, Any], base: Path = Path("."), staged: dict[str, Path] 
     if problem.special is not None:
         return Verdict(False, kind, "rejected: certificates do not cover the special-peg rule", problem)
     try:
-        msg = {"counting": _counting, "classes": _classes, "pagoda": _pagoda, "sat": _sat,
-               "exhaustive": _exhaustive}[kind](problem, data["evidence"], base, staged or {},
-                                                deadline or Deadline())
+        checker = {"counting": _counting, "classes": _classes, "pagoda": _pagoda, "sat": _sat,
+                   "exhaustive": _exhaustive, "split": _split}[kind]
+        msg = checker(problem, data["evidence"], base, staged or {}, deadline or Deadline())
     except (KeyError, TypeError, ValueError, AttributeError, ZeroDivisionError, IndexError) as exc:
         msg = f"rejected: malformed evidence ({type(exc).__name__}: {str(exc)[:80]})"
     return Verdict(msg.startswith("ok"), kind, msg, problem, finished=not msg.startswith(UNFINISHED))
@@ -271,3 +280,63 @@ def _exhaustive(problem: Problem, ev: dict, base: Path, staged: dict, deadline: 
         return f"ok: {one}; route 2 (independent walk) not run to the end: {walk.message}"
     return (f"ok: {one}; route 2 (independent walk, no search code shared, {walk.seconds:.2f} s): "
             f"{walk.message}")
+
+
+def _split(problem: Problem, ev: dict, base: Path, staged: dict, deadline: Deadline) -> str:
+    board, g = problem.board, problem.goal
+    if g.full or g.fixed_count != 1:
+        return "rejected: a split certificate needs a one-peg goal"
+    index = {h: i for i, h in enumerate(board.names)}
+    allowed = holes_of(board.full & ~g.empty)
+    ruled: set[int] = set()
+    for item in ev["ruled_out"]:
+        h = index[item["target"]]
+        w = sum(1 << index[x] for x in set(item["holes"]))
+        if odd_line(board, w) is not None:
+            return f"rejected: the weighting ruling out {item['target']} is odd on a line"
+        if not check_witness(board, problem.start, 1 << h, w):
+            return f"rejected: the weighting for {item['target']} has the same parity at start and survivor"
+        ruled.add(h)
+    refuted: dict[int, str] = {}
+    for part in ev["survivors"]:
+        name, sub = part["survivor"], part["certificate"]
+        h = index[name]
+        if h not in allowed:
+            return f"rejected: {name} is not a survivor the goal allows"
+        if not isinstance(sub, dict) or sub.get("format") != FORMAT or sub.get("version") != VERSION \
+                or sub.get("kind") not in KINDS or sub.get("kind") == "split":
+            return f"rejected: the evidence for {name} is not a certificate of a plain kind"
+        want = Problem(board, problem.start, Goal.survivor(board, h))
+        if part["reversed"]:
+            want = dual(want)
+        try:
+            got = problem_from_json(sub["problem"], CertificateError)
+        except CertificateError as exc:
+            return f"rejected: survivor {name}: {exc}"
+        mine, theirs = problem_to_json(want), problem_to_json(got)
+        if any(mine[k] != theirs[k] for k in ("board", "start", "goal")):
+            how = "time-reversed game" if part["reversed"] else "game"
+            return f"rejected: the certificate for {name} is not about the {how} with survivor {name}"
+        v = check(sub, base, staged, deadline)
+        if not v.finished:
+            return f"{UNFINISHED}survivor {name}: {v.message}"
+        if not v.ok:
+            return f"rejected: survivor {name}: {v.message}"
+        walked = " (both routes)" if "route 2 (independent walk, no search" in v.message else ""
+        refuted[h] = sub["kind"] + walked + (" on the time-reversed game" if part["reversed"] else "")
+    jumps = set(board.jumps)
+    autos = [p for p in board.symmetries
+             if all((p[a], p[b], p[c]) in jumps for a, b, c in board.jumps)
+             and all(problem.start >> h & 1 == problem.start >> p[h] & 1 for h in range(board.n))
+             and all(g.empty >> h & 1 == g.empty >> p[h] & 1 for h in range(board.n))]
+    images = 0
+    for h in allowed:
+        if h in ruled or h in refuted:
+            continue
+        if not any(p[r] == h for p in autos for r in refuted):
+            return f"rejected: survivor {board.names[h]} is neither ruled out nor refuted"
+        images += 1
+    said = ", ".join(f"{board.names[h]} by {how}" for h, how in sorted(refuted.items()))
+    return (f"ok: {len(ruled)} survivors ruled out by position classes; refuted: {said}; {images} more "
+            "as their images under symmetries of the start; a time-reversed game is solvable "
+            "exactly when its game is")

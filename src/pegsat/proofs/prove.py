@@ -6,7 +6,12 @@ In order, stopping at the first that settles it:
 2. exhaustive search (``planners.layers``, boards of at most 64 holes, goals of a fixed peg
    count): breadth-first by jumps from both ends, pruned by pagodas it learns by LP; when
    nothing meets, the certificate is those pagodas and the level sizes, checked by re-running
-   the search. It settles problems SAT cannot (French d3 -> d5); ``--sat`` skips it;
+   the search. It settles problems SAT cannot (French d3 -> d5); ``--sat`` skips it. On
+   boards of more than ``SPLIT_ABOVE`` holes a one-peg-anywhere goal is split first, as the
+   ``search`` planner splits it: each class-compatible survivor (one per orbit of the
+   start's symmetries) is refuted by a cheap proof or an exhaustive search of its game or of
+   the time-reversed game, whichever settles it (a ``split`` certificate holds them all);
+   diamond e4 -> one peg, where the whole open goal is out of reach of the levels;
 3. SAT: the time-indexed CNF at the full horizon, solved by CaDiCaL with its DRAT proof
    written beside the CNF, and cross-checked by a second, different solver (Glucose by
    default). A model instead is decoded and replayed: then the problem is solvable.
@@ -30,12 +35,13 @@ from ..deadline import Deadline
 from ..engine.bitboard import replay_plan
 from ..errors import PegsatError, PlanError
 from ..files import Staging
-from ..model.problem import Problem
+from ..model.problem import Problem, holes_of
 from ..model.result import Proof, Result, Status
 from . import certificate
 from .cheap import cheap_proofs
 
 NAME = "prove"
+SPLIT_ABOVE = 36  # holes: on bigger boards an open one-peg goal is refuted survivor by survivor
 
 def prove(problem: Problem, deadline: Deadline | None = None, *, certificate_path: str | Path | None = None,
           cnf: str | Path | None = None, proof: str | Path | None = None, solver: str = "cadical195",
@@ -73,6 +79,9 @@ def _prove(problem, deadline, stage, certificate_path, cnf, proof, solver, secon
     from ..planners import layers
 
     if search and layers.supports(problem) is None:
+        split = _by_survivor(problem, deadline) if problem.board.n > SPLIT_ABOVE else None
+        if split is not None:
+            return split, {}
         return _exhaustive(problem, deadline), {}
     if certificate_path is not None and proof is None:
         proof = Path(certificate_path).with_suffix(".drat")
@@ -111,6 +120,67 @@ def _exhaustive(problem: Problem, deadline: Deadline) -> Result:
             return Result(Status.ERROR, problem, NAME, detail=f"the search's plan does not replay: {exc}")
         return replace(r, detail="not unsolvable: the exhaustive search found a plan")
     return replace(r, certificate=certificate.make(problem, "exhaustive", r.certificate["evidence"]))
+
+
+def _by_survivor(problem: Problem, deadline: Deadline) -> Result | None:
+    """A ``split`` certificate for a one-peg-anywhere goal, a plan (a survivor's game, or its
+    reversal, was solvable), "unknown" (a survivor left undecided), or None (not such a goal).
+    Both directions of every survivor get a cheap proof first; then each exhaustive search
+    gets an equal share of the time left."""
+    from ..analysis.invariants import fixed_survivor, separating_weight, survivor_candidates
+    from ..engine.bitboard import same_game
+    from ..model.problem import dual
+
+    g, board = problem.goal, problem.board
+    if g.full or g.min_pegs > 1 or g.max_pegs != 1:
+        return None
+    reps, out = survivor_candidates(problem)
+    names = board.names
+    games: list[tuple[int, list[tuple[Problem, bool]]]] = []
+    for h in reps:
+        sub = fixed_survivor(problem, h)
+        back = dual(sub)
+        pair = [(sub, False)] + ([(back, True)] if back is not None and not same_game(sub, back) else [])
+        games.append((h, pair))
+    found: dict[int, tuple[bool, dict]] = {}
+    for h, pair in games:
+        for game, rev in pair:
+            c = cheap_proofs(game)
+            if c is not None:
+                found[h] = (rev, c.certificate)
+                break
+    todo = [(h, game, rev) for h, pair in games if h not in found for game, rev in pair]
+    for i, (h, game, rev) in enumerate(todo):
+        if h in found:
+            continue
+        left = deadline.remaining()
+        share = None if left is None else left / (len(todo) - i)
+        r = _exhaustive(game, deadline.within(share))
+        if r.status is Status.SOLVED and r.plan is not None:
+            plan = tuple(reversed(r.plan)) if rev else r.plan
+            replay_plan(problem, plan)
+            how = " (the time-reversed game's plan, reversed)" if rev else ""
+            return Result(Status.SOLVED, problem, NAME, plan=plan,
+                          detail=f"not unsolvable: survivor {names[h]} is reachable{how}")
+        if r.status is Status.UNSOLVABLE and r.certificate is not None:
+            found[h] = (rev, r.certificate)
+        elif r.status is Status.ERROR:
+            return r
+    open_ = [names[h] for h in reps if h not in found]
+    if open_:
+        return Result(Status.UNKNOWN, problem, NAME,
+                      detail=f"time limit: survivor undecided at {' '.join(open_)} (of {len(reps)} up "
+                      "to symmetry; try --sat for the SAT route)")
+    ruled = []
+    for h in out:
+        w = separating_weight(board, problem.start, 1 << h)
+        ruled.append({"target": names[h], "holes": [names[x] for x in holes_of(w.weights)]})
+    parts = [{"survivor": names[h], "reversed": rev, "certificate": cert} for h, (rev, cert) in found.items()]
+    said = ", ".join(f"{names[h]} by {cert['kind']}{' on the reversed game' if rev else ''}"
+                     for h, (rev, cert) in found.items())
+    return Result(Status.UNSOLVABLE, problem, NAME, proof=Proof.SPLIT,
+                  detail=f"{len(out)} survivors ruled out by classes; refuted: {said}",
+                  certificate=certificate.make(problem, "split", {"ruled_out": ruled, "survivors": parts}))
 
 
 def _sat(problem: Problem, deadline: Deadline, stage: Staging, cnf_path, proof_path, solver: str,
