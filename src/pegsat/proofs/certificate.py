@@ -322,7 +322,8 @@ def _split(problem: Problem, ev: dict, base: Path, staged: dict, deadline: Deadl
             return f"{UNFINISHED}survivor {name}: {v.message}"
         if not v.ok:
             return f"rejected: survivor {name}: {v.message}"
-        walked = " (both routes)" if "route 2 (independent walk, no search" in v.message else ""
+        walked = "" if sub["kind"] != "exhaustive" else (
+            " (both routes)" if "route 2 (independent walk, no search" in v.message else " (route 1 only)")
         refuted[h] = sub["kind"] + walked + (" on the time-reversed game" if part["reversed"] else "")
     jumps = set(board.jumps)
     autos = [p for p in board.symmetries
