@@ -17,9 +17,9 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 from functools import lru_cache
 
-from ..engine.bitboard import stabilizer
+from ..engine.bitboard import same_game, stabilizer
 from ..model.board import Board
-from ..model.problem import Goal, Problem, holes_of
+from ..model.problem import Goal, Problem, dual, holes_of
 
 
 @lru_cache(maxsize=64)
@@ -116,3 +116,11 @@ def fixed_survivor(problem: Problem, hole: int) -> Problem:
     """The problem with its one-peg goal fixed at ``hole``."""
     empty = problem.board.full & ~(1 << hole)
     return replace(problem, goal=Goal(full=1 << hole, empty=empty, min_pegs=1, max_pegs=1))
+
+
+def both_ways(problem: Problem) -> list[tuple[Problem, bool]]:
+    """(game, reversed) pairs that are solvable exactly when ``problem`` is: the problem
+    itself, and its time-reversed game (``model.problem.dual``) unless there is none or it
+    is the same game up to a symmetry (then once)."""
+    back = dual(problem)
+    return [(problem, False)] + ([(back, True)] if back is not None and not same_game(problem, back) else [])

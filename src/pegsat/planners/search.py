@@ -56,11 +56,10 @@ from typing import Any
 import numpy as np
 
 from ..analysis import pagoda
-from ..analysis.invariants import fixed_survivor, survivor_candidates
+from ..analysis.invariants import both_ways, fixed_survivor, survivor_candidates
 from ..deadline import Deadline, Timeout
 from ..engine import dfs as D
 from ..engine import reference
-from ..engine.bitboard import same_game
 from ..engine.kernel import MAX_HOLES, words
 from ..engine.levels import memory_budget
 from ..model import region
@@ -147,10 +146,7 @@ def _games(problem: Problem) -> tuple[list[_Game], dict[int, tuple[Proof, bool]]
         return None
     games = list(whole)
     for key, sub in subs:
-        pair = [(sub, False)]
-        back = dual(sub)
-        if back is not None and not same_game(sub, back):
-            pair.append((back, True))
+        pair = both_ways(sub)
         for game, reverse in pair:  # a pagoda may rule out one direction and not the other
             if game is not problem and pagoda.find(game) is not None:  # (the problem's: tried)
                 refuted[key] = (Proof.PAGODA, reverse)
@@ -262,7 +258,6 @@ def _mine(problem: Problem, state: dict, deadline: Deadline) -> None:
     new = pagoda.mine(problem, dead, [(p.weights, p.floor) for p in known],
                       min(MINE_KEEP, MAX_PAGODAS - len(known)), deadline)
     state["pagodas"] = known + [D.Pagoda(w, floor) for w, floor in new]
-    state["mined"] = state.get("mined", 0) + len(new)
 
 
 def _local(problem: Problem, deadline: Deadline, config: Config) -> Result | None:

@@ -127,21 +127,14 @@ def _by_survivor(problem: Problem, deadline: Deadline) -> Result | None:
     reversal, was solvable), "unknown" (a survivor left undecided), or None (not such a goal).
     Both directions of every survivor get a cheap proof first; then each exhaustive search
     gets an equal share of the time left."""
-    from ..analysis.invariants import fixed_survivor, separating_weight, survivor_candidates
-    from ..engine.bitboard import same_game
-    from ..model.problem import dual
+    from ..analysis.invariants import both_ways, fixed_survivor, separating_weight, survivor_candidates
 
     g, board = problem.goal, problem.board
     if g.full or g.min_pegs > 1 or g.max_pegs != 1:
         return None
     reps, out = survivor_candidates(problem)
     names = board.names
-    games: list[tuple[int, list[tuple[Problem, bool]]]] = []
-    for h in reps:
-        sub = fixed_survivor(problem, h)
-        back = dual(sub)
-        pair = [(sub, False)] + ([(back, True)] if back is not None and not same_game(sub, back) else [])
-        games.append((h, pair))
+    games = [(h, both_ways(fixed_survivor(problem, h))) for h in reps]
     found: dict[int, tuple[bool, dict]] = {}
     for h, pair in games:
         for game, rev in pair:
