@@ -53,7 +53,26 @@ def test_the_solvable_set_is_cached_on_disk(tmp_path, monkeypatch):
     assert (H.solvable_set(p) == first).all()
 
 
+def test_hint_cli_verdicts_match_brute_force(tmp_path):
+    """Through the command line: every verdict after a short game equals brute force."""
+    out, p = tmp_path / "h.svg", Problem(T5, T5.full & ~(1 << T5.hole("a1")), Goal.one_peg())
+    r = CliRunner().invoke(main, ["hint", "triangle-5", "--vacant", "a1", "c3-a1 b4-b2", "--json",
+                                  "--out", str(out)])
+    assert r.exit_code == 0, r.output
+    data = json.loads(r.output)
+    e, win, pos = engine(T5), winnable(p), p.start
+    name = {k: f"{T5.names[a]}-{T5.names[c]}" for k, (a, _, c) in enumerate(T5.jumps)}
+    for text in ("c3-a1", "b4-b2"):
+        pos = e.apply(pos, next(k for k in e.legal(pos) if name[k] == text))
+    truth = {name[k]: "alive" if win(e.apply(pos, k)) else "dead" for k in e.legal(pos)}
+    assert {h["jump"]: h["status"] for h in data["hints"]} == truth
+    assert set(truth.values()) == {"alive", "dead"} and data["jumps_so_far"] == 2
+    assert out.read_text().count('class="panel"') == len(truth)
+
+
+@pytest.mark.slow
 def test_hint_cli_shows_the_losing_jump_dead(tmp_path):
+    """The English board's solvable set (10 s to build): a known losing jump is dead."""
     out = tmp_path / "h.svg"
     r = CliRunner().invoke(main, ["hint", "english", "--survivor", "d4", "d2-d4 d5-d3 b4-d4", "--json",
                                   "--out", str(out)])

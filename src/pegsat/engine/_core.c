@@ -48,6 +48,9 @@ typedef struct {
     const void *target; Py_ssize_t ntarget; int target_pegs;
     void *stack, *keys, *imgs;  /* imgs: the G images of each stacked position */
     int *next, *path, *order;
+    void *oflip, *oneed;        /* flip[order[i]], need[order[i]]: the jumps in search order */
+    uint64_t *legal; int lw;    /* per depth, lw words: bit i = jump order[i] is legal, untried */
+    void *ckeys; int *cidx;     /* scratch: one node's children's keys and order indices */
     int64_t *vals, *delta, *floors; int P;
     char goal_full[16], goal_empty[16];
     int min_pegs, max_pegs, min_left, canon, depth;
@@ -491,6 +494,7 @@ static void Search_dealloc(CoreSearch *s) {
     if (s->has_target_view) PyBuffer_Release(&s->target_view);
     Py_XDECREF(s->table_owner); Py_XDECREF(s->target_owner); Py_XDECREF(s->board);
     free(s->stack); free(s->keys); free(s->imgs); free(s->next); free(s->path); free(s->order);
+    free(s->oflip); free(s->oneed); free(s->legal); free(s->ckeys); free(s->cidx);
     free(s->vals); free(s->delta); free(s->floors);
     Py_TYPE(s)->tp_free((PyObject *)s);
 }
@@ -535,15 +539,23 @@ static int Search_init(CoreSearch *s, PyObject *args, PyObject *kw) {
     s->stack = calloc(depth, ps); s->keys = calloc(depth, ps); s->imgs = calloc((size_t)depth * b->G, ps);
     s->next = calloc(depth, sizeof(int)); s->path = calloc(depth, sizeof(int));
     s->order = calloc(b->J, sizeof(int));
+    s->lw = (b->J + 63) / 64;
+    s->oflip = calloc(b->J ? b->J : 1, ps); s->oneed = calloc(b->J ? b->J : 1, ps);
+    s->legal = calloc((size_t)depth * (s->lw ? s->lw : 1), sizeof(uint64_t));
+    s->ckeys = calloc(b->J ? b->J : 1, ps); s->cidx = calloc(b->J ? b->J : 1, sizeof(int));
     s->vals = calloc((size_t)depth * (s->P ? s->P : 1), sizeof(int64_t));
     s->delta = calloc((size_t)b->J * (s->P ? s->P : 1), sizeof(int64_t));
     s->floors = calloc(s->P ? s->P : 1, sizeof(int64_t));
-    if (!s->stack || !s->keys || !s->imgs || !s->next || !s->path || !s->order || !s->vals || !s->delta || !s->floors) {
+    if (!s->stack || !s->keys || !s->imgs || !s->next || !s->path || !s->order || !s->oflip || !s->oneed || !s->legal || !s->ckeys || !s->cidx || !s->vals || !s->delta || !s->floors) {
         PyErr_NoMemory(); goto out;
     }
     memcpy(s->order, ov.buf, 4 * b->J);
     for (int i = 0; i < b->J; i++)
         if (s->order[i] < 0 || s->order[i] >= b->J) { PyErr_SetString(PyExc_ValueError, "bad jump order"); goto out; }
+    for (int i = 0; i < b->J; i++) {
+        memcpy((char *)s->oflip + i * ps, (const char *)b->flip + (size_t)s->order[i] * ps, ps);
+        memcpy((char *)s->oneed + i * ps, (const char *)b->need + (size_t)s->order[i] * ps, ps);
+    }
     memcpy(s->delta, dv.buf, dv.len); memcpy(s->floors, flv.buf, flv.len); memcpy(s->vals, vv.buf, vv.len);
     memcpy(s->stack, st.buf, ps);
     if (b->W == 1) images_1(b, *(pos1_t *)s->stack, (pos1_t *)s->imgs);

@@ -348,11 +348,16 @@ static PyObject *SFX(keep)(CoreBoard *b, const char *src, Py_ssize_t n, const in
 
 /* ---- depth-first search with a table of dead positions -------------------------------- */
 
-/* The table is shared memory when several searches race on one problem: a slot is read and
- * written whole (one aligned 8-byte word; 16-byte positions are not shared), an empty slot is
- * 0, and when the probe window is full the first slot is overwritten. Losing a dead position
- * only costs a search again; nothing false can be read. */
-#define PROBES 32
+/* The table is shared by the threads of a portfolio: a slot is read and written whole (one
+ * aligned 8-byte word; 16-byte positions are not shared), an empty slot is 0, and when the
+ * probe window is full its first slot is overwritten. Losing a dead position only costs a
+ * search again; nothing false can be read. A window of 16 slots (two or three cache lines)
+ * rather than 32: in a full table every miss reads the whole window (English d4 -> c4,
+ * 2^22 slots, 20 M nodes: 2.44 -> 2.7 M nodes/s), while at the planner's fill (grown at half
+ * full) 16 loses as little as 32 (14 of 20 M positions at 30% full on diamond e1 -> e9). */
+#ifndef PROBES
+#define PROBES 16
+#endif
 #define PREFETCH_BITS 21  /* 2^21 slots (16 MB) and up: larger than the caches here */
 
 /* One slot read or written whole: atomically for one-word tables, which may be shared. */
@@ -399,19 +404,19 @@ static inline int SFX(bury)(POS *table, uint64_t mask, int bits, POS key) {
  * (or a target position) is reached, the path is on the stack, 2 = exhausted: no plan. */
 static int SFX(run)(CoreSearch *s, int64_t budget) {
     const CoreBoard *b = s->board;
-    const POS *need = (const POS *)SFX(need)(b);
-    const POS *flip = (const POS *)SFX(flip)(b);
+    const POS *of = (const POS *)s->oflip, *on = (const POS *)s->oneed;
     POS *stack = (POS *)s->stack, *keys = (POS *)s->keys, *imgs = (POS *)s->imgs;
     const POS *fimg = (const POS *)SFX(fimg)(b);
     const int G = b->G;
     POS *table = (POS *)s->table;
     const POS *target = (const POS *)s->target;
     POS full = SFX(load)(s->goal_full), empty = SFX(load)(s->goal_empty);
-    const int P = s->P, J = b->J;
+    const int P = s->P, J = b->J, LW = s->lw;
     int64_t end = s->nodes + budget;
     int d = s->depth;
     while (d >= 0) {
         POS pos = stack[d];
+        uint64_t *m = s->legal + (size_t)d * LW;
         if (s->next[d] < 0) {  /* a node seen for the first time */
             int c = SFX(popcount)(pos);
             if ((pos & full) == full && !(pos & empty) && c >= s->min_pegs && c <= s->max_pegs) {
@@ -435,39 +440,68 @@ static int SFX(run)(CoreSearch *s, int64_t budget) {
             s->nodes++;
             keys[d] = key;
             s->next[d] = 0;
-            /* The children's table slots are random reads in a table far larger than the
-             * caches: ask for all of them now, so their misses overlap instead of queueing
-             * one per child (2^24 slots: 1.3 -> 2.0 million nodes/s on English; a table
-             * that fits the caches is faster without, as the children's keys cost twice). */
-            if (s->bits >= PREFETCH_BITS) for (int i = 0; i < J; i++) {
-                int k = s->order[i];
-                if ((pos & flip[k]) == need[k]) {
-                    POS child = s->canon ? SFX(canon_by)(b, imgs + (size_t)d * G, k) : pos ^ flip[k];
-                    __builtin_prefetch(&table[SFX(hash)(child) >> (64 - s->bits)]);
+            /* The legal jumps, once, as bits in search order: one branch-free pass over the
+             * jumps (laid out in that order) instead of a scan that resumes at every return
+             * to this node. */
+            for (int w = 0; w < LW; w++) {
+                uint64_t x = 0;
+                const int lo = 64 * w, hi = lo + 64 < J ? lo + 64 : J;
+                for (int i = lo; i < hi; i++) x |= (uint64_t)((pos & of[i]) == on[i]) << (i - lo);
+                m[w] = x;
+            }
+            /* Children below a pagoda's floor are dropped before anything else (they are
+             * never stored, so looking them up would be a wasted miss). The other children's
+             * table slots are random reads in a table far larger than the caches: ask for all
+             * of them first, so their misses overlap instead of queueing one per child, then
+             * drop the children found dead. */
+            if (P) for (int w = 0; w < LW; w++) {
+                for (uint64_t x = m[w]; x; x &= x - 1) {
+                    const int i = 64 * w + __builtin_ctzll(x);
+                    const int64_t *delta = s->delta + (size_t)s->order[i] * P;
+                    for (int p = 0; p < P; p++)
+                        if (val[p] + delta[p] < s->floors[p]) {
+                            m[w] &= ~((uint64_t)1 << (i - 64 * w)); s->pruned++; break;
+                        }
                 }
+            }
+            if (s->bits >= PREFETCH_BITS) {
+                POS *ck = (POS *)s->ckeys;
+                int *ci = s->cidx, nc = 0;
+                for (int w = 0; w < LW; w++) {
+                    for (uint64_t x = m[w]; x; x &= x - 1) {
+                        const int i = 64 * w + __builtin_ctzll(x);
+                        POS child = s->canon ? SFX(canon_by)(b, imgs + (size_t)d * G, s->order[i]) : pos ^ of[i];
+                        __builtin_prefetch(&table[SFX(hash)(child) >> (64 - s->bits)]);
+                        ck[nc] = child; ci[nc++] = i;
+                    }
+                }
+                for (int j = 0; j < nc; j++)
+                    if (SFX(dead)(table, s->mask, s->bits, ck[j])) {
+                        m[ci[j] >> 6] &= ~((uint64_t)1 << (ci[j] & 63));
+                        s->hits++;
+                    }
             }
         }
-        int i = s->next[d], moved = 0;
-        for (; i < J; i++) {
-            int k = s->order[i];
-            if ((pos & flip[k]) == need[k]) {
-                s->next[d] = i + 1;
-                s->path[d] = k;
-                stack[d + 1] = pos ^ flip[k];
-                s->next[d + 1] = -1;
-                if (s->canon) {
-                    const POS *src = imgs + (size_t)d * G, *f = fimg + (size_t)k * G;
-                    POS *dst = imgs + (size_t)(d + 1) * G;
-                    for (int g = 0; g < G; g++) dst[g] = src[g] ^ f[g];
-                }
-                if (P) {
-                    const int64_t *val = s->vals + (size_t)d * P;
-                    int64_t *nv = s->vals + (size_t)(d + 1) * P;
-                    const int64_t *delta = s->delta + (size_t)k * P;
-                    for (int p = 0; p < P; p++) nv[p] = val[p] + delta[p];
-                }
-                d++; moved = 1; break;
+        int moved = 0;
+        for (int w = 0; w < LW; w++) {
+            if (!m[w]) continue;
+            int i = 64 * w + __builtin_ctzll(m[w]), k = s->order[i];
+            m[w] &= m[w] - 1;
+            s->path[d] = k;
+            stack[d + 1] = pos ^ of[i];
+            s->next[d + 1] = -1;
+            if (s->canon) {
+                const POS *src = imgs + (size_t)d * G, *f = fimg + (size_t)k * G;
+                POS *dst = imgs + (size_t)(d + 1) * G;
+                for (int g = 0; g < G; g++) dst[g] = src[g] ^ f[g];
             }
+            if (P) {
+                const int64_t *val = s->vals + (size_t)d * P;
+                int64_t *nv = s->vals + (size_t)(d + 1) * P;
+                const int64_t *delta = s->delta + (size_t)k * P;
+                for (int p = 0; p < P; p++) nv[p] = val[p] + delta[p];
+            }
+            d++; moved = 1; break;
         }
         if (!moved) {
             s->stored += SFX(bury)(table, s->mask, s->bits, keys[d]);
