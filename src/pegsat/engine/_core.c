@@ -50,6 +50,8 @@ typedef struct {
     int *next, *path, *order;
     void *oflip, *oneed;        /* flip[order[i]], need[order[i]]: the jumps in search order */
     uint64_t *legal; int lw;    /* per depth, lw words: bit i = jump order[i] is legal, untried */
+    uint64_t *base, *sleep;     /* per depth, lw words: the jumps to try at first; the sleep set */
+    uint64_t *indep;            /* per jump, lw words: the jumps (by order index) sharing no hole */
     void *ckeys; int *cidx;     /* scratch: one node's children's keys and order indices */
     int64_t *vals, *delta, *floors; int P;
     char goal_full[16], goal_empty[16];
@@ -494,7 +496,7 @@ static void Search_dealloc(CoreSearch *s) {
     if (s->has_target_view) PyBuffer_Release(&s->target_view);
     Py_XDECREF(s->table_owner); Py_XDECREF(s->target_owner); Py_XDECREF(s->board);
     free(s->stack); free(s->keys); free(s->imgs); free(s->next); free(s->path); free(s->order);
-    free(s->oflip); free(s->oneed); free(s->legal); free(s->ckeys); free(s->cidx);
+    free(s->oflip); free(s->oneed); free(s->legal); free(s->base); free(s->sleep); free(s->indep); free(s->ckeys); free(s->cidx);
     free(s->vals); free(s->delta); free(s->floors);
     Py_TYPE(s)->tp_free((PyObject *)s);
 }
@@ -542,11 +544,14 @@ static int Search_init(CoreSearch *s, PyObject *args, PyObject *kw) {
     s->lw = (b->J + 63) / 64;
     s->oflip = calloc(b->J ? b->J : 1, ps); s->oneed = calloc(b->J ? b->J : 1, ps);
     s->legal = calloc((size_t)depth * (s->lw ? s->lw : 1), sizeof(uint64_t));
+    s->base = calloc((size_t)depth * (s->lw ? s->lw : 1), sizeof(uint64_t));
+    s->sleep = calloc((size_t)depth * (s->lw ? s->lw : 1), sizeof(uint64_t));
+    s->indep = calloc((size_t)(b->J ? b->J : 1) * (s->lw ? s->lw : 1), sizeof(uint64_t));
     s->ckeys = calloc(b->J ? b->J : 1, ps); s->cidx = calloc(b->J ? b->J : 1, sizeof(int));
     s->vals = calloc((size_t)depth * (s->P ? s->P : 1), sizeof(int64_t));
     s->delta = calloc((size_t)b->J * (s->P ? s->P : 1), sizeof(int64_t));
     s->floors = calloc(s->P ? s->P : 1, sizeof(int64_t));
-    if (!s->stack || !s->keys || !s->imgs || !s->next || !s->path || !s->order || !s->oflip || !s->oneed || !s->legal || !s->ckeys || !s->cidx || !s->vals || !s->delta || !s->floors) {
+    if (!s->stack || !s->keys || !s->imgs || !s->next || !s->path || !s->order || !s->oflip || !s->oneed || !s->legal || !s->base || !s->sleep || !s->indep || !s->ckeys || !s->cidx || !s->vals || !s->delta || !s->floors) {
         PyErr_NoMemory(); goto out;
     }
     memcpy(s->order, ov.buf, 4 * b->J);
@@ -556,6 +561,13 @@ static int Search_init(CoreSearch *s, PyObject *args, PyObject *kw) {
         memcpy((char *)s->oflip + i * ps, (const char *)b->flip + (size_t)s->order[i] * ps, ps);
         memcpy((char *)s->oneed + i * ps, (const char *)b->need + (size_t)s->order[i] * ps, ps);
     }
+    for (int k = 0; k < b->J; k++)
+        for (int i = 0; i < b->J; i++) {
+            int j = s->order[i], shared = 0;
+            int hk[3] = {b->src[k], b->over[k], b->dst[k]}, hj[3] = {b->src[j], b->over[j], b->dst[j]};
+            for (int x = 0; x < 3; x++) for (int y = 0; y < 3; y++) shared |= hk[x] == hj[y];
+            if (!shared) s->indep[(size_t)k * s->lw + i / 64] |= (uint64_t)1 << (i % 64);
+        }
     memcpy(s->delta, dv.buf, dv.len); memcpy(s->floors, flv.buf, flv.len); memcpy(s->vals, vv.buf, vv.len);
     memcpy(s->stack, st.buf, ps);
     if (b->W == 1) images_1(b, *(pos1_t *)s->stack, (pos1_t *)s->imgs);

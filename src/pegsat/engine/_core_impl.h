@@ -443,11 +443,13 @@ static int SFX(run)(CoreSearch *s, int64_t budget) {
             /* The legal jumps, once, as bits in search order: one branch-free pass over the
              * jumps (laid out in that order) instead of a scan that resumes at every return
              * to this node. */
+            const uint64_t *sl = s->sleep + (size_t)d * LW;
+            uint64_t *bs = s->base + (size_t)d * LW;
             for (int w = 0; w < LW; w++) {
                 uint64_t x = 0;
                 const int lo = 64 * w, hi = lo + 64 < J ? lo + 64 : J;
                 for (int i = lo; i < hi; i++) x |= (uint64_t)((pos & of[i]) == on[i]) << (i - lo);
-                m[w] = x;
+                m[w] = bs[w] = x & ~sl[w];
             }
             /* Children below a pagoda's floor are dropped before anything else (they are
              * never stored, so looking them up would be a wasted miss). The other children's
@@ -487,6 +489,13 @@ static int SFX(run)(CoreSearch *s, int64_t budget) {
             if (!m[w]) continue;
             int i = 64 * w + __builtin_ctzll(m[w]), k = s->order[i];
             m[w] &= m[w] - 1;
+            {   /* the child's sleep set: what sleeps here, and the jumps tried here before this
+                 * one (every one of them led to a dead position), that commute with it */
+                const uint64_t *sl = s->sleep + (size_t)d * LW, *bs = s->base + (size_t)d * LW;
+                const uint64_t *ind = s->indep + (size_t)k * LW;
+                uint64_t *cs = s->sleep + (size_t)(d + 1) * LW;
+                for (int v = 0; v < LW; v++) cs[v] = (sl[v] | (bs[v] & ~m[v])) & ind[v];
+            }
             s->path[d] = k;
             stack[d + 1] = pos ^ of[i];
             s->next[d + 1] = -1;
