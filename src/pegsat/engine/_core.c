@@ -52,6 +52,8 @@ typedef struct {
     uint64_t *legal; int lw;    /* per depth, lw words: bit i = jump order[i] is legal, untried */
     uint64_t *base, *sleep;     /* per depth, lw words: the jumps to try at first; the sleep set */
     uint64_t *indep;            /* per jump, lw words: the jumps (by order index) sharing no hole */
+    uint64_t *can;              /* per depth, lw words: every legal jump (before sleep and tries) */
+    int *touch, *ntouch;        /* per jump, the order indices of the jumps sharing a hole (J each) */
     void *ckeys; int *cidx;     /* scratch: one node's children's keys and order indices */
     int64_t *vals, *delta, *floors; int P;
     char goal_full[16], goal_empty[16];
@@ -496,7 +498,7 @@ static void Search_dealloc(CoreSearch *s) {
     if (s->has_target_view) PyBuffer_Release(&s->target_view);
     Py_XDECREF(s->table_owner); Py_XDECREF(s->target_owner); Py_XDECREF(s->board);
     free(s->stack); free(s->keys); free(s->imgs); free(s->next); free(s->path); free(s->order);
-    free(s->oflip); free(s->oneed); free(s->legal); free(s->base); free(s->sleep); free(s->indep); free(s->ckeys); free(s->cidx);
+    free(s->oflip); free(s->oneed); free(s->legal); free(s->base); free(s->sleep); free(s->indep); free(s->can); free(s->touch); free(s->ntouch); free(s->ckeys); free(s->cidx);
     free(s->vals); free(s->delta); free(s->floors);
     Py_TYPE(s)->tp_free((PyObject *)s);
 }
@@ -547,11 +549,14 @@ static int Search_init(CoreSearch *s, PyObject *args, PyObject *kw) {
     s->base = calloc((size_t)depth * (s->lw ? s->lw : 1), sizeof(uint64_t));
     s->sleep = calloc((size_t)depth * (s->lw ? s->lw : 1), sizeof(uint64_t));
     s->indep = calloc((size_t)(b->J ? b->J : 1) * (s->lw ? s->lw : 1), sizeof(uint64_t));
+    s->can = calloc((size_t)depth * (s->lw ? s->lw : 1), sizeof(uint64_t));
+    s->touch = calloc((size_t)(b->J ? b->J : 1) * (b->J ? b->J : 1), sizeof(int));
+    s->ntouch = calloc(b->J ? b->J : 1, sizeof(int));
     s->ckeys = calloc(b->J ? b->J : 1, ps); s->cidx = calloc(b->J ? b->J : 1, sizeof(int));
     s->vals = calloc((size_t)depth * (s->P ? s->P : 1), sizeof(int64_t));
     s->delta = calloc((size_t)b->J * (s->P ? s->P : 1), sizeof(int64_t));
     s->floors = calloc(s->P ? s->P : 1, sizeof(int64_t));
-    if (!s->stack || !s->keys || !s->imgs || !s->next || !s->path || !s->order || !s->oflip || !s->oneed || !s->legal || !s->base || !s->sleep || !s->indep || !s->ckeys || !s->cidx || !s->vals || !s->delta || !s->floors) {
+    if (!s->stack || !s->keys || !s->imgs || !s->next || !s->path || !s->order || !s->oflip || !s->oneed || !s->legal || !s->base || !s->sleep || !s->indep || !s->can || !s->touch || !s->ntouch || !s->ckeys || !s->cidx || !s->vals || !s->delta || !s->floors) {
         PyErr_NoMemory(); goto out;
     }
     memcpy(s->order, ov.buf, 4 * b->J);
@@ -567,6 +572,7 @@ static int Search_init(CoreSearch *s, PyObject *args, PyObject *kw) {
             int hk[3] = {b->src[k], b->over[k], b->dst[k]}, hj[3] = {b->src[j], b->over[j], b->dst[j]};
             for (int x = 0; x < 3; x++) for (int y = 0; y < 3; y++) shared |= hk[x] == hj[y];
             if (!shared) s->indep[(size_t)k * s->lw + i / 64] |= (uint64_t)1 << (i % 64);
+            else s->touch[(size_t)k * b->J + s->ntouch[k]++] = i;
         }
     memcpy(s->delta, dv.buf, dv.len); memcpy(s->floors, flv.buf, flv.len); memcpy(s->vals, vv.buf, vv.len);
     memcpy(s->stack, st.buf, ps);

@@ -440,17 +440,28 @@ static int SFX(run)(CoreSearch *s, int64_t budget) {
             s->nodes++;
             keys[d] = key;
             s->next[d] = 0;
-            /* The legal jumps, once, as bits in search order: one branch-free pass over the
-             * jumps (laid out in that order) instead of a scan that resumes at every return
-             * to this node. */
+            /* The legal jumps, once, as bits in search order (a scan that resumed at every
+             * return to this node cost twice): the parent's, but for the jumps on the three
+             * holes its jump changed, re-tested (German: about 30 of 140 jumps; diamond
+             * e1 -> e9, 20 M nodes: 2.8 -> 3.4 M nodes/s); then minus the sleep set. */
             const uint64_t *sl = s->sleep + (size_t)d * LW;
             uint64_t *bs = s->base + (size_t)d * LW;
-            for (int w = 0; w < LW; w++) {
+            uint64_t *cn = s->can + (size_t)d * LW;
+            if (d > 0) {  /* the parent's legal jumps, but for those on the three holes it changed */
+                const int k = s->path[d - 1], nt = s->ntouch[k], *tl = s->touch + (size_t)k * J;
+                const uint64_t *pc = s->can + (size_t)(d - 1) * LW, *ind = s->indep + (size_t)k * LW;
+                for (int w = 0; w < LW; w++) cn[w] = pc[w] & ind[w];
+                for (int t = 0; t < nt; t++) {
+                    const int i = tl[t];
+                    cn[i >> 6] |= (uint64_t)((pos & of[i]) == on[i]) << (i & 63);
+                }
+            } else for (int w = 0; w < LW; w++) {
                 uint64_t x = 0;
                 const int lo = 64 * w, hi = lo + 64 < J ? lo + 64 : J;
                 for (int i = lo; i < hi; i++) x |= (uint64_t)((pos & of[i]) == on[i]) << (i - lo);
-                m[w] = bs[w] = x & ~sl[w];
+                cn[w] = x;
             }
+            for (int w = 0; w < LW; w++) m[w] = bs[w] = cn[w] & ~sl[w];
             /* Children below a pagoda's floor are dropped before anything else (they are
              * never stored, so looking them up would be a wasted miss). The other children's
              * table slots are random reads in a table far larger than the caches: ask for all
