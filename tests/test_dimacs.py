@@ -100,7 +100,8 @@ def test_unsat_answer(tmp_path):
 
 @pytest.mark.external
 @pytest.mark.skipif(shutil.which("cadical") is None, reason="the cadical command is not installed")
-@pytest.mark.parametrize("problem", ["english", "instances/hexagon19-partial.toml"])
+@pytest.mark.parametrize("problem", [pytest.param("english", marks=pytest.mark.slow),  # 9 s of CaDiCaL
+                                     "instances/hexagon19-partial.toml"])
 def test_round_trip_with_external_cadical(tmp_path, problem):
     from conftest import ROOT
     spec = problem if not problem.endswith(".toml") else str(ROOT / problem)

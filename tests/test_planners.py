@@ -81,8 +81,9 @@ def triangle5():
 
 @pytest.mark.parametrize("planner", ["search", "sat"])
 def test_triangle5_every_vacancy_to_one_peg(planner):
+    """One vacancy per orbit of the board's symmetries (the others are their images)."""
     b = triangle5()
-    for v in range(b.n):
+    for v in sorted({min(p[h] for p in b.symmetries) for h in range(b.n)}):
         r = solve(single_vacancy(b, v, Goal.one_peg()), planner, deadline=Deadline(120))
         assert r.status is Status.SOLVED, b.names[v]
 
