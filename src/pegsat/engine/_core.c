@@ -47,7 +47,7 @@ typedef struct {
     void *table; uint64_t mask; int bits;
     const void *target; Py_ssize_t ntarget; int target_pegs;
     void *stack, *keys, *imgs;  /* imgs: the G images of each stacked position */
-    int *next, *path, *order;
+    int *next, *path, *order;  /* next[d] < 0: the node at depth d is not expanded yet */
     void *oflip, *oneed;        /* flip[order[i]], need[order[i]]: the jumps in search order */
     uint64_t *legal; int lw;    /* per depth, lw words: bit i = jump order[i] is legal, untried */
     uint64_t *base, *sleep;     /* per depth, lw words: the jumps to try at first; the sleep set */

@@ -431,8 +431,8 @@ static int SFX(run)(CoreSearch *s, int64_t budget) {
                 d--; continue;
             }
             const int64_t *val = s->vals + (size_t)d * (P ? P : 1);
-            int cut = 0;
-            for (int p = 0; p < P; p++) if (val[p] < s->floors[p]) { cut = 1; break; }
+            int cut = 0;  /* the start's own test: a child below a floor is dropped by its parent */
+            if (d == 0) for (int p = 0; p < P; p++) if (val[p] < s->floors[p]) { cut = 1; break; }
             if (cut) { s->pruned++; d--; continue; }
             POS key = s->canon ? SFX(least)(imgs + (size_t)d * G, G) : pos;
             if (SFX(dead)(table, s->mask, s->bits, key)) { s->hits++; d--; continue; }
@@ -447,7 +447,7 @@ static int SFX(run)(CoreSearch *s, int64_t budget) {
             const uint64_t *sl = s->sleep + (size_t)d * LW;
             uint64_t *bs = s->base + (size_t)d * LW;
             uint64_t *cn = s->can + (size_t)d * LW;
-            if (d > 0) {  /* the parent's legal jumps, but for those on the three holes it changed */
+            if (d > 0) {
                 const int k = s->path[d - 1], nt = s->ntouch[k], *tl = s->touch + (size_t)k * J;
                 const uint64_t *pc = s->can + (size_t)(d - 1) * LW, *ind = s->indep + (size_t)k * LW;
                 for (int w = 0; w < LW; w++) cn[w] = pc[w] & ind[w];
