@@ -50,7 +50,7 @@ typedef struct {
     int *next, *path, *order;  /* next[d] < 0: the node at depth d is not expanded yet */
     void *oflip, *oneed;        /* flip[order[i]], need[order[i]]: the jumps in search order */
     uint64_t *legal; int lw;    /* per depth, lw words: bit i = jump order[i] is legal, untried */
-    uint64_t *base, *sleep;     /* per depth, lw words: the jumps to try at first; the sleep set */
+    uint64_t *sleep;            /* per depth, lw words: the sleep set */
     uint64_t *indep;            /* per jump, lw words: the jumps (by order index) sharing no hole */
     uint64_t *can;              /* per depth, lw words: every legal jump (before sleep and tries) */
     int *touch, *ntouch;        /* per jump, the order indices of the jumps sharing a hole (J each) */
@@ -498,7 +498,7 @@ static void Search_dealloc(CoreSearch *s) {
     if (s->has_target_view) PyBuffer_Release(&s->target_view);
     Py_XDECREF(s->table_owner); Py_XDECREF(s->target_owner); Py_XDECREF(s->board);
     free(s->stack); free(s->keys); free(s->imgs); free(s->next); free(s->path); free(s->order);
-    free(s->oflip); free(s->oneed); free(s->legal); free(s->base); free(s->sleep); free(s->indep); free(s->can); free(s->touch); free(s->ntouch); free(s->ckeys); free(s->cidx);
+    free(s->oflip); free(s->oneed); free(s->legal); free(s->sleep); free(s->indep); free(s->can); free(s->touch); free(s->ntouch); free(s->ckeys); free(s->cidx);
     free(s->vals); free(s->delta); free(s->floors);
     Py_TYPE(s)->tp_free((PyObject *)s);
 }
@@ -544,19 +544,18 @@ static int Search_init(CoreSearch *s, PyObject *args, PyObject *kw) {
     s->next = calloc(depth, sizeof(int)); s->path = calloc(depth, sizeof(int));
     s->order = calloc(b->J, sizeof(int));
     s->lw = (b->J + 63) / 64;
-    s->oflip = calloc(b->J ? b->J : 1, ps); s->oneed = calloc(b->J ? b->J : 1, ps);
-    s->legal = calloc((size_t)depth * (s->lw ? s->lw : 1), sizeof(uint64_t));
-    s->base = calloc((size_t)depth * (s->lw ? s->lw : 1), sizeof(uint64_t));
-    s->sleep = calloc((size_t)depth * (s->lw ? s->lw : 1), sizeof(uint64_t));
-    s->indep = calloc((size_t)(b->J ? b->J : 1) * (s->lw ? s->lw : 1), sizeof(uint64_t));
-    s->can = calloc((size_t)depth * (s->lw ? s->lw : 1), sizeof(uint64_t));
-    s->touch = calloc((size_t)(b->J ? b->J : 1) * (b->J ? b->J : 1), sizeof(int));
-    s->ntouch = calloc(b->J ? b->J : 1, sizeof(int));
-    s->ckeys = calloc(b->J ? b->J : 1, ps); s->cidx = calloc(b->J ? b->J : 1, sizeof(int));
+    const size_t nj = b->J ? b->J : 1, lw = s->lw ? s->lw : 1;
+    s->oflip = calloc(nj, ps); s->oneed = calloc(nj, ps);
+    s->legal = calloc((size_t)depth * lw, sizeof(uint64_t));
+    s->sleep = calloc((size_t)depth * lw, sizeof(uint64_t));
+    s->can = calloc((size_t)depth * lw, sizeof(uint64_t));
+    s->indep = calloc(nj * lw, sizeof(uint64_t));
+    s->touch = calloc(nj * nj, sizeof(int)); s->ntouch = calloc(nj, sizeof(int));
+    s->ckeys = calloc(nj, ps); s->cidx = calloc(nj, sizeof(int));
     s->vals = calloc((size_t)depth * (s->P ? s->P : 1), sizeof(int64_t));
     s->delta = calloc((size_t)b->J * (s->P ? s->P : 1), sizeof(int64_t));
     s->floors = calloc(s->P ? s->P : 1, sizeof(int64_t));
-    if (!s->stack || !s->keys || !s->imgs || !s->next || !s->path || !s->order || !s->oflip || !s->oneed || !s->legal || !s->base || !s->sleep || !s->indep || !s->can || !s->touch || !s->ntouch || !s->ckeys || !s->cidx || !s->vals || !s->delta || !s->floors) {
+    if (!s->stack || !s->keys || !s->imgs || !s->next || !s->path || !s->order || !s->oflip || !s->oneed || !s->legal || !s->sleep || !s->indep || !s->can || !s->touch || !s->ntouch || !s->ckeys || !s->cidx || !s->vals || !s->delta || !s->floors) {
         PyErr_NoMemory(); goto out;
     }
     memcpy(s->order, ov.buf, 4 * b->J);

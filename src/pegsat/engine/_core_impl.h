@@ -445,7 +445,6 @@ static int SFX(run)(CoreSearch *s, int64_t budget) {
              * holes its jump changed, re-tested (German: about 30 of 140 jumps; diamond
              * e1 -> e9, 20 M nodes: 2.8 -> 3.4 M nodes/s); then minus the sleep set. */
             const uint64_t *sl = s->sleep + (size_t)d * LW;
-            uint64_t *bs = s->base + (size_t)d * LW;
             uint64_t *cn = s->can + (size_t)d * LW;
             if (d > 0) {
                 const int k = s->path[d - 1], nt = s->ntouch[k], *tl = s->touch + (size_t)k * J;
@@ -461,7 +460,7 @@ static int SFX(run)(CoreSearch *s, int64_t budget) {
                 for (int i = lo; i < hi; i++) x |= (uint64_t)((pos & of[i]) == on[i]) << (i - lo);
                 cn[w] = x;
             }
-            for (int w = 0; w < LW; w++) m[w] = bs[w] = cn[w] & ~sl[w];
+            for (int w = 0; w < LW; w++) m[w] = cn[w] & ~sl[w];
             /* Children below a pagoda's floor are dropped before anything else (they are
              * never stored, so looking them up would be a wasted miss). The other children's
              * table slots are random reads in a table far larger than the caches: ask for all
@@ -500,12 +499,12 @@ static int SFX(run)(CoreSearch *s, int64_t budget) {
             if (!m[w]) continue;
             int i = 64 * w + __builtin_ctzll(m[w]), k = s->order[i];
             m[w] &= m[w] - 1;
-            {   /* the child's sleep set: what sleeps here, and the jumps tried here before this
-                 * one (every one of them led to a dead position), that commute with it */
-                const uint64_t *sl = s->sleep + (size_t)d * LW, *bs = s->base + (size_t)d * LW;
+            {   /* the child's sleep set: what sleeps here, and the legal jumps no longer
+                 * untried here (each led to a dead position), that commute with this one */
+                const uint64_t *sl = s->sleep + (size_t)d * LW, *cn = s->can + (size_t)d * LW;
                 const uint64_t *ind = s->indep + (size_t)k * LW;
                 uint64_t *cs = s->sleep + (size_t)(d + 1) * LW;
-                for (int v = 0; v < LW; v++) cs[v] = (sl[v] | (bs[v] & ~m[v])) & ind[v];
+                for (int v = 0; v < LW; v++) cs[v] = (sl[v] | (cn[v] & ~m[v])) & ind[v];
             }
             s->path[d] = k;
             stack[d + 1] = pos ^ of[i];
