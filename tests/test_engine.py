@@ -74,6 +74,9 @@ def test_canonical_form_permutation_and_membership(name):
     assert list(k.member(u, k.array(probe))) == [p in set(pos) for p in probe]
     probe = sorted(probe + [min(pos), max(pos), 0, b.full])  # ascending: the merging path
     assert list(k.member(u, k.array(probe))) == [p in set(pos) for p in probe]
+    probe = (probe + pos) * 3  # unsorted and more than the set: the hashed path
+    random.Random(1).shuffle(probe)
+    assert list(k.member(u, k.array(probe))) == [p in set(pos) for p in probe]
     assert list(k.popcount(arr)) == [p.bit_count() for p in pos]
 
 

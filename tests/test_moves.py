@@ -174,6 +174,16 @@ def test_search_by_moves_agrees_with_dijkstra(case):
         assert r.status is Status.UNSOLVABLE
     else:
         assert r.status is Status.SOLVED_OPTIMAL and r.optimal and r.moves == want
+    if want:  # under a known bound the last level is probed, not built
+        for upper in (want, want + 1):
+            s = Search(p, Deadline(), upper=upper)
+            best, lower, meeting = s.run()
+            if upper == want:
+                assert best is None and lower == want
+            else:
+                assert best == want
+                start, plan = s.walk(meeting)
+                assert start == p.start and replay_plan(p, plan).moves == want
 
 
 def test_a_timeout_is_never_a_proof():

@@ -6,7 +6,7 @@
  * resumable depth-first search with a table of dead positions. Positions are one 64-bit word
  * (boards of at most 64 holes) or two (at most 128); the code for both comes from one
  * template, _core_impl.h. Buffers go in and out through the buffer protocol (numpy arrays
- * in, bytearrays out), so no numpy headers are needed to build this.
+ * in, bytearrays or Blocks out), so no numpy headers are needed to build this.
  *
  * pegsat.engine.reference holds the same searches and level operations in plain Python;
  * tests/test_engine.py tests this against it. */
@@ -60,6 +60,41 @@ typedef struct {
     int min_pegs, max_pegs, min_left, canon, depth;
     int64_t nodes, stored, hits, pruned, target_lookups;
 } CoreSearch;
+
+/* A malloc'd block of positions handed to Python without a copy: it exposes its memory
+ * through the buffer protocol (numpy.frombuffer wraps it) and frees it when the last view
+ * goes. The move expansion fills one without the GIL, where a bytearray could not grow. */
+typedef struct {
+    PyObject_HEAD
+    void *data;
+    Py_ssize_t len;
+} Block;
+
+static void Block_dealloc(Block *k) { free(k->data); Py_TYPE(k)->tp_free((PyObject *)k); }
+
+static int Block_getbuffer(Block *k, Py_buffer *view, int flags) {
+    return PyBuffer_FillInfo(view, (PyObject *)k, k->data, k->len, 0, flags);
+}
+
+static PyBufferProcs Block_as_buffer = {(getbufferproc)Block_getbuffer, NULL};
+
+static PyTypeObject BlockType = {
+    PyVarObject_HEAD_INIT(NULL, 0)
+    .tp_name = "pegsat.engine._core.Block",
+    .tp_basicsize = sizeof(Block),
+    .tp_flags = Py_TPFLAGS_DEFAULT,
+    .tp_dealloc = (destructor)Block_dealloc,
+    .tp_as_buffer = &Block_as_buffer,
+    .tp_doc = "positions computed by the core (a buffer)",
+};
+
+/* Takes ownership of ``data`` (freed here on failure). */
+static PyObject *block_of(void *data, Py_ssize_t len) {
+    Block *k = PyObject_New(Block, &BlockType);
+    if (!k) { free(data); return NULL; }
+    k->data = data; k->len = len;
+    return (PyObject *)k;
+}
 
 static void *need_1(const CoreBoard *b) { return b->need; }
 static void *land_1(const CoreBoard *b) { return b->land; }
@@ -637,7 +672,8 @@ static struct PyModuleDef coremodule = {
 };
 
 PyMODINIT_FUNC PyInit__core(void) {
-    if (PyType_Ready(&BoardType) < 0 || PyType_Ready(&SearchType) < 0) return NULL;
+    if (PyType_Ready(&BoardType) < 0 || PyType_Ready(&SearchType) < 0 || PyType_Ready(&BlockType) < 0)
+        return NULL;
     PyObject *m = PyModule_Create(&coremodule);
     if (!m) return NULL;
     Py_INCREF(&BoardType); PyModule_AddObject(m, "Board", (PyObject *)&BoardType);

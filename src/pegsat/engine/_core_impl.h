@@ -182,8 +182,10 @@ static Py_ssize_t SFX(moves_run)(const CoreBoard *b, const char *src, Py_ssize_t
     const int G = canon ? b->G : 1;
     SFX(Chain) c = {0};
     POS *out = NULL, cimg[MAX_G];
+    const POS full = b->n >= 64 * W ? ~(POS)0 : (((POS)1 << b->n) - 1);
+    int *root = malloc((b->J + 1) * sizeof(int));
     Py_ssize_t len = 0, cap = 0;
-    if (SFX(chain_grow)(&c, G) < 0) goto fail;
+    if (!root || SFX(chain_grow)(&c, G) < 0) goto fail;
     for (Py_ssize_t i = 0; i < n; i++) {
         Py_ssize_t top = 0;
         c.pos[0] = SFX(load)(src + i * POS_BYTES); c.peg[0] = -1;
@@ -194,14 +196,30 @@ static Py_ssize_t SFX(moves_run)(const CoreBoard *b, const char *src, Py_ssize_t
             POS cur = c.pos[top];
             int peg = c.peg[top];
             if (canon) memcpy(cimg, c.img + top * G, G * sizeof(POS));
-            int cnt = peg < 0 ? b->J : (reverse ? b->n_by_dst[peg] : b->n_by_src[peg]);
-            const int *list = peg < 0 ? NULL : (reverse ? b->by_dst[peg] : b->by_src[peg]);
+            int cnt;
+            const int *list;
+            if (peg < 0) {
+                /* The first jump lands on an empty hole (forward) or leaves from a peg
+                 * (backward, by_dst too): only those holes' jumps are tested, not all J. */
+                POS holes = reverse ? cur : (~cur & full);
+                cnt = 0;
+                for (int w = 0; w < W; w++)
+                    for (uint64_t m = (uint64_t)(holes >> (64 * w)); m; m &= m - 1) {
+                        int h = 64 * w + __builtin_ctzll(m);
+                        memcpy(root + cnt, b->by_dst[h], b->n_by_dst[h] * sizeof(int));
+                        cnt += b->n_by_dst[h];
+                    }
+                list = root;
+            } else {
+                cnt = reverse ? b->n_by_dst[peg] : b->n_by_src[peg];
+                list = reverse ? b->by_dst[peg] : b->by_src[peg];
+            }
             for (int j = 0; j < cnt; j++) {
-                int k = list ? list[j] : j;
+                int k = list[j];
                 if ((cur & flip[k]) != want[k]) continue;
                 if (top == c.cap && SFX(chain_grow)(&c, G) < 0) goto fail;
                 if (len == cap) {
-                    Py_ssize_t nc = cap ? 2 * cap : (n * 8 > 1024 ? n * 8 : 1024);
+                    Py_ssize_t nc = cap ? 2 * cap : (n * 16 > 1024 ? n * 16 : 1024);  /* untouched pages cost nothing */
                     POS *o = realloc(out, nc * sizeof(POS));
                     if (!o) goto fail;
                     out = o; cap = nc;
@@ -218,11 +236,12 @@ static Py_ssize_t SFX(moves_run)(const CoreBoard *b, const char *src, Py_ssize_t
             }
         }
     }
-    free(c.pos); free(c.img); free(c.peg);
+    free(c.pos); free(c.img); free(c.peg); free(root);
+    if (len && len < cap) { POS *o = realloc(out, len * sizeof(POS)); if (o) out = o; }
     *outp = out;
     return len;
 fail:
-    free(c.pos); free(c.img); free(c.peg); free(out);
+    free(c.pos); free(c.img); free(c.peg); free(out); free(root);
     return -1;
 }
 
@@ -233,9 +252,8 @@ static PyObject *SFX(moves)(CoreBoard *b, const char *src, Py_ssize_t n, int rev
     len = SFX(moves_run)(b, src, n, reverse, canon, &out);
     Py_END_ALLOW_THREADS
     if (len < 0) return PyErr_NoMemory();
-    PyObject *r = PyByteArray_FromStringAndSize((const char *)out, len * POS_BYTES);
-    free(out);
-    return r;
+    if (!out && !(out = malloc(POS_BYTES))) return PyErr_NoMemory();  /* no moves: empty block */
+    return block_of(out, len * POS_BYTES);
 }
 
 static void SFX(canon_all)(CoreBoard *b, const char *src, char *dst, Py_ssize_t n) {
@@ -293,15 +311,44 @@ static inline int SFX(find)(const POS *s, Py_ssize_t n, POS x) {
     return lo < n && s[lo] == x;
 }
 
+/* Unsorted queries against a sorted set: many queries (a whole level's children against the
+ * other side's last level) go through an open-addressing hash of the set, one probe in
+ * cache per query instead of a binary search's log2(ns) misses. Slots hold indices into the
+ * set (+1; 0 is free), so no position value has to be reserved. Returns -1 without memory. */
+static int SFX(member_hashed)(const POS *s, Py_ssize_t ns, const char *q, Py_ssize_t nq, char *out) {
+    int bits = 4;
+    while (((Py_ssize_t)1 << bits) < 2 * ns) bits++;
+    const uint64_t mask = ((uint64_t)1 << bits) - 1;
+    uint32_t *slot = calloc((size_t)1 << bits, sizeof(uint32_t));
+    if (!slot) return -1;
+    for (Py_ssize_t i = 0; i < ns; i++) {
+        uint64_t h = SFX(hash)(s[i]) >> (64 - bits);
+        while (slot[h]) h = (h + 1) & mask;
+        slot[h] = (uint32_t)(i + 1);
+    }
+    for (Py_ssize_t i = 0; i < nq; i++) {
+        POS x = SFX(load)(q + i * POS_BYTES);
+        uint64_t h = SFX(hash)(x) >> (64 - bits);
+        char hit = 0;
+        for (uint32_t v; (v = slot[h]) != 0; h = (h + 1) & mask)
+            if (s[v - 1] == x) { hit = 1; break; }
+        out[i] = hit;
+    }
+    free(slot);
+    return 0;
+}
+
 /* Queries in ascending order (a level against older levels, the usual case) are merged in
  * one galloping pass: O(nq log gap) with the cache-friendly access of a merge; any other
- * order falls back to a binary search per query. */
+ * order goes through a hash of the set when the queries outnumber it (and it has fewer than
+ * 2^31 members), else a binary search per query. */
 static void SFX(member)(const char *sorted, Py_ssize_t ns, const char *q, Py_ssize_t nq, char *out) {
     const POS *s = (const POS *)sorted;
     int ascending = 1;
     for (Py_ssize_t i = 1; i < nq && ascending; i++)
         if (SFX(load)(q + i * POS_BYTES) < SFX(load)(q + (i - 1) * POS_BYTES)) ascending = 0;
     if (!ascending) {
+        if (nq >= ns && ns < ((Py_ssize_t)1 << 31) && SFX(member_hashed)(s, ns, q, nq, out) == 0) return;
         for (Py_ssize_t i = 0; i < nq; i++) out[i] = (char)SFX(find)(s, ns, SFX(load)(q + i * POS_BYTES));
         return;
     }

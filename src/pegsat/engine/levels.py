@@ -101,38 +101,57 @@ class Levels:
             return self.kernel.step(pos, reverse=reverse)
         return self.kernel.moves(pos, reverse=reverse)
 
-    def grow(self, side: str, keep: Keep | None = None) -> np.ndarray:
-        """Build the side's next level; ``keep(level, depth)`` prunes it before it is stored."""
-        k = self.kernel
+    def _slices(self, side: str, work: Callable[[np.ndarray], np.ndarray]) -> Iterator[np.ndarray]:
+        """``work(children)`` of each slice of the side's last level, in order. At most
+        ``SLICE`` positions per slice, and one slice per core at least: the core and numpy's
+        sort release the GIL, so slices expand side by side."""
         levels = self.fwd if side == "forward" else self.bwd
-        cur, reverse, parts = levels[-1], side == "backward", []
-        held = sum(a.nbytes for a in self.fwd + (self.bwd or []))
-
-        # at most SLICE positions per slice, and one slice per core at least: the core and
-        # numpy's sort release the GIL, so slices expand side by side
+        cur, reverse = levels[-1], side == "backward"
         size = min(SLICE, max(1024, -(-len(cur) // cores())))
 
         def one(lo: int) -> np.ndarray:
             self.deadline.check()
-            part = k.unique(self.expand(cur[lo:lo + size], reverse))
-            if self.by == "moves":  # a move may reach a position of any earlier level
-                for old in levels:
-                    part = part[~k.member(old, part)]
-            return part
+            return work(self.expand(cur[lo:lo + size], reverse))
 
         los = range(0, len(cur), size)
         threads = min(cores(), len(los))
         with ThreadPoolExecutor(max(1, threads)) as pool:
             try:
-                for part in (pool.map(one, los) if threads > 1 else map(one, los)):
-                    parts.append(part)
-                    if held + 2 * sum(p.nbytes for p in parts) > self.budget:
-                        gb = self.budget / (1 << 30)
-                        raise MemoryBudget(f"memory budget: the levels would outgrow {gb:.1f} GB "
-                                           "(PEGSAT_MEMORY_GB)")
+                yield from (pool.map(one, los) if threads > 1 else map(one, los))
             except BaseException:
                 pool.shutdown(cancel_futures=True)
                 raise
+
+    def grow(self, side: str, keep: Keep | None = None) -> np.ndarray:
+        """Build the side's next level; ``keep(level, depth)`` prunes it before it is stored."""
+        return self.grow_until(side, keep)[0]
+
+    def grow_until(self, side: str, keep: Keep | None = None,
+                   meet: Callable[[np.ndarray], np.ndarray] | None = None) -> tuple[np.ndarray, bool]:
+        """(the side's next level, False), or, as soon as ``meet(part)`` (a mask over a slice's
+        distinct new positions) holds somewhere, (those positions, True) with the level left
+        unbuilt: a search that stops at its first meeting skips the rest of its last level."""
+        k = self.kernel
+        levels = self.fwd if side == "forward" else self.bwd
+        held = sum(a.nbytes for a in self.fwd + (self.bwd or []))
+
+        def distinct(children: np.ndarray) -> np.ndarray:
+            part = k.unique(children)
+            if self.by == "moves":  # a move may reach a position of any earlier level
+                for old in levels:
+                    part = part[~k.member(old, part)]
+            return part if meet is None else (part, part[meet(part)])
+
+        parts = []
+        for part in self._slices(side, distinct):
+            if meet is not None:
+                part, hits = part
+                if len(hits):
+                    return hits, True
+            parts.append(part)
+            if held + 2 * sum(p.nbytes for p in parts) > self.budget:
+                gb = self.budget / (1 << 30)
+                raise MemoryBudget(f"memory budget: the levels would outgrow {gb:.1f} GB (PEGSAT_MEMORY_GB)")
         # Each distinct successor once: the slices' successors overlap a lot.
         new = k.unique(k.concat(parts)) if len(parts) > 1 else (parts[0] if parts else k.empty())
         del parts
@@ -140,7 +159,16 @@ class Levels:
         if keep is not None:
             new = keep(new, len(levels))
         levels.append(new)
-        return new
+        return new, False
+
+    def probe(self, side: str, wanted: Callable[[np.ndarray], np.ndarray]) -> np.ndarray:
+        """The canonical positions one step beyond the side's last level for which
+        ``wanted(children)`` is true, without building that level: a search that only needs
+        to know whether its last level would meet the other side skips the sort."""
+        k = self.kernel
+        hits = list(self._slices(side, lambda c: c[wanted(c)]))
+        self.deadline.check()
+        return k.unique(k.concat(hits))
 
     def contains(self, side: str, d: int, pos: int) -> bool:
         """``pos`` (any member of its orbit) lies in the side's level ``d``."""

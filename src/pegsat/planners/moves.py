@@ -12,13 +12,16 @@ If an optimal plan has ``L <= a + b`` moves, its position after ``min(a, L)`` mo
 some ``F_i ∩ B_{L-i}`` with ``i <= a`` and ``L - i <= b``. So once all levels up to ``a``
 and ``b`` are built without any meeting, every plan has more than ``a + b`` moves; the first
 meeting ``F_i ∩ B_j`` found this way is optimal. The side with the smaller last level is
-grown next. Exhausting a side without a meeting proves that no plan exists.
+grown next. Exhausting a side without a meeting proves that no plan exists. Since no plan is
+shorter than the levels built, a new level can only meet the other side's *last* level; it is
+tested slice by slice as it is expanded, and the search stops at the first slice that meets.
 
 An upper bound ``U`` (a plan found first by the ``auto`` planner, whose moves are counted)
 stops the search as soon as ``a + b >= U - 1`` and prunes: a position ``i`` moves from the
 start that still needs ``h`` moves by its full Merson regions (``analysis.merson``) cannot be
 on a plan of fewer than ``U`` moves if ``i + h >= U``; backwards, regions full at the start
-but broken in the position count the same way.
+but broken in the position count the same way. The last level such a search needs (``a + b =
+U - 2`` before it) is only probed for a meeting, never sorted or stored.
 
 The anchor is G. I. Bell's breadth-first search by moves ("Solving triangular peg
 solitaire", J. Integer Sequences 11, 2008; the English central game: 18 moves, first proven
@@ -48,9 +51,15 @@ NAME = "moves"
 OPTIMAL = True  # answers with the fewest moves, proven
 #: share of the time limit (and at most this many seconds) spent finding a first plan
 UPPER_SHARE, UPPER_MAX_S = 0.1, 10.0
-#: the search runs alone this long (and at most this share of the limit) before a first plan
-#: is fetched: the IPC problems finish in a few hundredths of a second without one
-QUICK_S, QUICK_SHARE = 1.0, 0.05
+#: the search runs alone this long (and at most this share of the limit), and until a level
+#: holds more than QUICK_LEVEL positions, before a first plan is fetched: the IPC problems
+#: finish in a few hundredths of a second without one, while on the English board the plan
+#: (0.1 s) prunes every level past the eighth
+QUICK_S, QUICK_SHARE, QUICK_LEVEL = 1.0, 0.05, 20_000
+
+
+class Paused(Timeout):
+    """A level outgrew ``Search.pause_above`` before an upper bound was known."""
 
 
 def supports(problem: Problem) -> str | None:
@@ -82,6 +91,8 @@ class Search:
         self.must, self.optional, self.cap = merson.regions_to_break(self.board, p.goal)
         self.start_full = [r for r in merson.region_family(self.board) if p.start & r == r]
         self.pruned = 0
+        self.probed: str | None = None  # the side whose last level was probed, not built
+        self.pause_above: int | None = None  # see ``Paused``
 
     @property
     def fwd(self) -> list[np.ndarray]:
@@ -158,32 +169,48 @@ class Search:
             side = "forward"
             if self.bwd is not None and len(self.bwd[-1]) < len(self.fwd[-1]):
                 side = "backward"
-            new = self.grow(side)
-            hit = self._meet(side, new)
-            if hit:
-                return hit[1] + hit[2], hit[1] + hit[2], hit
+            if self.upper is not None and a + b + 2 == self.upper:
+                # The last level: only its meeting with the other side's last level matters
+                # (a plan of upper - 1 moves), so it is probed, never sorted and stored.
+                hit = self._probe(side)
+                return (self.upper - 1, self.upper - 1, hit) if hit else (None, self.upper, None)
+            new, met = self.levels.grow_until(side, self._keep(side), self._meets(side))
+            if met:
+                return a + b + 1, a + b + 1, self._beyond(side, new)
             if not len(new):
                 # This side is exhausted: nothing lies beyond, so no plan (below ``upper``).
-                return None, a + b + 1 if self.upper is not None else -1, None
+                return None, self.upper if self.upper is not None else -1, None
+            if self.upper is None and self.pause_above is not None and len(new) > self.pause_above:
+                raise Paused(f"a level of {len(new)} positions")
+
+    def _first(self, pos: np.ndarray) -> int:
+        return self.levels.kernel.ints(pos[:1])[0]
 
     def _meet_initial(self):
         start = self.fwd[0]
         m = self.goal_mask(start) if self.bwd is None else self.levels.kernel.member(self.bwd[0], start)
-        return (int(start[m][0]), 0, 0) if m.any() else None
+        return (self._first(start[m]), 0, 0) if m.any() else None
 
-    def _meet(self, side: str, new: np.ndarray):
+    def _meets(self, side: str):
+        """The mask of a new level's positions that meet the other side: its last level (no
+        earlier one can: every plan is longer than the levels built so far), or the goal."""
         if self.bwd is None:
-            m = self.goal_mask(new)
-            return (int(new[m][0]), len(self.fwd) - 1, 0) if m.any() else None
-        others = self.bwd if side == "forward" else self.fwd
-        for j, other in enumerate(others):
-            m = self.levels.kernel.member(other, new)
-            if m.any():
-                pos = int(new[m][0])
-                if side == "forward":
-                    return pos, len(self.fwd) - 1, j
-                return pos, j, len(self.bwd) - 1
-        return None
+            return self.goal_mask
+        other = self.bwd[-1] if side == "forward" else self.fwd[-1]
+        return lambda pos: self.levels.kernel.member(other, pos)
+
+    def _probe(self, side: str):
+        """A meeting one step beyond the side's last level (see ``_meets``), the level itself
+        not built."""
+        self.probed = side
+        hits = self.levels.probe(side, self._meets(side))
+        return self._beyond(side, hits) if len(hits) else None
+
+    def _beyond(self, side: str, hits: np.ndarray) -> tuple[int, int, int]:
+        """The meeting (position, i, j) at the first of ``hits``, one step beyond the side's
+        last level."""
+        a, b = len(self.fwd) - 1, (len(self.bwd) - 1 if self.bwd else 0)
+        return (self._first(hits), a + 1, b) if side == "forward" else (self._first(hits), a, b + 1)
 
     def walk(self, meeting: tuple[int, int, int]) -> tuple[int, tuple[int, ...]]:
         """(start, plan) through the meeting position."""
@@ -239,6 +266,7 @@ def solve(problem: Problem, deadline: Deadline, config: Config) -> Result:
     rem = deadline.remaining()
     quick = deadline.within(QUICK_S if rem is None else min(QUICK_S, QUICK_SHARE * rem))
     search = Search(problem, quick)
+    search.pause_above = QUICK_LEVEL
     first = upper = None
     upper_s = 0.0
     try:
@@ -248,6 +276,7 @@ def solve(problem: Problem, deadline: Deadline, config: Config) -> Result:
             if deadline.expired():
                 raise
             search.levels.deadline = deadline
+            search.pause_above = None
             t = time.perf_counter()
             first, upper = _first_plan(problem, deadline, config)
             upper_s = time.perf_counter() - t
@@ -287,10 +316,11 @@ def replace_planner(r: Result) -> Result:
 
 
 def _how(search: Search) -> str:
-    a = len(search.fwd) - 1
+    a = len(search.fwd) - 1 + (search.probed == "forward")
     if search.bwd is None:
         return f"breadth-first search by moves ({a} levels)"
-    return f"breadth-first search by moves ({a} forward + {len(search.bwd) - 1} backward levels)"
+    b = len(search.bwd) - 1 + (search.probed == "backward")
+    return f"breadth-first search by moves ({a} forward + {b} backward levels)"
 
 
 def _stats(search: Search, t0: float, upper_s: float, lower0: int) -> dict:
