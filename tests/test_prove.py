@@ -167,6 +167,28 @@ def test_english_survey_is_the_rule_of_three(tmp_path):
         assert v in t.survivors(v)  # complement problems all solvable
 
 
+def test_survey_budget_gives_the_unknown_a_second_longer_run(tmp_path, monkeypatch):
+    import pegsat.apps.survey as survey_mod
+
+    real, calls = survey_mod.settle, []
+
+    def first_time_unknown(board, v, s, planner, time_limit, layers_limit=None, cap=None):
+        calls.append((v, s, time_limit, layers_limit, cap))
+        if sum(c[:2] == (v, s) for c in calls) == 1:  # the first pass gives up on everything
+            return survey_mod.Entry(board.names[v], board.names[s], "unknown", None)
+        return real(board, v, s, planner, time_limit, layers_limit, cap)
+
+    monkeypatch.setattr(survey_mod, "settle", first_time_unknown)
+    pairs = len(list(survey_mod.orbit_pairs(T5)))
+    assert table(T5, run(T5, tmp_path / "a.jsonl", time_limit=0.5)).unknown > 0  # no budget: one pass
+    calls.clear()
+    t = table(T5, run(T5, tmp_path / "b.jsonl", time_limit=0.5, budget=120))
+    assert t.unknown == 0 and len(calls) == 2 * pairs
+    second = calls[pairs:]
+    assert all(c[2] > 0.5 and c[3] is not None and c[4] is not None for c in second)
+    assert all(c[4].remaining() is not None for c in second)  # the budget caps every step
+
+
 def test_french_classes():
     b = get_board("french")
     hopeless = [v for v in range(b.n) if not possible_survivors(b, b.full & ~(1 << v))]

@@ -454,12 +454,15 @@ def check(cert: str, time_limit: float | None) -> None:
 @click.option("--layers-limit", type=SECONDS,
               help="Seconds for the last, exhaustive step on problems the planners left unknown "
               "(default: --time-limit; French d3 -> d5 needs about 1000).")
+@click.option("--budget", type=SECONDS,
+              help="Seconds for the whole survey: a first pass at --time-limit per problem, then "
+              "what is left shared evenly among the problems still unknown (one longer run each).")
 @click.option("--picture", type=click.Path(dir_okay=False),
               help="SVG of the board, each hole coloured by how many survivors its vacancy allows.")
 @click.option("--json", "json_out", type=click.Path(dir_okay=False), help="Write the full table as JSON.")
 @click.option("--quiet", is_flag=True, help="No per-problem progress lines.")
 def survey(board: str, results: str | None, min_moves: bool, time_limit: float, layers_limit: float | None,
-           picture: str | None, json_out: str | None, quiet: bool) -> None:
+           budget: float | None, picture: str | None, json_out: str | None, quiet: bool) -> None:
     """Classify every single-vacancy -> single-survivor problem of BOARD."""
     from .apps.survey import picture as survey_picture
     from .apps.survey import run as run_survey
@@ -479,7 +482,7 @@ def survey(board: str, results: str | None, min_moves: bool, time_limit: float, 
     t0 = time.perf_counter()
     try:
         reps = run_survey(b, path, planner="moves" if min_moves else "auto", time_limit=time_limit,
-                          layers_limit=layers_limit, progress=progress)
+                          layers_limit=layers_limit, budget=budget, progress=progress)
     except KeyboardInterrupt:
         click.echo(f"interrupted: finished problems are kept in {path}; rerun to resume", err=True)
         sys.exit(INTERRUPTED)

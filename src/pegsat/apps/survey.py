@@ -61,8 +61,9 @@ def orbit_pairs(board: Board) -> Iterator[tuple[int, int]]:
 
 
 def settle(board: Board, v: int, s: int, planner: str, time_limit: float | None,
-           layers_limit: float | None = None) -> Entry:
-    """``layers_limit``: seconds for the last, exhaustive step (default ``time_limit``)."""
+           layers_limit: float | None = None, cap: Deadline | None = None) -> Entry:
+    """``layers_limit``: seconds for the last, exhaustive step (default ``time_limit``);
+    ``cap``: a deadline no step outlasts (the survey's budget)."""
     t = time.perf_counter()
     problem = single_vacancy(board, v, Goal.survivor(board, s))
     names = board.names
@@ -71,6 +72,8 @@ def settle(board: Board, v: int, s: int, planner: str, time_limit: float | None,
         return Entry(names[v], names[s], status, proof, seconds=round(time.perf_counter() - t, 3), **kw)
 
     def budget(seconds: float | None) -> Deadline:
+        if cap is not None:
+            return cap.within(seconds) if seconds else cap
         return Deadline(seconds) if seconds else Deadline()
 
     r = solve(problem, planner, deadline=budget(time_limit))
@@ -116,25 +119,42 @@ def read_results(path: Path) -> dict[tuple[str, str], Entry]:
 
 
 def run(board: Board, results: Path, *, planner: str = "auto", time_limit: float | None = 60.0,
-        layers_limit: float | None = None,
+        layers_limit: float | None = None, budget: float | None = None,
         progress: Callable[[Entry, int, int], None] | None = None) -> dict[tuple[str, str], Entry]:
-    """Settle every orbit representative not already in ``results``; return them all."""
+    """Settle every orbit representative not already in ``results``; return them all.
+
+    ``budget``: seconds for the whole survey. The first pass gives each problem
+    ``time_limit`` (less if the budget runs short); then what is left of the budget is
+    shared evenly among the problems still unknown, each solved once more with its share (a
+    solve starts afresh: one long run decides more than several short ones). Without a
+    budget, one pass."""
     if board.n > 64:
         raise PegsatError(f"survey: board {board.name} has {board.n} holes; at most 64")
+    whole = Deadline(budget) if budget else Deadline()
     done = read_results(results)
     pairs = list(orbit_pairs(board))
     names = board.names
+
     with JsonLines(results) as out:
-        for i, (v, s) in enumerate(pairs, start=1):
-            key = (names[v], names[s])
-            if key in done:
-                continue
-            e = settle(board, v, s, planner, time_limit, layers_limit)
+        def one(i: int, v: int, s: int, seconds: float | None, layers: float | None) -> None:
+            e = settle(board, v, s, planner, seconds, layers, cap=whole if budget else None)
             out.write(asdict(e))
             if e.status in ("solved", "unsolvable"):
-                done[key] = e
+                done[(names[v], names[s])] = e
             if progress:
                 progress(e, i, len(pairs))
+
+        for i, (v, s) in enumerate(pairs, start=1):
+            if (names[v], names[s]) not in done and not whole.expired():
+                one(i, v, s, time_limit, layers_limit)
+        if budget:
+            left = [(i, v, s) for i, (v, s) in enumerate(pairs, start=1) if (names[v], names[s]) not in done]
+            for n, (i, v, s) in enumerate(left):
+                share = (whole.remaining() or 0) / (len(left) - n)  # time saved goes to the rest
+                if share <= (time_limit or 0):  # no longer than the first pass gave: no use
+                    break
+                layers = min(layers_limit, share / 2) if layers_limit else share / 2
+                one(i, v, s, share - layers, layers)
     return {k: done[k] for k in ((names[v], names[s]) for v, s in pairs) if k in done}
 
 
