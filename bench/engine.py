@@ -175,6 +175,19 @@ def rate_rows(args) -> list[list[str]]:
              f"{ref_rate / 1e3:.0f} k/s ({ref_budget} nodes)", f"{c_rate / ref_rate:.0f}x"]]
 
 
+def proof_rows(args) -> list[list[str]]:
+    """``prove`` with a certificate, then ``check`` alone, both whole processes."""
+    with tempfile.TemporaryDirectory() as tmp:
+        cert = str(Path(tmp) / "e4.json")
+        code, wall, mb, _ = run(["prove", "diamond", "--vacant", "e4", "--certificate", cert,
+                                 "--time-limit", str(5 * args.time_limit)])
+        ccode, cwall, _, _ = run(["check", cert])
+    row = ["prove diamond e4 -> one peg, certificate", status_of(code), f"{wall:.2f}", f"{mb:.0f}",
+           f"check alone {cwall:.2f} s ({'holds' if ccode == 0 else f'exit {ccode}'})", ""]
+    print(" | ".join(row), file=sys.stderr)
+    return [row]
+
+
 def survey_rows(args) -> list[list[str]]:
     rows = []
     for board in args.surveys.split(","):
@@ -206,6 +219,8 @@ def main() -> None:
     rows = solve_rows(args) + english_rows(args)
     if not args.only or "rate" in args.only:
         rows += rate_rows(args)
+    if not args.only or "prove" in args.only:
+        rows += proof_rows(args)
     if args.surveys:
         rows += survey_rows(args)
     head = ["case", "answer", "seconds", "peak MB", "baseline (pure Python)", "ratio"]

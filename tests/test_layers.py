@@ -111,7 +111,10 @@ def test_exhaustive_certificate_holds_and_tampering_is_rejected():
     assert not v.ok and ("increases" in v.message or "floor" in v.message or "weighs" in v.message)
 
 
-def test_prove_uses_the_search_and_check_reruns_it(tmp_path):
+def test_prove_uses_the_search_and_check_reruns_it(tmp_path, monkeypatch):
+    import pegsat.proofs.deadset as deadset
+
+    monkeypatch.setattr(deadset, "supports", lambda p: "the level search's route, tested here")
     p = single_vacancy(T5, T5.hole("b3"), Goal.survivor(T5, T5.hole("b3")))
     res = prove(p)
     assert res.status is Status.UNSOLVABLE and res.kind == "exhaustive"

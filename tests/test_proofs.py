@@ -69,7 +69,10 @@ def test_a_check_past_its_time_limit_is_not_settled(sat_cert):
     assert r.exit_code == 20 and "NOT SETTLED" in r.output, r.output
 
 
-def test_exhaustive_certificate_says_both_routes_ran(tmp_path):
+def test_exhaustive_certificate_says_both_routes_ran(tmp_path, monkeypatch):
+    import pegsat.proofs.deadset as deadset
+
+    monkeypatch.setattr(deadset, "supports", lambda p: "the level search's route, tested here")
     cert = tmp_path / "c.json"
     assert cli("prove", NB / "impossible.pddl", "--certificate", cert).exit_code == 10
     r = cli("check", cert)
@@ -113,6 +116,104 @@ def test_independent_module_uses_no_search_code():
 
 
 @pytest.fixture(scope="module")
+def dead_cert(tmp_path_factory):
+    """triangle-5, b3 -> a1: no cheap proof; the depth-first search exhausts it."""
+    from pegsat.model.problem import Goal
+    from pegsat.proofs.prove import prove
+
+    b = get_board("triangle-5")
+    path = tmp_path_factory.mktemp("dead") / "b3a1.json"
+    r = prove(single_vacancy(b, b.hole("b3"), Goal.survivor(b, b.hole("a1"))), Deadline(60),
+              certificate_path=path)
+    assert r.status is Status.UNSOLVABLE and r.certificate["kind"] == "dead-set", r.detail
+    return path
+
+
+def test_a_dead_set_certificate_is_checked_by_the_independent_checker(dead_cert):
+    data = json.loads(dead_cert.read_text())
+    assert (dead_cert.parent / data["evidence"]["positions"]).is_file()  # written beside it
+    r = cli("check", dead_cert)
+    assert r.exit_code == 0 and "independent checker" in r.output, r.output
+    assert "closed under jumps" in r.output
+
+
+def _forged_dead(dead_cert, tmp_path, dead=None, change=None):
+    import numpy as np
+
+    data = json.loads(dead_cert.read_text())
+    ev = data["evidence"]
+    if dead is not None:
+        f = tmp_path / "forged.npy"
+        np.save(f, dead)
+        ev.update(positions=str(f), count=len(dead), sha256=certificate.sha256(f))
+    else:
+        ev["positions"] = str(dead_cert.parent / ev["positions"])
+    if change:
+        change(ev)
+    forged = tmp_path / "forged.json"
+    forged.write_text(json.dumps(data))
+    return cli("check", forged)
+
+
+def test_a_dead_set_with_a_gap_a_goal_or_a_false_pagoda_is_rejected(dead_cert, tmp_path):
+    import numpy as np
+
+    b = get_board("triangle-5")
+    data = json.loads(dead_cert.read_text())
+    dead = np.load(dead_cert.parent / data["evidence"]["positions"])
+    start = b.full & ~(1 << b.hole("b3"))
+    middle = np.delete(dead, len(dead) // 2)
+    cases = [
+        (dict(dead=middle), "neither excluded nor in the dead set"),
+        (dict(dead=dead[dead != start]), "the start is neither"),
+        (dict(dead=np.union1d(dead, np.array([1 << b.hole("a1")], dtype=np.uint64))),
+         "a goal position is in"),
+        (dict(change=lambda ev: ev["pagodas"][0].update(floor=ev["pagodas"][0]["floor"] + 100)),
+         "weighs less than its floor"),
+        (dict(change=lambda ev: ev["symmetries"].append(list(reversed(range(b.n))))), "symmetry"),
+        (dict(change=lambda ev: ev.update(sha256="0" * 64)), "SHA-256"),
+    ]
+    for kw, words in cases:
+        r = _forged_dead(dead_cert, tmp_path, **kw)
+        assert r.exit_code == 1 and "REJECTED" in r.output and words in r.output, (words, r.output)
+
+
+def test_a_lossy_table_is_repaired_into_a_closed_dead_set(monkeypatch):
+    from pegsat.engine import dfs
+    from pegsat.model.problem import Goal
+    from pegsat.proofs import deadset
+
+    real = dfs.new_table
+    monkeypatch.setattr(dfs, "new_table", lambda bits, width=1: real(4, width))  # 16 slots: overwrites
+    b = get_board("triangle-5")
+    p = single_vacancy(b, b.hole("b3"), Goal.survivor(b, b.hole("a1")))
+    got = deadset.refute(p, Deadline(60))
+    assert got.kind == "dead" and got.stats["repaired"] > 0
+    walk = independent.dead_set(p, got.dead, [list(g) for g in got.group],
+                                [(list(g.weights), g.floor) for g in got.pagodas])
+    assert walk.ok is True, walk.message
+
+
+@settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(random_problems((3, 4), (3, 5), special=False))
+def test_dead_sets_agree_with_the_search_and_pass_the_checker(problem: Problem):
+    """Differential: the dead set exists exactly when the search says unsolvable, and the
+    independent checker accepts every one; a plan found instead replays."""
+    from pegsat.engine.bitboard import replay_plan
+    from pegsat.proofs import deadset
+
+    got = deadset.refute(problem, Deadline(30))
+    r = solve(problem, "search", deadline=Deadline(30))
+    assert got.kind == ("dead" if r.status is Status.UNSOLVABLE else "plan")
+    if got.kind == "plan":
+        replay_plan(problem, got.plan)
+    else:
+        walk = independent.dead_set(problem, got.dead, [list(p) for p in got.group],
+                                    [(list(p.weights), p.floor) for p in got.pagodas])
+        assert walk.ok is True, walk.message
+
+
+@pytest.fixture(scope="module")
 def split_cert(tmp_path_factory):
     """triangle-5, vacancy b3, one peg anywhere but c5 (the one reachable survivor): no cheap
     proof and no single level search is needed, but it is what the 41- and 45-hole boards get."""
@@ -146,7 +247,8 @@ def _forged(data, tmp_path, change):
     return cli("check", path)
 
 
-def test_a_split_certificate_with_a_survivor_missing_or_misplaced_is_rejected(split_cert, tmp_path):
+def test_a_split_certificate_with_a_survivor_missing_or_misplaced_is_rejected(split_cert):
+    tmp_path = split_cert.parent  # beside the sub-certificates' files
     data = json.loads(split_cert.read_text())
     parts = data["evidence"]["survivors"]
     assert len(parts) >= 2

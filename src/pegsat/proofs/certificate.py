@@ -30,6 +30,15 @@ them, or an unknown format version, is refused. Kinds:
               sharing no search code; it runs when the walk stays under its size limit, and
               the check says which routes ran.
 
+``dead-set``  an exhausted depth-first search (``proofs.deadset``): a file of positions (a
+              numpy ``.npy`` array of sorted 64-bit positions, with its SHA-256) closed
+              under jumps up to the given symmetries, with the integer pagodas that
+              exclude positions. Checked by ``proofs.independent.dead_set``, which shares
+              no search code: the symmetries map lines onto lines and the goal onto itself,
+              each pagoda is a pagoda whose floor no goal position is below, the start is in
+              the set, no goal is, and every child of every position in it is excluded or
+              in it. The whole argument is checked; nothing of pegsat's search is trusted.
+
 ``split``     a one-peg goal refuted survivor by survivor: every hole the goal allows is
               either ruled out by a position-class weighting (as in ``classes``), or refuted
               by a whole sub-certificate of any other kind for the game with that survivor
@@ -63,7 +72,7 @@ from . import drat, independent
 
 FORMAT = "pegsat-certificate"
 VERSION = 1
-KINDS = ("counting", "classes", "pagoda", "sat", "exhaustive", "split")
+KINDS = ("counting", "classes", "pagoda", "sat", "exhaustive", "dead-set", "split")
 
 
 class CertificateError(PegsatError):
@@ -137,7 +146,7 @@ def check(data: dict[str, Any], base: Path = Path("."), staged: dict[str, Path] 
         return Verdict(False, kind, "rejected: certificates do not cover the special-peg rule", problem)
     try:
         checker = {"counting": _counting, "classes": _classes, "pagoda": _pagoda, "sat": _sat,
-                   "exhaustive": _exhaustive, "split": _split}[kind]
+                   "exhaustive": _exhaustive, "dead-set": _dead_set, "split": _split}[kind]
         msg = checker(problem, data["evidence"], base, staged or {}, deadline or Deadline())
     except (KeyError, TypeError, ValueError, AttributeError, ZeroDivisionError, IndexError) as exc:
         msg = f"rejected: malformed evidence ({type(exc).__name__}: {str(exc)[:80]})"
@@ -280,6 +289,37 @@ def _exhaustive(problem: Problem, ev: dict, base: Path, staged: dict, deadline: 
         return f"ok: {one}; route 2 (independent walk) not run to the end: {walk.message}"
     return (f"ok: {one}; route 2 (independent walk, no search code shared, {walk.seconds:.2f} s): "
             f"{walk.message}")
+
+
+def _dead_set(problem: Problem, ev: dict, base: Path, staged: dict, deadline: Deadline) -> str:
+    import numpy as np
+
+    f = staged.get(ev["positions"], base / ev["positions"])
+    if not f.is_file():
+        return f"rejected: {f} is missing"
+    if sha256(f) != ev["sha256"]:
+        return f"rejected: {f} does not match its SHA-256 in the certificate"
+    try:
+        dead = np.load(f, allow_pickle=False)
+    except (OSError, ValueError) as exc:
+        return f"rejected: {f} is not a numpy array file ({str(exc)[:60]})"
+    if len(dead) != ev["count"]:
+        return f"rejected: {f} holds {len(dead)} positions, the certificate says {ev['count']}"
+    board = problem.board
+    index = {h: i for i, h in enumerate(board.names)}
+    group = [[int(x) for x in p] for p in ev["symmetries"]]
+    pagodas = []
+    for it in ev["pagodas"]:
+        w = [0] * board.n
+        for h, v in it["weights"].items():
+            w[index[h]] = v
+        pagodas.append((w, it["floor"]))
+    walk = independent.dead_set(problem, dead, group, pagodas, deadline)
+    if walk.ok is None:
+        return f"{UNFINISHED}{walk.message}"
+    if not walk.ok:
+        return f"rejected: {walk.message}"
+    return f"ok: dead set checked by the independent checker ({walk.seconds:.2f} s): {walk.message}"
 
 
 def _split(problem: Problem, ev: dict, base: Path, staged: dict, deadline: Deadline) -> str:

@@ -109,3 +109,131 @@ def refute(problem: Problem, pagodas: list[tuple[list[int], int]], deadline: Dea
     return Walk(True, seen, time.perf_counter() - t0,
                 f"every one of the {seen} reachable positions (pruned by {len(pagodas)} pagodas) "
                 "walked; none is a goal")
+
+
+def dead_set(problem: Problem, dead: np.ndarray, group: list[list[int]], pagodas: list[tuple[list[int], int]],
+             deadline: Deadline | None = None) -> Walk:
+    """Check a dead set (``proofs.deadset``): sorted positions ``dead`` closed under jumps up
+    to the symmetries ``group`` and the exclusions (below a pagoda's floor, or no more pegs
+    than the goal's least count without being a goal); the start in it and no goal in it.
+    Vectorised with numpy over the set; boards of at most 64 holes."""
+    t0 = time.perf_counter()
+    deadline = deadline or Deadline()
+    board, goal = problem.board, problem.goal
+    n, names = board.n, board.names
+
+    def done(ok: bool | None, message: str) -> Walk:
+        return Walk(ok, len(dead), time.perf_counter() - t0, message)
+
+    if n > 64:
+        return done(False, "dead sets are checked on boards of at most 64 holes")
+    if dead.dtype != np.uint64 or dead.ndim != 1:
+        return done(False, "the dead set is not a list of 64-bit positions")
+    if not bool(np.all(dead[1:] > dead[:-1])):
+        return done(False, "the dead set is not sorted without repeats")
+    if len(dead) and int(dead[-1]) >> n:
+        return done(False, "a position of the dead set names a hole the board does not have")
+    lines = {(a, b, c) for a, b, c in board.jumps}
+    for i, p in enumerate(group):
+        if sorted(p) != list(range(n)) or any((p[a], p[b], p[c]) not in lines for a, b, c in lines):
+            return done(False, f"symmetry {i} is not a permutation mapping lines onto lines")
+        if any((goal.full >> h & 1, goal.empty >> h & 1) != (goal.full >> p[h] & 1, goal.empty >> p[h] & 1)
+               for h in range(n)):
+            return done(False, f"symmetry {i} does not map the goal onto itself")
+    goals = goal_positions(problem)
+    for k, (w, floor) in enumerate(pagodas):
+        if len(w) != n or not all(isinstance(x, int) for x in [*w, floor]):
+            return done(False, f"pagoda {k} is not one integer weight per hole and an integer floor")
+        for a, b, c in board.jumps:
+            if w[c] > w[a] + w[b]:
+                return done(False, f"pagoda {k} increases on jump {names[a]}-{names[b]}-{names[c]}")
+        if goals is None:
+            return done(None, "the goal has too many positions to check the pagodas' floors")
+        if any(_weight(w, g) < floor for g in goals):
+            return done(False, f"pagoda {k}: a goal position weighs less than its floor")
+
+    # Byte tables: the weight of each byte value per pagoda, the image of each byte value per
+    # symmetry. Sums of integer weights in int64: checked to stay far below overflow.
+    if any(sum(abs(x) for x in w) >= 1 << 62 for w, _ in pagodas):
+        return done(False, "pagoda weights too large")
+    nb = (n + 7) // 8
+    weigh = np.zeros((len(pagodas), nb, 256), dtype=np.int64)
+    image = np.zeros((len(group), nb, 256), dtype=np.uint64)
+    for i in range(nb):
+        for v in range(256):
+            bits = [8 * i + j for j in range(8) if v >> j & 1 and 8 * i + j < n]
+            for k, (w, _) in enumerate(pagodas):
+                weigh[k, i, v] = sum(w[h] for h in bits)
+            for s, p in enumerate(group):
+                image[s, i, v] = sum(1 << p[h] for h in bits)
+    floors = [floor for _, floor in pagodas]
+    lo_pegs = max(goal.min_pegs, goal.full.bit_count(), 1)
+    hi_pegs = goal.max_pegs if goal.max_pegs is not None else n
+    full, empty = np.uint64(goal.full), np.uint64(goal.empty)
+
+    def byte(x: np.ndarray, i: int) -> np.ndarray:
+        return ((x >> np.uint64(8 * i)) & np.uint64(255)).astype(np.intp)
+
+    def is_goal(x: np.ndarray) -> np.ndarray:
+        pegs = np.bitwise_count(x)
+        return ((x & full) == full) & ((x & empty) == 0) & (pegs >= goal.min_pegs) & (pegs <= hi_pegs)
+
+    def weights(x: np.ndarray) -> list[np.ndarray]:
+        return [sum(weigh[k, i][byte(x, i)] for i in range(nb)) for k in range(len(floors))]
+
+    def images(x: np.ndarray) -> list[np.ndarray]:
+        out = []
+        for s in range(len(group)):
+            img = np.zeros_like(x)
+            for i in range(nb):
+                img |= image[s, i][byte(x, i)]
+            out.append(img)
+        return out
+
+    def excluded(x: np.ndarray, ws: list[np.ndarray]) -> np.ndarray:
+        out = (np.bitwise_count(x) <= lo_pegs) & ~is_goal(x)
+        for wsum, floor in zip(ws, floors, strict=True):
+            out |= wsum < floor
+        return out
+
+    def known(x: np.ndarray, imgs: list[np.ndarray]) -> np.ndarray:
+        if not len(dead):
+            return np.zeros(len(x), dtype=bool)
+        least = x.copy()
+        for img in imgs:
+            np.minimum(least, img, out=least)
+        at = np.searchsorted(dead, least)
+        return dead[np.minimum(at, len(dead) - 1)] == least
+
+    start = np.array([problem.start], dtype=np.uint64)
+    if not (known(start, images(start))[0] or excluded(start, weights(start))[0]):
+        return done(False, "the start is neither in the dead set nor excluded")
+    # A child's weights and images follow from its parent's: a jump a-b-c takes the pegs of
+    # a and b and puts one on c (weight + w[c] - w[a] - w[b]); a symmetry permutes holes, so
+    # the image of x ^ flip is the image of x ^ the image of flip.
+    rules = engine(board)
+    need = np.array(rules.need, dtype=np.uint64)
+    land = np.array(rules.land, dtype=np.uint64)
+    flip = np.array(rules.flip, dtype=np.uint64)
+    delta = [[w[c] - w[a] - w[b] for a, b, c in board.jumps] for w, _ in pagodas]
+    fimg = images(flip)
+    children = 0
+    for lo in range(0, len(dead), BATCH * 10):
+        if deadline.expired():
+            return done(None, f"time limit after {lo} of {len(dead)} dead positions")
+        x = dead[lo:lo + BATCH * 10]
+        if is_goal(x).any():
+            return done(False, f"a goal position is in the dead set: {int(x[is_goal(x)][0]):#x}")
+        wx, ix = weights(x), images(x)
+        for j in range(len(flip)):
+            legal = ((x & need[j]) == need[j]) & ((x & land[j]) == 0)
+            c = x[legal] ^ flip[j]
+            children += len(c)
+            keep = ~excluded(c, [wk[legal] + dk[j] for wk, dk in zip(wx, delta, strict=True)])
+            bad = ~known(c[keep], [im[legal][keep] ^ fi[j] for im, fi in zip(ix, fimg, strict=True)])
+            if bad.any():
+                return done(False, f"position {int(c[keep][bad][0]):#x} follows a dead position by a "
+                            "jump but is neither excluded nor in the dead set")
+    return done(True, f"the start is in it or excluded; all {len(dead)} positions and their {children} "
+                f"children checked: closed under jumps (by {len(group)} symmetries, {len(pagodas)} "
+                "pagodas), no goal among them")

@@ -3,10 +3,13 @@
 In order, stopping at the first that settles it:
 
 1. the cheap proofs (``proofs.cheap``): counting, position classes, a pagoda function by LP;
-2. exhaustive search (``planners.layers``, boards of at most 64 holes, goals of a fixed peg
-   count): breadth-first by jumps from both ends, pruned by pagodas it learns by LP; when
-   nothing meets, the certificate is those pagodas and the level sizes, checked by re-running
-   the search. It settles problems SAT cannot (French d3 -> d5); ``--sat`` skips it. On
+2. exhaustive search, boards of at most 64 holes: first the compiled depth-first search
+   (``proofs.deadset``, half the time left): exhausted, its dead positions become a file and
+   a ``dead-set`` certificate that an independent checker verifies position by position;
+   then (``planners.layers``, goals of a fixed peg count) breadth-first by jumps from both
+   ends, pruned by pagodas it learns by LP; when nothing meets, the certificate is those
+   pagodas and the level sizes, checked by re-running the search. It settles problems SAT
+   cannot (French d3 -> d5); ``--sat`` skips it. On
    boards of more than ``SPLIT_ABOVE`` holes a one-peg-anywhere goal is split first, as the
    ``search`` planner splits it: each class-compatible survivor (one per orbit of the
    start's symmetries) is refuted by a cheap proof or an exhaustive search of its game or of
@@ -42,6 +45,33 @@ from .cheap import cheap_proofs
 
 NAME = "prove"
 SPLIT_ABOVE = 36  # holes: on bigger boards an open one-peg goal is refuted survivor by survivor
+#: the first round over a split's games: this share of a game's time, this many dead positions
+QUICK_SHARE, QUICK_DEAD = 0.1, 1 << 22
+
+
+class _Files:
+    """Where certificates' data files go: beside the certificate file (staged, written with
+    it), or without one, into a temporary directory that lives as long as the check."""
+
+    def __init__(self, stage: Staging, certificate_path: str | Path | None, tmp: str) -> None:
+        self.stage, self.cert, self.tmp = stage, certificate_path, tmp
+        self.staged: dict[str, Path] = {}
+
+    def put(self, hint: str, array: Any) -> str:
+        """Write a numpy array; returns its name for the certificate."""
+        import numpy as np
+
+        if self.cert is not None:
+            target = Path(self.cert).with_suffix(f".{hint}.npy")
+            name, path = _rel(target, Path(self.cert).parent), self.stage.path(target)
+        else:
+            path = Path(self.tmp) / f"{hint}.npy"
+            name = str(path)
+        with open(path, "wb") as fh:
+            np.save(fh, array, allow_pickle=False)
+        self.staged[name] = path
+        return name
+
 
 def prove(problem: Problem, deadline: Deadline | None = None, *, certificate_path: str | Path | None = None,
           cnf: str | Path | None = None, proof: str | Path | None = None, solver: str = "cadical195",
@@ -53,9 +83,11 @@ def prove(problem: Problem, deadline: Deadline | None = None, *, certificate_pat
         raise PegsatError("prove does not handle the special-peg rule; use solve")
     deadline = deadline or Deadline()
     t0 = time.perf_counter()
-    with Staging() as stage:
-        r, staged = _prove(problem, deadline, stage, certificate_path, cnf, proof, solver, second, use_sat,
-                           search)
+    with Staging() as stage, tempfile.TemporaryDirectory() as tmp:
+        files = _Files(stage, certificate_path, tmp)
+        r, staged = _prove(problem, deadline, stage, files, certificate_path, cnf, proof, solver, second,
+                           use_sat, search)
+        staged = {**staged, **files.staged}
         if r.status is Status.UNSOLVABLE and r.certificate is not None:
             base = Path(certificate_path).parent if certificate_path else Path(cnf or ".").parent
             r = _checked(r, base, staged, deadline)
@@ -67,7 +99,7 @@ def prove(problem: Problem, deadline: Deadline | None = None, *, certificate_pat
     return replace(r, planner=NAME, stats={**r.stats, "total_s": time.perf_counter() - t0})
 
 
-def _prove(problem, deadline, stage, certificate_path, cnf, proof, solver, second, use_sat,
+def _prove(problem, deadline, stage, files, certificate_path, cnf, proof, solver, second, use_sat,
            search) -> tuple[Result, dict[str, Path]]:
     """The result, and the SAT step's files by their names in the certificate (staged)."""
     cheap = cheap_proofs(problem)
@@ -77,12 +109,13 @@ def _prove(problem, deadline, stage, certificate_path, cnf, proof, solver, secon
         return Result(Status.UNKNOWN, problem, NAME,
                       detail="counting, classes and pagoda LP settle nothing"), {}
     from ..planners import layers
+    from . import deadset
 
-    if search and layers.supports(problem) is None:
-        split = _by_survivor(problem, deadline) if problem.board.n > SPLIT_ABOVE else None
+    if search and (layers.supports(problem) is None or deadset.supports(problem) is None):
+        split = _by_survivor(problem, deadline, files) if problem.board.n > SPLIT_ABOVE else None
         if split is not None:
             return split, {}
-        return _exhaustive(problem, deadline), {}
+        return _exhaustive(problem, deadline, files, "dead"), {}
     if certificate_path is not None and proof is None:
         proof = Path(certificate_path).with_suffix(".drat")
     if proof is not None and cnf is None:
@@ -106,10 +139,40 @@ def _checked(r: Result, base: Path, staged: dict[str, Path], deadline: Deadline)
     return replace(r, detail=verdict.message)
 
 
-def _exhaustive(problem: Problem, deadline: Deadline) -> Result:
+def _exhaustive(problem: Problem, deadline: Deadline, files: _Files, hint: str, limit: int | None = None,
+                fallback: bool = True) -> Result:
+    """The depth-first search's dead set (at most ``limit`` positions) for half the time left,
+    then (``fallback``) the level search."""
     from ..planners import layers
     from ..planners.config import Config
+    from . import deadset
 
+    if deadset.supports(problem) is None:
+        left = deadline.remaining()
+        try:
+            got = deadset.refute(problem, deadline.within(None if left is None or not fallback else left / 2),
+                                 limit or deadset.LIMIT)
+        except deadset.Inconsistent as exc:
+            return Result(Status.ERROR, problem, NAME, detail=f"internal error: {exc}")
+        if got.kind == "plan":
+            try:
+                replay_plan(problem, got.plan)
+            except PlanError as exc:
+                return Result(Status.ERROR, problem, NAME, detail=f"the search's plan does not replay: {exc}")
+            return Result(Status.SOLVED, problem, NAME, plan=got.plan, stats=got.stats or {},
+                          detail="not unsolvable: the depth-first search found a plan")
+        if got.kind == "dead":
+            names = problem.board.names
+            name = files.put(hint, got.dead)
+            ev = {"positions": name, "count": len(got.dead), "sha256": certificate.sha256(files.staged[name]),
+                  "symmetries": [list(p) for p in got.group],
+                  "pagodas": [{"weights": {names[h]: w for h, w in enumerate(pg.weights) if w},
+                               "floor": pg.floor} for pg in got.pagodas]}
+            return Result(Status.UNSOLVABLE, problem, NAME, proof=Proof.EXHAUSTED, stats=got.stats or {},
+                          certificate=certificate.make(problem, "dead-set", ev),
+                          detail=f"depth-first search exhausted: {len(got.dead)} dead positions")
+        if layers.supports(problem) is not None or not fallback:
+            return Result(Status.UNKNOWN, problem, NAME, detail=f"depth-first search: {got.why}")
     r = layers.solve(problem, deadline, Config())
     if r.status is Status.UNKNOWN:
         return replace(r, detail=f"{r.detail} (try --sat for the SAT route)")
@@ -122,12 +185,13 @@ def _exhaustive(problem: Problem, deadline: Deadline) -> Result:
     return replace(r, certificate=certificate.make(problem, "exhaustive", r.certificate["evidence"]))
 
 
-def _by_survivor(problem: Problem, deadline: Deadline) -> Result | None:
+def _by_survivor(problem: Problem, deadline: Deadline, files: _Files) -> Result | None:
     """A ``split`` certificate for a one-peg-anywhere goal, a plan (a survivor's game, or its
     reversal, was solvable), "unknown" (a survivor left undecided), or None (not such a goal).
-    Both directions of every survivor get a cheap proof first; then each exhaustive search
-    gets an equal share of the time left."""
+    Both directions of every survivor get a cheap proof first, then a small depth-first
+    search each, then the whole exhaustive step; each an equal share of the time left."""
     from ..analysis.invariants import both_ways, fixed_survivor, separating_weight, survivor_candidates
+    from . import deadset
 
     g, board = problem.goal, problem.board
     if g.full or g.min_pegs > 1 or g.max_pegs != 1:
@@ -143,12 +207,17 @@ def _by_survivor(problem: Problem, deadline: Deadline) -> Result | None:
                 found[h] = (rev, c.certificate)
                 break
     todo = [(h, game, rev) for h, pair in games if h not in found for game, rev in pair]
-    for i, (h, game, rev) in enumerate(todo):
+    # Every game first gets a small depth-first search (one direction is often far easier:
+    # diamond e4 -> b6 needs more than 2^25 dead positions, its reversal b6 -> e4 one: both
+    # first jumps fall below pagodas), then what is still open the whole exhaustive step.
+    rounds = [(QUICK_SHARE, QUICK_DEAD, False), (1.0, deadset.LIMIT, True)]
+    for (part, limit, fallback), i, (h, game, rev) in ((r, i, t) for r in rounds for i, t in enumerate(todo)):
         if h in found:
             continue
         left = deadline.remaining()
-        share = None if left is None else left / (len(todo) - i)
-        r = _exhaustive(game, deadline.within(share))
+        share = None if left is None else part * left / (len(todo) - i)
+        hint = f"dead-{names[h]}{'-reversed' if rev else ''}"
+        r = _exhaustive(game, deadline.within(share), files, hint, limit, fallback)
         if r.status is Status.SOLVED and r.plan is not None:
             plan = tuple(reversed(r.plan)) if rev else r.plan
             replay_plan(problem, plan)

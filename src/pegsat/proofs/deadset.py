@@ -1,0 +1,159 @@
+"""Dead-set certificates: an exhausted depth-first search, written down so anyone can check it.
+
+When the compiled depth-first search (``engine.dfs``) exhausts a problem, its table holds
+positions from which it proved the goal unreachable. Those positions, one per orbit of the
+board symmetries that fix the goal, form a set ``D`` that a sceptic can check *locally*,
+without re-running any search (``proofs.independent.dead_set``):
+
+1. the start is in ``D`` (up to symmetry) or excluded;
+2. no position of ``D`` is a goal position;
+3. every child (one legal jump on) of every position of ``D`` is excluded, or lies in ``D``
+   up to symmetry;
+
+where a position is *excluded* when it weighs less than a pagoda's floor (no jump raises a
+pagoda's weight and every goal position weighs at least the floor), or holds no more pegs
+than the goal's least count without being a goal (every jump removes a peg). By induction on
+the jumps played, every position reachable from the start is then in ``D`` up to symmetry
+or past an excluded one, so none is a goal. The symmetries need only map lines onto lines
+and the goal onto itself (an image of a pagoda is a pagoda with the same floor).
+
+The set read from the table may miss some dead positions: the table is lossy (a full probe
+window overwrites a slot), and a stored position is one image of the position searched,
+whose children the search cut by pagodas that need not rule out the images of those
+children (the certificate therefore carries every pagoda's images too). A *repair* pass
+finds every child that is neither excluded nor in ``D``, searches from it with the same table
+and pagodas, adds it and what that search stores, and repeats until ``D`` is closed; each
+round adds every child it found open, so it ends. The set is kept to ``LIMIT`` positions (8 bytes each in the
+certificate's file): past it the answer is "unknown", never a proof.
+
+The method is the dead-position table of the classic brute-force solvers; written as an
+inductive invariant it is the certificate style of model checking (a closed set of states
+that holds the initial state and no bad one).
+"""
+
+from __future__ import annotations
+
+import random
+from dataclasses import dataclass
+
+import numpy as np
+
+from ..analysis import pagoda
+from ..deadline import Deadline, Timeout
+from ..engine import dfs as D
+from ..engine.kernel import Kernel
+from ..model.problem import Problem
+
+LIMIT = 1 << 25  # dead positions at most (256 MB in the file)
+CHUNK = 1 << 18  # positions whose children are checked together
+SLICE = 20_000_000  # nodes per descent before the table's fill is looked at
+LEARN_SAMPLES, LEARN_SECONDS, SEED = 200, 2.0, 20261122
+
+
+class Inconsistent(RuntimeError):
+    """A position the search stored as dead reaches the goal: a bug, never a result."""
+
+
+@dataclass(frozen=True)
+class Outcome:
+    kind: str  # "plan", "dead" (a closed dead set), "unknown"
+    plan: tuple[int, ...] | None = None
+    dead: np.ndarray | None = None  # sorted canonical positions (uint64)
+    pagodas: tuple[D.Pagoda, ...] = ()
+    group: tuple[tuple[int, ...], ...] = ()  # the symmetries of the canonical forms
+    why: str = ""
+    stats: dict | None = None
+
+
+def supports(problem: Problem) -> str | None:
+    if problem.special is not None:
+        return "a special peg"
+    if problem.board.n > 64:
+        return f"{problem.board.n} holes (dead-set certificates take boards of at most 64)"
+    return None
+
+
+def refute(problem: Problem, deadline: Deadline, limit: int = LIMIT) -> Outcome:
+    """A plan, a closed dead set, or "unknown" (time, or more than ``limit`` dead positions)."""
+    learned = pagoda.learn(problem, LEARN_SAMPLES, random.Random(SEED), deadline.within(LEARN_SECONDS))
+    pagodas = tuple(D.Pagoda(w, floor) for w, floor in learned)
+    bits = 20
+    search = D.DepthFirst(problem, table=D.new_table(bits), pagodas=pagodas)
+    k = search.kernel
+    every = _images(pagodas, k.group)
+    order = D.far_first(problem)
+    try:
+        while True:
+            code = search.attempt(order, min(SLICE, max(limit, 1 << 20)), deadline.check)  # nodes >= stored
+            if code == D.FOUND:
+                return Outcome("plan", plan=search.plan(), stats=search.stats())
+            if code == D.EXHAUSTED:
+                break
+            if search.stored > limit:
+                return Outcome("unknown", why=f"more than {limit} dead positions", stats=search.stats())
+            if D.filled(search.table) > 0.5:  # a fuller table overwrites more: repairs cost
+                search.table = D.grown(problem, search.table)
+        dead = _read(search.table)
+        fresh = dead
+        repairs = 0
+        while True:
+            loose = _loose(k, problem, every, dead, fresh, deadline)
+            if not len(loose):
+                break
+            repairs += len(loose)
+            for pos in k.ints(loose):
+                sub = D.DepthFirst(Problem(problem.board, pos, problem.goal), table=search.table,
+                                   pagodas=pagodas)
+                if sub.attempt(order, 1 << 62, deadline.check) != D.EXHAUSTED:
+                    raise Inconsistent("a child of a position the search proved dead reaches the goal")
+            got = k.unique(k.concat([_read(search.table), loose]))  # a loose one may be overwritten
+            fresh = got[~k.member(dead, got)]
+            dead = k.unique(k.concat([dead, fresh]))
+            if len(dead) > limit:
+                return Outcome("unknown", why=f"more than {limit} dead positions", stats=search.stats())
+    except Timeout:
+        return Outcome("unknown", why="time limit", stats=search.stats())
+    stats = {**search.stats(), "dead_set": len(dead), "repaired": repairs}
+    return Outcome("dead", dead=dead, pagodas=every, group=tuple(k.group), stats=stats)
+
+
+def _images(pagodas: tuple[D.Pagoda, ...], group) -> tuple[D.Pagoda, ...]:
+    """Every pagoda under every symmetry (each a pagoda with the same floor: the symmetries
+    map jumps onto jumps and the goal onto itself). The set stores one image of each
+    position, so a child the search cut by a pagoda may appear, from the stored image, as the
+    image of that child, which only the pagoda's image rules out."""
+    out: dict[tuple[int, ...], D.Pagoda] = {}
+    for pg in pagodas:
+        for p in group:
+            w = [0] * len(p)
+            for h, x in enumerate(pg.weights):
+                w[p[h]] = x
+            out.setdefault((*w, pg.floor), D.Pagoda(tuple(w), pg.floor))
+    return tuple(out.values())
+
+
+def _read(table: np.ndarray) -> np.ndarray:
+    """The distinct positions a one-word dead table holds, sorted."""
+    return np.unique(table[table != 0])
+
+
+def _loose(k: Kernel, problem: Problem, pagodas: tuple[D.Pagoda, ...], dead: np.ndarray,
+           fresh: np.ndarray, deadline: Deadline) -> np.ndarray:
+    """The canonical children of ``fresh`` that are neither excluded nor in ``dead`` (the
+    search's own pruning: pagodas and the peg floor on the child as played, as it prunes)."""
+    g = problem.goal
+    min_left = max(g.min_pegs, g.full.bit_count(), 1)
+    weights = [p.weights for p in pagodas]
+    floors = [p.floor for p in pagodas]
+    out = []
+    for lo in range(0, len(fresh), CHUNK):
+        deadline.check()
+        kids = k.unique(k.step(fresh[lo:lo + CHUNK], canon=False))
+        goal = k.covers(kids, g.full) & k.misses(kids, g.empty)
+        pegs = k.popcount(kids)
+        goal &= (pegs >= g.min_pegs) & (pegs <= (g.max_pegs if g.max_pegs is not None else 64))
+        kids = kids[goal | (pegs > min_left)]
+        kids, _ = k.keep(kids, weights, floors)
+        kids = k.unique(k.canon(kids))
+        out.append(kids[~k.member(dead, kids)])
+    return k.unique(k.concat(out)) if out else k.empty()
