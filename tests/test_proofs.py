@@ -178,6 +178,29 @@ def test_a_dead_set_with_a_gap_a_goal_or_a_false_pagoda_is_rejected(dead_cert, t
         assert r.exit_code == 1 and "REJECTED" in r.output and words in r.output, (words, r.output)
 
 
+def test_least_goal_weight_matches_listing_every_goal_position():
+    import random
+
+    from pegsat.errors import PegsatError
+    from pegsat.model.problem import Goal
+
+    b, rng, tried = get_board("triangle-4"), random.Random(3), 0
+    while tried < 300:
+        full = rng.getrandbits(b.n) & rng.getrandbits(b.n) & rng.getrandbits(b.n)
+        empty = rng.getrandbits(b.n) & ~full & rng.getrandbits(b.n)
+        low = rng.randint(0, 6)
+        try:
+            g = Goal(full=full, empty=empty, min_pegs=low, max_pegs=rng.choice([None, rng.randint(low, 10)]))
+            p = Problem(b, b.full & ~1, g)
+        except PegsatError:
+            continue
+        w = [rng.randint(-5, 5) for _ in range(b.n)]
+        want = min((sum(w[h] for h in range(b.n) if x >> h & 1) for x in range(1 << b.n) if g.satisfied(x)),
+                   default=None)
+        assert independent._least_goal_weight(p, w) == want
+        tried += 1
+
+
 def test_a_lossy_table_is_repaired_into_a_closed_dead_set(monkeypatch):
     from pegsat.engine import dfs
     from pegsat.model.problem import Goal
