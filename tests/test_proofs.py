@@ -208,10 +208,28 @@ def test_a_lossy_table_is_repaired_into_a_closed_dead_set(monkeypatch):
 
     real = dfs.new_table
     monkeypatch.setattr(dfs, "new_table", lambda bits, width=1: real(4, width))  # 16 slots: overwrites
+    monkeypatch.setattr(deadset, "FILL", 10**9)  # and never grown
     b = get_board("triangle-5")
     p = single_vacancy(b, b.hole("b3"), Goal.survivor(b, b.hole("a1")))
     got = deadset.refute(p, Deadline(60))
     assert got.kind == "dead" and got.stats["repaired"] > 0
+    walk = independent.dead_set(p, got.dead, [list(g) for g in got.group],
+                                [(list(g.weights), g.floor) for g in got.pagodas])
+    assert walk.ok is True, walk.message
+
+
+def test_a_filling_table_grows_and_the_search_starts_a_new_descent(monkeypatch):
+    from pegsat.engine import dfs
+    from pegsat.model.problem import Goal
+    from pegsat.proofs import deadset
+
+    real = dfs.new_table
+    monkeypatch.setattr(dfs, "new_table", lambda bits, width=1: real(4 if bits == 22 else bits, width))
+    monkeypatch.setattr(dfs, "SLICE", 50)  # the fill is looked at every 50 nodes
+    b = get_board("triangle-5")
+    p = single_vacancy(b, b.hole("b3"), Goal.survivor(b, b.hole("a1")))
+    got = deadset.refute(p, Deadline(60))
+    assert got.kind == "dead" and got.stats["attempts"] > 1
     walk = independent.dead_set(p, got.dead, [list(g) for g in got.group],
                                 [(list(g.weights), g.floor) for g in got.pagodas])
     assert walk.ok is True, walk.message

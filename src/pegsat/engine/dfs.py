@@ -137,7 +137,7 @@ class DepthFirst:
         self.target, self.target_pegs = target, target_pegs
         self.nodes = self.stored = self.hits = self.cuts = 0
         self.attempts = 0
-        self._last = None
+        self._last = self._live = None
 
     def attempt(self, order: Sequence[int], budget: int, check: Callable[[], None] | None = None) -> int:
         """One descent from the start: BUDGET (spent), FOUND (``plan()``), or EXHAUSTED.
@@ -149,7 +149,7 @@ class DepthFirst:
             _b16(p.start), _b16(p.goal.full), _b16(p.goal.empty), self.min_pegs, self.max_pegs,
             self.min_left, np.asarray(order, dtype=np.int32).tobytes(), self.table, self.canon,
             self._delta, self._floors, self._values, self.target, self.target_pegs)
-        self._last = s
+        self._last = self._live = s
         self.attempts += 1
         try:
             left, code = budget, BUDGET
@@ -162,6 +162,7 @@ class DepthFirst:
                 left -= SLICE
             return code
         finally:
+            self._live = None
             st = s.stats()
             self.nodes += st["nodes"]
             self.stored += st["stored"]
@@ -170,6 +171,10 @@ class DepthFirst:
 
     def plan(self) -> tuple[int, ...]:
         return tuple(self._last.path())
+
+    def stored_now(self) -> int:
+        """Dead positions stored so far, the running descent's included (for ``check``)."""
+        return self.stored + (self._live.stats()["stored"] if self._live is not None else 0)
 
     def stats(self) -> dict[str, int]:
         return {"nodes": self.nodes, "dead_positions": self.stored, "table_hits": self.hits,

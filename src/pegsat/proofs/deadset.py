@@ -45,9 +45,13 @@ from ..engine.kernel import Kernel
 from ..model.problem import Problem
 
 LIMIT = 1 << 25  # dead positions at most (256 MB in the file)
+FILL = 0.5  # the table grows past this share of its slots (a lost position costs a repair)
 CHUNK = 1 << 18  # positions whose children are checked together
-SLICE = 20_000_000  # nodes per descent before the table's fill is looked at
 LEARN_SAMPLES, LEARN_SECONDS, SEED = 200, 2.0, 20261122
+
+
+class _Full(Exception):
+    """The dead table is half full (or past the limit): grow it, or give up."""
 
 
 class Inconsistent(RuntimeError):
@@ -77,22 +81,29 @@ def refute(problem: Problem, deadline: Deadline, limit: int = LIMIT) -> Outcome:
     """A plan, a closed dead set, or "unknown" (time, or more than ``limit`` dead positions)."""
     learned = pagoda.learn(problem, LEARN_SAMPLES, random.Random(SEED), deadline.within(LEARN_SECONDS))
     pagodas = tuple(D.Pagoda(w, floor) for w, floor in learned)
-    bits = 20
-    search = D.DepthFirst(problem, table=D.new_table(bits), pagodas=pagodas)
+    search = D.DepthFirst(problem, table=D.new_table(22), pagodas=pagodas)  # 32 MB, grown as it fills
     k = search.kernel
     every = _images(pagodas, k.group)
     order = D.far_first(problem)
+    def check() -> None:  # every few hundred thousand nodes
+        deadline.check()
+        if search.stored_now() > min(limit, FILL * len(search.table)):
+            raise _Full
+
     try:
         while True:
-            code = search.attempt(order, min(SLICE, max(limit, 1 << 20)), deadline.check)  # nodes >= stored
+            try:
+                code = search.attempt(order, 1 << 62, check)
+            except _Full:
+                if search.stored > limit:
+                    return Outcome("unknown", why=f"more than {limit} dead positions", stats=search.stats())
+                # a fuller table overwrites more, and every lost position costs a repair:
+                # four times the slots, and a new descent (dead positions carry over)
+                search.table = D.grown(problem, search.table)
+                continue
             if code == D.FOUND:
                 return Outcome("plan", plan=search.plan(), stats=search.stats())
-            if code == D.EXHAUSTED:
-                break
-            if search.stored > limit:
-                return Outcome("unknown", why=f"more than {limit} dead positions", stats=search.stats())
-            if D.filled(search.table) > 0.5:  # a fuller table overwrites more: repairs cost
-                search.table = D.grown(problem, search.table)
+            break
         dead = _read(search.table)
         fresh = dead
         repairs = 0
