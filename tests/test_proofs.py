@@ -201,38 +201,34 @@ def test_least_goal_weight_matches_listing_every_goal_position():
         tried += 1
 
 
-def test_a_lossy_table_is_repaired_into_a_closed_dead_set(monkeypatch):
+def _b3_a1_dead_set(monkeypatch, first_bits: int, **patches):
+    """triangle-5 b3 -> a1 refuted with a first table of 2^first_bits slots (and the given
+    module attributes patched); the dead set must pass the independent checker."""
     from pegsat.engine import dfs
     from pegsat.model.problem import Goal
     from pegsat.proofs import deadset
 
     real = dfs.new_table
-    monkeypatch.setattr(dfs, "new_table", lambda bits, width=1: real(4, width))  # 16 slots: overwrites
-    monkeypatch.setattr(deadset, "FILL", 10**9)  # and never grown
+    first = lambda bits, width=1: real(first_bits if bits == 22 else bits, width)  # noqa: E731
+    monkeypatch.setattr(dfs, "new_table", first)
+    for name, value in patches.items():
+        monkeypatch.setattr(dfs if name == "SLICE" else deadset, name, value)
     b = get_board("triangle-5")
     p = single_vacancy(b, b.hole("b3"), Goal.survivor(b, b.hole("a1")))
     got = deadset.refute(p, Deadline(60))
-    assert got.kind == "dead" and got.stats["repaired"] > 0
+    assert got.kind == "dead"
     walk = independent.dead_set(p, got.dead, [list(g) for g in got.group],
                                 [(list(g.weights), g.floor) for g in got.pagodas])
     assert walk.ok is True, walk.message
+    return got.stats
+
+
+def test_a_lossy_table_is_repaired_into_a_closed_dead_set(monkeypatch):
+    assert _b3_a1_dead_set(monkeypatch, 4, FILL=10**9)["repaired"] > 0  # 16 slots, never grown
 
 
 def test_a_filling_table_grows_and_the_search_starts_a_new_descent(monkeypatch):
-    from pegsat.engine import dfs
-    from pegsat.model.problem import Goal
-    from pegsat.proofs import deadset
-
-    real = dfs.new_table
-    monkeypatch.setattr(dfs, "new_table", lambda bits, width=1: real(4 if bits == 22 else bits, width))
-    monkeypatch.setattr(dfs, "SLICE", 50)  # the fill is looked at every 50 nodes
-    b = get_board("triangle-5")
-    p = single_vacancy(b, b.hole("b3"), Goal.survivor(b, b.hole("a1")))
-    got = deadset.refute(p, Deadline(60))
-    assert got.kind == "dead" and got.stats["attempts"] > 1
-    walk = independent.dead_set(p, got.dead, [list(g) for g in got.group],
-                                [(list(g.weights), g.floor) for g in got.pagodas])
-    assert walk.ok is True, walk.message
+    assert _b3_a1_dead_set(monkeypatch, 4, SLICE=50)["attempts"] > 1  # the fill looked at every 50 nodes
 
 
 @settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow])
