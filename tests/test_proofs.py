@@ -209,7 +209,10 @@ def _b3_a1_dead_set(monkeypatch, first_bits: int, **patches):
     from pegsat.proofs import deadset
 
     real = dfs.new_table
-    first = lambda bits, width=1: real(first_bits if bits == 22 else bits, width)  # noqa: E731
+
+    def first(bits, width=1):
+        return real(first_bits if bits == 22 else bits, width)
+
     monkeypatch.setattr(dfs, "new_table", first)
     for name, value in patches.items():
         monkeypatch.setattr(dfs if name == "SLICE" else deadset, name, value)
