@@ -203,7 +203,7 @@ class _Sweep:
         while True:
             deadline.check()
             cur = levels[-1]
-            is_goal = _goal_mask(k, cur, goal)
+            is_goal = k.goals(cur, goal)
             win_mod = (win_mod + int(np.sum(t_mod[is_goal]))) % (1 << 64)
             win_apx += math.fsum(t_apx[is_goal])
             degree = k.degree(cur)
@@ -256,12 +256,6 @@ def solvable(problem: Problem, deadline: Deadline | None = None) -> np.ndarray:
     return k.unique(np.concatenate([lv[m] for lv, m in zip(levels, alive, strict=True)]))
 
 
-def _goal_mask(k, pos: np.ndarray, goal) -> np.ndarray:
-    c = k.popcount(pos)
-    ok = k.covers(pos, goal.full) & k.misses(pos, goal.empty) & (c >= goal.min_pegs)
-    return ok if goal.max_pegs is None else ok & (c <= goal.max_pegs)
-
-
 def _alive(k, levels: list[np.ndarray], goal, deadline: Deadline) -> list[np.ndarray]:
     """Per level, which classes can still reach the goal (stepping back from the alive set)."""
     out: list[np.ndarray] = [np.zeros(0, dtype=bool)] * len(levels)
@@ -269,7 +263,7 @@ def _alive(k, levels: list[np.ndarray], goal, deadline: Deadline) -> list[np.nda
     for j in range(len(levels) - 1, -1, -1):
         deadline.check()
         lv = levels[j]
-        mask = _goal_mask(k, lv, goal)
+        mask = k.goals(lv, goal)
         if above is not None and len(above):
             before = k.unique(k.step(above, reverse=True))
             mask |= k.member(before, lv)

@@ -162,6 +162,12 @@ class Kernel:
         hit = (pos & self._mask(mask)) == 0
         return hit if self.width == 1 else hit.all(axis=1)
 
+    def goals(self, pos: np.ndarray, goal) -> np.ndarray:
+        """Where the position satisfies ``goal`` (a ``model.problem.Goal``)."""
+        c = self.popcount(pos)
+        ok = self.covers(pos, goal.full) & self.misses(pos, goal.empty) & (c >= goal.min_pegs)
+        return ok if goal.max_pegs is None else ok & (c <= goal.max_pegs)
+
     def keep(self, pos: np.ndarray, weights: Sequence[Sequence[int]], floors: Sequence[int]
              ) -> tuple[np.ndarray, np.ndarray]:
         """(positions weighing at least the floor under every weighting, per weighting the

@@ -126,14 +126,7 @@ class Search:
         return h
 
     def goal_mask(self, pos: np.ndarray) -> np.ndarray:
-        g = self.problem.goal
-        kern = self.levels.kernel
-        ok = kern.covers(pos, g.full) & kern.misses(pos, g.empty)
-        k = kern.popcount(pos)
-        ok &= k >= g.min_pegs
-        if g.max_pegs is not None:
-            ok &= k <= g.max_pegs
-        return ok
+        return self.levels.kernel.goals(pos, self.problem.goal)
 
     def _keep(self, side: str):
         def keep(new: np.ndarray, depth: int) -> np.ndarray:

@@ -160,10 +160,7 @@ def _loose(k: Kernel, problem: Problem, pagodas: tuple[D.Pagoda, ...], dead: np.
     for lo in range(0, len(fresh), CHUNK):
         deadline.check()
         kids = k.unique(k.step(fresh[lo:lo + CHUNK], canon=False))
-        goal = k.covers(kids, g.full) & k.misses(kids, g.empty)
-        pegs = k.popcount(kids)
-        goal &= (pegs >= g.min_pegs) & (pegs <= (g.max_pegs if g.max_pegs is not None else 64))
-        kids = kids[goal | (pegs > min_left)]
+        kids = kids[k.goals(kids, g) | (k.popcount(kids) > min_left)]
         kids, _ = k.keep(kids, weights, floors)
         kids = k.unique(k.canon(kids))
         out.append(kids[~k.member(dead, kids)])
