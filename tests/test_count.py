@@ -103,3 +103,24 @@ def test_regenerating_successors_gives_the_same_census(monkeypatch):
     monkeypatch.setattr(C, "KEEP_BYTES", 0)
     again = count(p)
     assert (again.levels, again.winning, again.games) == (kept.levels, kept.winning, kept.games)
+
+
+def test_self_dual_solvable_set_from_the_middle_equals_the_whole_sweep(monkeypatch):
+    """A self-dual game (s(~start) = goal, s(~goal) = start) sweeps forward to the middle
+    only, the rest by complements; the set must be the whole sweep's, position for position.
+    Every such pair of triangle-5 (the symmetry s the identity or not), two of triangle-6."""
+    import numpy as np
+
+    import pegsat.apps.count as C
+
+    t5, t6 = get_board("triangle-5"), get_board("triangle-6")
+    cases = [single_vacancy(t5, v, Goal.survivor(t5, t)) for v in range(t5.n) for t in range(t5.n)]
+    cases += [single_vacancy(t6, v, Goal.survivor(t6, v)) for v in (0, 4)]
+    cases = [p for p in cases if C.mirror(p, p.goal.full) is not None]
+    assert any(C.mirror(p, p.goal.full) != tuple(range(p.board.n)) for p in cases)
+    for p in cases:
+        fast = C.solvable(p)
+        with monkeypatch.context() as m:
+            m.setattr(C, "mirror", lambda problem, goal: None)
+            whole = C.solvable(p)
+        assert np.array_equal(fast, whole), p.describe()

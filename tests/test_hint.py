@@ -72,7 +72,7 @@ def test_hint_cli_verdicts_match_brute_force(tmp_path):
 
 @pytest.mark.slow
 def test_hint_cli_shows_the_losing_jump_dead(tmp_path):
-    """The English board's solvable set (10 s to build): a known losing jump is dead."""
+    """The English board's solvable set (3-4 s to build): a known losing jump is dead."""
     out = tmp_path / "h.svg"
     r = CliRunner().invoke(main, ["hint", "english", "--survivor", "d4", "d2-d4 d5-d3 b4-d4", "--json",
                                   "--out", str(out)])

@@ -37,10 +37,10 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..deadline import Deadline, Timeout
-from ..engine.bitboard import stabilizer
+from ..engine.bitboard import mirror, stabilizer
 from ..engine.kernel import kernel, words
 from ..errors import PegsatError
-from ..model.problem import Problem
+from ..model.problem import Problem, goal_positions
 from ..process import cores
 
 U64 = np.uint64
@@ -238,22 +238,43 @@ class _Sweep:
 
 def solvable(problem: Problem, deadline: Deadline | None = None) -> np.ndarray:
     """Every position reachable from the start that can still reach the goal, as sorted
-    canonical positions under ``stabilizer(problem)`` (the set ``hint`` answers from)."""
+    canonical positions under ``stabilizer(problem)`` (the set ``hint`` answers from). A
+    self-dual game (``engine.bitboard.mirror``) is swept forward to its middle only."""
     deadline = deadline or Deadline()
     if problem.special is not None or words(problem.board) != 1:
         raise PegsatError("the solvable set needs a board of at most 64 holes and no special peg")
+    goals = goal_positions(problem)
+    s = mirror(problem, goals[0]) if goals is not None and len(goals) == 1 else None
+    total = problem.pegs - goals[0].bit_count() if s is not None else None
+    m = total // 2 if total is not None else None
     threads = cores()
     with ThreadPoolExecutor(threads) as pool:
         sweep = _Sweep(problem, pool, threads, deadline, None)
         k, levels = sweep.k, [sweep.k.unique(sweep.k.canon(sweep.k.array([problem.start])))]
-        while True:
+        while total is None or len(levels) <= total - m:  # self-dual: to the middle only
             deadline.check()
             cur = levels[-1]
             if (k.degree(cur) == 0).all():
                 break
             levels.append(sweep.next_level(cur, sweep.slices(len(cur))))
-    alive = _alive(k, levels, problem.goal, deadline)
-    return k.unique(np.concatenate([lv[m] for lv, m in zip(levels, alive, strict=True)]))
+    if s is None or len(levels) <= total - m:  # not self-dual, or the game ended early
+        alive = _alive(k, levels, problem.goal, deadline)
+        return k.unique(np.concatenate([lv[m] for lv, m in zip(levels, alive, strict=True)]))
+
+    # Self-dual: the positions j jumps before the goal are s(~F_j). The middle level m is
+    # alive where it meets s(~F_{total-m}); below it, a position is alive when one of its
+    # children is; above it, the alive positions are s(~alive_{total-i}).
+    def mirrored(lv: np.ndarray) -> np.ndarray:
+        return k.unique(k.canon(k.permute(k.complement(lv), s)))
+
+    alive = [levels[m][k.member(mirrored(levels[total - m]), levels[m])]]
+    for j in range(m - 1, -1, -1):
+        deadline.check()
+        lv = levels[j]
+        alive.append(lv[k.member(k.unique(k.step(alive[-1], reverse=True)), lv)])
+    alive.reverse()  # alive[i] for i = 0 .. m
+    upper = [mirrored(alive[total - i]) for i in range(m + 1, total + 1)]
+    return k.unique(np.concatenate(alive + upper))
 
 
 def _alive(k, levels: list[np.ndarray], goal, deadline: Deadline) -> list[np.ndarray]:

@@ -226,3 +226,17 @@ def stabilizer(problem: Problem) -> tuple[Perm, ...]:
         ):
             out.append(p)
     return tuple(out)
+
+
+def mirror(problem: Problem, goal: int) -> Perm | None:
+    """A board symmetry ``s`` with ``s(~start) = goal`` and ``s(~goal) = start`` (``goal``: the
+    goal's one position), or None. Playing backwards on complements is playing forwards, so
+    then the positions ``j`` jumps before the goal are ``s(~F_j)``, ``F_j`` those ``j`` after
+    the start (``s`` also maps the problem's stabilizer onto itself)."""
+    b = problem.board
+    if problem.special is not None:
+        return None
+    for s in b.symmetries:
+        if permute(s, b.full & ~problem.start) == goal and permute(s, b.full & ~goal) == problem.start:
+            return s
+    return None

@@ -44,7 +44,7 @@ import numpy as np
 
 from ..analysis import pagoda
 from ..deadline import Deadline, Timeout
-from ..engine.bitboard import permute, stabilizer
+from ..engine.bitboard import mirror, stabilizer
 from ..engine.kernel import MAX_HOLES
 from ..engine.levels import SLICE, Levels
 from ..errors import PegsatError
@@ -134,7 +134,7 @@ class Layers:
         self.goals = goal_positions(p)
         self.total = p.pegs - self.goals[0].bit_count()
         self.levels = Levels(b, stabilizer(p), (p.start,), self.goals, deadline, by="jumps",
-                             mirror=self._self_dual())
+                             mirror=mirror(p, self.goals[0]) if len(self.goals) == 1 else None)
         self.pagodas = {"forward": Pagodas(b), "backward": Pagodas(b)}
         for side, items in (given or {}).items():
             for w, floor, first, last in items:
@@ -150,17 +150,6 @@ class Layers:
     @property
     def self_dual(self) -> bool:
         return self.levels.mirror is not None
-
-    def _self_dual(self):
-        """A symmetry mapping ~start to the goal and ~goal to the start, or None."""
-        p, b = self.problem, self.board
-        if len(self.goals) != 1:
-            return None
-        g = self.goals[0]
-        for s in b.symmetries:
-            if permute(s, b.full & ~p.start) == g and permute(s, b.full & ~g) == p.start:
-                return s
-        return None
 
     # --- growing ----------------------------------------------------------------------
 
