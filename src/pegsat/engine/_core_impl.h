@@ -182,10 +182,8 @@ static Py_ssize_t SFX(moves_run)(const CoreBoard *b, const char *src, Py_ssize_t
     const int G = canon ? b->G : 1;
     SFX(Chain) c = {0};
     POS *out = NULL, cimg[MAX_G];
-    const POS full = b->n >= 64 * W ? ~(POS)0 : (((POS)1 << b->n) - 1);
-    int *root = malloc((b->J + 1) * sizeof(int));
     Py_ssize_t len = 0, cap = 0;
-    if (!root || SFX(chain_grow)(&c, G) < 0) goto fail;
+    if (SFX(chain_grow)(&c, G) < 0) goto fail;
     for (Py_ssize_t i = 0; i < n; i++) {
         Py_ssize_t top = 0;
         c.pos[0] = SFX(load)(src + i * POS_BYTES); c.peg[0] = -1;
@@ -196,26 +194,10 @@ static Py_ssize_t SFX(moves_run)(const CoreBoard *b, const char *src, Py_ssize_t
             POS cur = c.pos[top];
             int peg = c.peg[top];
             if (canon) memcpy(cimg, c.img + top * G, G * sizeof(POS));
-            int cnt;
-            const int *list;
-            if (peg < 0) {
-                /* The first jump lands on an empty hole (forward) or leaves from a peg
-                 * (backward, by_dst too): only those holes' jumps are tested, not all J. */
-                POS holes = reverse ? cur : (~cur & full);
-                cnt = 0;
-                for (int w = 0; w < W; w++)
-                    for (uint64_t m = (uint64_t)(holes >> (64 * w)); m; m &= m - 1) {
-                        int h = 64 * w + __builtin_ctzll(m);
-                        memcpy(root + cnt, b->by_dst[h], b->n_by_dst[h] * sizeof(int));
-                        cnt += b->n_by_dst[h];
-                    }
-                list = root;
-            } else {
-                cnt = reverse ? b->n_by_dst[peg] : b->n_by_src[peg];
-                list = reverse ? b->by_dst[peg] : b->by_src[peg];
-            }
+            int cnt = peg < 0 ? b->J : (reverse ? b->n_by_dst[peg] : b->n_by_src[peg]);
+            const int *list = peg < 0 ? NULL : (reverse ? b->by_dst[peg] : b->by_src[peg]);
             for (int j = 0; j < cnt; j++) {
-                int k = list[j];
+                int k = list ? list[j] : j;
                 if ((cur & flip[k]) != want[k]) continue;
                 if (top == c.cap && SFX(chain_grow)(&c, G) < 0) goto fail;
                 if (len == cap) {
@@ -236,12 +218,12 @@ static Py_ssize_t SFX(moves_run)(const CoreBoard *b, const char *src, Py_ssize_t
             }
         }
     }
-    free(c.pos); free(c.img); free(c.peg); free(root);
+    free(c.pos); free(c.img); free(c.peg);
     if (len && len < cap) { POS *o = realloc(out, len * sizeof(POS)); if (o) out = o; }
     *outp = out;
     return len;
 fail:
-    free(c.pos); free(c.img); free(c.peg); free(out); free(root);
+    free(c.pos); free(c.img); free(c.peg); free(out);
     return -1;
 }
 

@@ -101,7 +101,7 @@ class Levels:
             return self.kernel.step(pos, reverse=reverse)
         return self.kernel.moves(pos, reverse=reverse)
 
-    def _slices(self, side: str, work: Callable[[np.ndarray], np.ndarray]) -> Iterator[np.ndarray]:
+    def _slices(self, side: str, work: Callable[[np.ndarray], object]) -> Iterator:
         """``work(children)`` of each slice of the side's last level, in order. At most
         ``SLICE`` positions per slice, and one slice per core at least: the core and numpy's
         sort release the GIL, so slices expand side by side."""
@@ -135,19 +135,17 @@ class Levels:
         levels = self.fwd if side == "forward" else self.bwd
         held = sum(a.nbytes for a in self.fwd + (self.bwd or []))
 
-        def distinct(children: np.ndarray) -> np.ndarray:
+        def distinct(children: np.ndarray) -> tuple[np.ndarray, np.ndarray | None]:
             part = k.unique(children)
             if self.by == "moves":  # a move may reach a position of any earlier level
                 for old in levels:
                     part = part[~k.member(old, part)]
-            return part if meet is None else (part, part[meet(part)])
+            return part, (None if meet is None else part[meet(part)])
 
         parts = []
-        for part in self._slices(side, distinct):
-            if meet is not None:
-                part, hits = part
-                if len(hits):
-                    return hits, True
+        for part, hits in self._slices(side, distinct):
+            if hits is not None and len(hits):
+                return hits, True
             parts.append(part)
             if held + 2 * sum(p.nbytes for p in parts) > self.budget:
                 gb = self.budget / (1 << 30)
