@@ -186,6 +186,28 @@ def test_search_by_moves_agrees_with_dijkstra(case):
                 assert start == p.start and replay_plan(p, plan).moves == want
 
 
+@pytest.mark.parametrize("vacancy", ["a1", "b2", "c3", "c5"])
+def test_the_beam_bound_keeps_the_optimum(vacancy, monkeypatch):
+    """Past a level of QUICK_LEVEL positions the search takes its bound from a beam (here a
+    narrow one, from the first level on): the plan it finds is valid, and the optimum under
+    that bound is the one Dijkstra finds."""
+    from pegsat.planners import moves
+
+    p = single_vacancy(T5, T5.hole(vacancy), Goal.one_peg())
+    want = reference_min_moves(p)
+    for fewest in (True, False):
+        s = Search(p, Deadline())
+        found = s.beam(width=3, fewest_pegs=fewest)
+        if found is not None:
+            start, plan = s.walk(*found)
+            assert start == p.start and replay_plan(p, plan).moves >= want
+    monkeypatch.setattr(moves, "QUICK_LEVEL", 1)
+    monkeypatch.setattr(moves, "BEAM", 2)
+    r = solve(p, "moves")
+    assert r.status is Status.SOLVED_OPTIMAL and r.moves == want == r.lower_bound
+    assert replay_plan(p, r.plan).moves == want
+
+
 def test_a_timeout_is_never_a_proof():
     p = single_vacancy(get_board("german"), get_board("german").centre)
     r = solve(p, "moves", deadline=Deadline(1.0))

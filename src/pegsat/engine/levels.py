@@ -186,13 +186,18 @@ class Levels:
         for k in (eng.unplayable(pos) if reverse else eng.legal(pos)):
             yield pos ^ eng.flip[k], [k]
 
-    def walk(self, pos: int, i: int, j: int) -> tuple[int, tuple[int, ...]]:
-        """(start, plan) through a position of ``F_i`` whose orbit lies in ``B_j``."""
+    def walk(self, pos: int, i: int, j: int, fwd: Sequence[np.ndarray] | None = None
+             ) -> tuple[int, tuple[int, ...]]:
+        """(start, plan) through a position of ``F_i`` whose orbit lies in ``B_j``. ``fwd``:
+        other forward levels (sorted, canonical; each position one step after one of the
+        level before), such as a beam's."""
         head: list[int] = []
         cur = pos
+        k = self.kernel
         for d in range(i, 0, -1):
             cur, chain = next((q, c) for q, c in self.steps(cur, reverse=True)
-                              if self.contains("forward", d - 1, q))
+                              if (self.contains("forward", d - 1, q) if fwd is None
+                                  else k.member(fwd[d - 1], k.canon(k.array([q])))[0]))
             head[:0] = chain
         tail: list[int] = []
         end = pos

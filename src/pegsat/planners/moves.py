@@ -56,6 +56,8 @@ UPPER_SHARE, UPPER_MAX_S = 0.1, 10.0
 #: finish in a few hundredths of a second without one, while on the English board the plan
 #: (0.1 s) prunes every level past the eighth
 QUICK_S, QUICK_SHARE, QUICK_LEVEL = 1.0, 0.05, 20_000
+#: positions a beam keeps per level when it looks for that first plan (see ``Search.beam``)
+BEAM = 20_000
 
 
 class Paused(Timeout):
@@ -205,9 +207,41 @@ class Search:
         a, b = len(self.fwd) - 1, (len(self.bwd) - 1 if self.bwd else 0)
         return (self._first(hits), a + 1, b) if side == "forward" else (self._first(hits), a, b + 1)
 
-    def walk(self, meeting: tuple[int, int, int]) -> tuple[int, tuple[int, ...]]:
-        """(start, plan) through the meeting position."""
-        return self.levels.walk(*meeting)
+    def walk(self, meeting: tuple[int, int, int], fwd: Sequence[np.ndarray] | None = None
+             ) -> tuple[int, tuple[int, ...]]:
+        """(start, plan) through the meeting position (``fwd``: a beam's levels)."""
+        return self.levels.walk(*meeting, fwd=fwd)
+
+    def beam(self, width: int = BEAM, fewest_pegs: bool = True
+             ) -> tuple[tuple[int, int, int], list[np.ndarray]] | None:
+        """A first plan with few moves, fast, but not proven the fewest: from the forward
+        side's last level on, each level is expanded only from its ``width`` positions with
+        the fewest full Merson regions left to break (then the fewest pegs, or the most),
+        until a level meets a backward level. Returns (meeting, the beam's forward levels)
+        for ``walk``, or None (the beam died out). English central game: 18 moves, the
+        optimum, in about 0.15 s, where the ``auto`` plan has 29 and prunes nothing. Fewest
+        pegs first is the better guide there (d4 -> d4: 18 against 19 moves at 10,000
+        positions), but can strand its pegs (d1 -> d1: no plan up to 20,000; most pegs
+        first: 20 moves at 5,000)."""
+        if self.bwd is None:
+            return None
+        k = self.levels.kernel
+        levels = list(self.fwd)
+        cur = levels[-1]
+        while len(cur):
+            self.levels.deadline.check()
+            if len(cur) > width:
+                pegs = k.popcount(cur).astype(np.int64)
+                score = self._h_forward(cur) * (self.board.n + 1) + (pegs if fewest_pegs else -pegs)
+                cur = cur[np.argpartition(score, width)[:width]]
+            kids = k.unique(k.moves(cur))
+            levels.append(kids)
+            for j, other in enumerate(self.bwd):
+                hit = k.member(other, kids)
+                if hit.any():
+                    return (self._first(kids[hit]), len(levels) - 1, j), levels
+            cur = kids
+        return None
 
     def sizes(self) -> dict[str, list[int]]:
         return {"forward": [len(x) for x in self.fwd], "backward": [len(x) for x in self.bwd or []]}
@@ -271,7 +305,7 @@ def solve(problem: Problem, deadline: Deadline, config: Config) -> Result:
             search.levels.deadline = deadline
             search.pause_above = None
             t = time.perf_counter()
-            first, upper = _first_plan(problem, deadline, config)
+            first, upper = _first_plan(search, deadline, config)
             upper_s = time.perf_counter() - t
             if first is not None and first.status is Status.UNSOLVABLE:
                 return replace_planner(first)
@@ -330,12 +364,33 @@ def _stats(search: Search, t0: float, upper_s: float, lower0: int) -> dict:
     }
 
 
-def _first_plan(problem: Problem, deadline: Deadline, config: Config):
-    """A first plan from ``auto`` under a short budget: the upper bound (or a proof)."""
+def _first_plan(search: Search, deadline: Deadline, config: Config):
+    """A first plan, the upper bound: from the beam (``Search.beam``), else from ``auto``
+    under a short budget (which may also prove that there is none)."""
     from . import auto
 
+    problem = search.problem
     rem = deadline.remaining()
     budget = UPPER_MAX_S if rem is None else min(UPPER_MAX_S, UPPER_SHARE * rem)
+    levels = search.levels
+    levels.deadline = deadline.within(budget)
+    found = None
+    try:
+        for fewest_pegs in (True, False):
+            found = found or search.beam(BEAM, fewest_pegs)
+    except Timeout:
+        if deadline.expired():
+            raise
+    finally:
+        levels.deadline = deadline
+    if found is not None:
+        _, plan = search.walk(*found)
+        try:
+            moves = replay_plan(problem, plan).moves
+        except PlanError:
+            moves = None  # the final verification would reject it: go on without it
+        if moves is not None:
+            return Result(Status.SOLVED, problem, "beam search by moves", plan=plan), moves
     r = auto.solve(problem, deadline.within(budget), config)
     if r.status is Status.SOLVED and r.plan is not None:
         try:
