@@ -1,6 +1,6 @@
 """The search planner's turns on larger boards: each survivor of an open one-peg goal, and
 each game both ways (the time-reversed game: vacancy and survivor swapped), in turns of
-doubling length (issue 13: the diamond's e3 and e4 vacancies)."""
+growing length (issue 13: the diamond's e3 and e4 vacancies)."""
 
 import pytest
 
@@ -9,7 +9,7 @@ from pegsat.deadline import Deadline
 from pegsat.engine.bitboard import replay_plan, same_game
 from pegsat.model.catalogue import get_board
 from pegsat.model.problem import Goal, dual, single_vacancy
-from pegsat.model.result import Proof, Status
+from pegsat.model.result import Proof, Result, Status
 from pegsat.planners import search
 from pegsat.planners.config import Config
 
@@ -31,6 +31,39 @@ def test_the_reversed_game_refutes_a_fixed_goal():
     r = solve(p, "search", deadline=Deadline(120))
     assert r.status is Status.UNSOLVABLE and r.proof is Proof.DUAL
     assert solve(dual(p), "search", deadline=Deadline(120)).status is Status.UNSOLVABLE
+
+
+def test_turns_grow_by_half_then_double(monkeypatch):
+    """Every open game gets the same turn each round: 2 s, then 1.5 times longer while
+    turns are under 16 s, then twice as long; a refuted survivor's games get no more turns."""
+    e = get_board("english")
+    probs = [single_vacancy(e, e.hole(h), Goal.one_peg()) for h in ("d4", "d1", "c1")]
+    games = [search._Game(search.WHOLE, probs[0], False), search._Game(3, probs[1], False),
+             search._Game(5, probs[2], True)]
+    turns: list[tuple[int, float]] = []
+
+    class Enough(Exception):
+        pass
+
+    def whole(problem, deadline, config, memo=None):
+        if len(turns) == 18:
+            raise Enough
+        i = next(k for k, q in enumerate(probs) if q is problem)
+        turns.append((i, deadline.remaining()))
+        if i == 2 and len(turns) > 3:  # the reversed game refutes survivor 5 in its second turn
+            return Result(Status.UNSOLVABLE, problem, "search", proof=Proof.EXHAUSTED)
+        return Result(Status.UNKNOWN, problem, "search")
+
+    monkeypatch.setattr(search, "_whole", whole)
+    monkeypatch.setattr(search, "_mine", lambda *a: None)
+    monkeypatch.setattr(search, "_grow", lambda *a: None)
+    with pytest.raises(Enough):
+        search._in_turns(probs[0], games, {}, 0, Deadline(10_000), Config(workers=1))
+    want = [(0, 2), (1, 2), (2, 2), (0, 3), (1, 3), (2, 3)]
+    for t in (4.5, 6.75, 10.125, 15.1875, 22.78125, 45.5625):  # x1.5 below 16 s, then x2
+        want += [(0, t), (1, t)]
+    assert [i for i, _ in turns] == [i for i, _ in want]
+    assert [t for _, t in turns] == pytest.approx([t for _, t in want], abs=0.05)
 
 
 def test_a_self_dual_game_is_not_played_twice():

@@ -19,16 +19,19 @@ need on top (issue 13):
 - **turns** on boards of more than ``SPLIT_ABOVE`` holes: the open goal itself, each
   class-compatible survivor, and each game's time-reversed game (``model.problem.dual``:
   vacancy and survivor swapped; a plan of it, reversed, is a plan here, and its refutation
-  refutes the game), every one in turn for 2 s, then 4, 8, ...; each keeps its dead table
-  and pagodas, so a turn resumes the last. From 8 s turns on, a game still open mines new
+  refutes the game), every one in turn for 2 s, then 3, 4.5, ... (from 16 s on doubling);
+  each keeps its dead table and pagodas, so a turn resumes the last (its descents replay the
+  last turn's orders with the dead positions known: taking new orders each turn instead
+  made diamond d2 -> one peg 48-69 s against 18 s). From 8 s turns on, a game still open mines new
   pagodas from its dead table (``analysis.pagoda.mine``): positions proven dead the hard
   way mostly fall to a pagoda of their own, and a few such pagodas rule out many. The
   reversal is often far easier one way (diamond e1 -> e3: exhausted in 1.6 s; e3 -> e1:
   open after 40 s).
 
 Measured (bench/engine.py, 2 cores): German e5 -> e5 and e5 -> one peg in under 2 s, French
-d3 -> d5 in 3 s, diamond d2 -> one peg in 19 s, e3 -> one peg in 48 s, e4 -> one peg
-refuted in 7 s, where the pure-Python search ran out of 30 s; diamond e1 is still unknown.
+d3 -> d5 in 3 s, diamond d2 -> one peg in 19 s, e3 -> one peg in 33 s, e4 -> one peg
+refuted in 7 s, where the pure-Python search ran out of 30 s; diamond e1 -> one peg is
+refuted in 5 minutes (the open game's search exhausted), not in the benchmark's 60 s.
 A special peg, or a board of more than 128 holes, goes to the pure-Python reference
 (``engine.reference.depth_first``), one process, far-first order.
 
@@ -80,7 +83,14 @@ SEED = 20261122
 LOCAL_ABOVE = 64  # holes: bigger boards with a partial goal try regions first
 LOCAL_SLICE = 30.0  # seconds per region when there is no time limit
 SPLIT_ABOVE = 36  # holes: bigger boards take turns on each survivor, and each game both ways
-FIRST_TURN = 2.0  # seconds of every game's first turn; doubled each round
+FIRST_TURN = 2.0  # seconds of every game's first turn ...
+#: ... 1.5 times longer each round up to LONG_TURN seconds, then twice as long. Growing by 1.5
+#: rather than 2, the game that answers first waits less for the others' overshoot (diamond
+#: e3 -> one peg: 33 s against 53 s, its plan on a reversed game that needs 7 s alone; d2,
+#: e4 and German e5 unchanged), but an exhaustion that takes minutes pays more per-turn
+#: overheads (restarted descents, pagoda mining): diamond e1 410 s against 298 s, and 317 s
+#: with doubling from 16 s turns on (same day)
+TURN_GROWTH, LONG_TURN = 1.5, 16.0
 WHOLE = -2  # the key of the open goal's own game (first in every round)
 GROW_AT = 0.5  # a game's dead table this full is made four times larger between turns
 MAX_TABLE_BITS = 29  # 4 GB of one-word slots at most
@@ -162,10 +172,11 @@ def _games(problem: Problem) -> tuple[list[_Game], dict[int, tuple[Proof, bool]]
 
 def _in_turns(problem: Problem, games: list[_Game], refuted: dict[int, tuple[Proof, bool]], ruled_out: int,
               deadline: Deadline, config: Config) -> Result:
-    """Every game in turn, for FIRST_TURN seconds, then twice as long each round, until a
-    plan, until every survivor is refuted (in either direction), or the deadline. A game
-    learns its pagodas once and keeps its dead table, so its later turns resume where the
-    last one stopped: the time lost to the wrong games is at most the right one's."""
+    """Every game in turn, for FIRST_TURN seconds, then longer each round (TURN_GROWTH times,
+    from LONG_TURN seconds on twice), until a plan, until every survivor is refuted (in
+    either direction), or the deadline. A game learns its pagodas once and keeps its dead
+    table, so its later turns resume where the last one stopped: the time lost to the wrong
+    games is at most the right one's."""
     t0 = time.perf_counter()
     names = problem.board.names
     # each game keeps its dead table between turns (a later turn resumes, it does not
@@ -208,7 +219,7 @@ def _in_turns(problem: Problem, games: list[_Game], refuted: dict[int, tuple[Pro
                 return replace(r, problem=problem)
         if deadline.expired():
             break
-        turn *= 2
+        turn *= TURN_GROWTH if turn < LONG_TURN else 2
     stats = {**totals, "solve_s": round(time.perf_counter() - t0, 3), "games": len(games)}
     open_keys = sorted({g.key for g in games if g.key not in refuted and g.key != WHOLE})
     if open_keys:
