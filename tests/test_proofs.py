@@ -137,14 +137,20 @@ def test_a_dead_set_certificate_is_checked_by_the_independent_checker(dead_cert)
     assert "closed under jumps" in r.output
 
 
-def _forged_dead(dead_cert, tmp_path, dead=None, change=None):
+def _forged_dead(dead_cert, tmp_path, dead=None, change=None, packed=False):
+    """``packed``: the positions as ``prove`` writes them; else a plain ``.npy`` array (the
+    older certificates' files), also read."""
     import numpy as np
 
     data = json.loads(dead_cert.read_text())
     ev = data["evidence"]
     if dead is not None:
-        f = tmp_path / "forged.npy"
-        np.save(f, dead)
+        f = tmp_path / ("forged.npz" if packed else "forged.npy")
+        if packed:
+            with open(f, "wb") as fh:
+                independent.save_positions(fh, dead)
+        else:
+            np.save(f, dead)
         ev.update(positions=str(f), count=len(dead), sha256=certificate.sha256(f))
     else:
         ev["positions"] = str(dead_cert.parent / ev["positions"])
@@ -160,11 +166,12 @@ def test_a_dead_set_with_a_gap_a_goal_or_a_false_pagoda_is_rejected(dead_cert, t
 
     b = get_board("triangle-5")
     data = json.loads(dead_cert.read_text())
-    dead = np.load(dead_cert.parent / data["evidence"]["positions"])
+    dead = independent.load_positions(dead_cert.parent / data["evidence"]["positions"])
     start = b.full & ~(1 << b.hole("b3"))
     middle = np.delete(dead, len(dead) // 2)
     cases = [
         (dict(dead=middle), "neither excluded nor in the dead set"),
+        (dict(dead=middle, packed=True), "neither excluded nor in the dead set"),
         (dict(dead=dead[dead != start]), "the start is neither"),
         (dict(dead=np.union1d(dead, np.array([1 << b.hole("a1")], dtype=np.uint64))),
          "a goal position is in"),
@@ -176,6 +183,25 @@ def test_a_dead_set_with_a_gap_a_goal_or_a_false_pagoda_is_rejected(dead_cert, t
     for kw, words in cases:
         r = _forged_dead(dead_cert, tmp_path, **kw)
         assert r.exit_code == 1 and "REJECTED" in r.output and words in r.output, (words, r.output)
+
+
+def test_packed_positions_round_trip_and_reject_other_files(tmp_path):
+    import numpy as np
+
+    rng = np.random.default_rng(5)
+    for arr in (np.array([], dtype=np.uint64), np.array([0, 1, 2**64 - 1], dtype=np.uint64),
+                np.unique(rng.integers(0, 2**41, size=10_000, dtype=np.uint64))):
+        f = tmp_path / "p.npz"
+        with open(f, "wb") as fh:
+            independent.save_positions(fh, arr)
+        got = independent.load_positions(f)
+        assert got.dtype == np.uint64 and np.array_equal(got, arr)
+    np.savez_compressed(tmp_path / "other.npz", planes=np.zeros((7, 3), dtype=np.uint8))
+    with pytest.raises(ValueError):
+        independent.load_positions(tmp_path / "other.npz")
+    np.savez_compressed(tmp_path / "two.npz", planes=np.zeros((8, 3), dtype=np.uint8), x=np.zeros(1))
+    with pytest.raises(ValueError):
+        independent.load_positions(tmp_path / "two.npz")
 
 
 def test_least_goal_weight_matches_listing_every_goal_position():

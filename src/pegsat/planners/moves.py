@@ -16,8 +16,9 @@ grown next. Exhausting a side without a meeting proves that no plan exists. Sinc
 shorter than the levels built, a new level can only meet the other side's *last* level; it is
 tested slice by slice as it is expanded, and the search stops at the first slice that meets.
 
-An upper bound ``U`` (a plan found first by the ``auto`` planner, whose moves are counted)
-stops the search as soon as ``a + b >= U - 1`` and prunes: a position ``i`` moves from the
+An upper bound ``U`` (the moves of a first plan: from a beam search by moves,
+``Search.beam``, else from the ``auto`` planner) stops the search as soon as
+``a + b >= U - 1`` and prunes: a position ``i`` moves from the
 start that still needs ``h`` moves by its full Merson regions (``analysis.merson``) cannot be
 on a plan of fewer than ``U`` moves if ``i + h >= U``; backwards, regions full at the start
 but broken in the position count the same way. The last level such a search needs (``a + b =
@@ -226,21 +227,25 @@ class Search:
         if self.bwd is None:
             return None
         k = self.levels.kernel
-        levels = list(self.fwd)
-        cur = levels[-1]
+
+        def narrow(pos: np.ndarray) -> np.ndarray:
+            if len(pos) <= width:
+                return pos
+            pegs = k.popcount(pos).astype(np.int64)
+            score = self._h_forward(pos) * (self.board.n + 1) + (pegs if fewest_pegs else -pegs)
+            return np.sort(pos[np.argpartition(score, width)[:width]])
+
+        levels = list(self.fwd)  # then the positions kept: each is a child of the level before
+        cur = narrow(levels[-1])
         while len(cur):
             self.levels.deadline.check()
-            if len(cur) > width:
-                pegs = k.popcount(cur).astype(np.int64)
-                score = self._h_forward(cur) * (self.board.n + 1) + (pegs if fewest_pegs else -pegs)
-                cur = cur[np.argpartition(score, width)[:width]]
             kids = k.unique(k.moves(cur))
-            levels.append(kids)
             for j, other in enumerate(self.bwd):
                 hit = k.member(other, kids)
                 if hit.any():
-                    return (self._first(kids[hit]), len(levels) - 1, j), levels
-            cur = kids
+                    return (self._first(kids[hit]), len(levels), j), [*levels, kids]
+            cur = narrow(kids)
+            levels.append(cur)
         return None
 
     def sizes(self) -> dict[str, list[int]]:

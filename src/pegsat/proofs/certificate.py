@@ -30,8 +30,10 @@ them, or an unknown format version, is refused. Kinds:
               sharing no search code; it runs when the walk stays under its size limit, and
               the check says which routes ran.
 
-``dead-set``  an exhausted depth-first search (``proofs.deadset``): a file of positions (a
-              numpy ``.npy`` array of sorted 64-bit positions, with its SHA-256) closed
+``dead-set``  an exhausted depth-first search (``proofs.deadset``): a file of positions
+              (sorted 64-bit positions packed by ``proofs.independent.save_positions``: a
+              numpy ``.npz`` of their gaps' byte planes; a plain ``.npy`` array is read
+              too; with its SHA-256) closed
               under jumps up to the given symmetries, with the integer pagodas that
               exclude positions. Checked by ``proofs.independent.dead_set``, which shares
               no search code: the symmetries map lines onto lines and the goal onto itself,
@@ -55,6 +57,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import zipfile
 from dataclasses import dataclass
 from fractions import Fraction
 from pathlib import Path
@@ -292,17 +295,15 @@ def _exhaustive(problem: Problem, ev: dict, base: Path, staged: dict, deadline: 
 
 
 def _dead_set(problem: Problem, ev: dict, base: Path, staged: dict, deadline: Deadline) -> str:
-    import numpy as np
-
     f = staged.get(ev["positions"], base / ev["positions"])
     if not f.is_file():
         return f"rejected: {f} is missing"
     if sha256(f) != ev["sha256"]:
         return f"rejected: {f} does not match its SHA-256 in the certificate"
     try:
-        dead = np.load(f, allow_pickle=False)
-    except (OSError, ValueError) as exc:
-        return f"rejected: {f} is not a numpy array file ({str(exc)[:60]})"
+        dead = independent.load_positions(f)
+    except (OSError, ValueError, EOFError, zipfile.BadZipFile) as exc:
+        return f"rejected: {f} is not a positions file ({str(exc)[:60]})"
     if len(dead) != ev["count"]:
         return f"rejected: {f} holds {len(dead)} positions, the certificate says {ev['count']}"
     board = problem.board

@@ -34,6 +34,32 @@ MAX_POSITIONS = 3_000_000  # positions in all levels; beyond, the route is not r
 BATCH = 20_000  # parents whose children are tested against the floors together
 
 
+def save_positions(fh, positions: np.ndarray) -> None:
+    """Write sorted 64-bit positions compactly (``numpy.savez_compressed``): the gaps between
+    neighbours, as 8 byte planes (all lowest bytes, then all second bytes, ...), so the
+    planes of high bytes, nearly all zero, compress to almost nothing (an English dead set of
+    13.2 M positions: 106 MB as ``.npy``, 4.7 MB packed; 1.2 s to write, 0.25 s to read).
+    The first "gap" is the first position."""
+    gaps = np.diff(positions.astype(np.uint64), prepend=np.uint64(0))
+    np.savez_compressed(fh, planes=np.ascontiguousarray(gaps.view(np.uint8).reshape(-1, 8).T))
+
+
+def load_positions(path) -> np.ndarray:
+    """The positions of ``save_positions`` (or of a plain ``.npy`` array, as older
+    certificates hold). Raises ValueError on anything else."""
+    data = np.load(path, allow_pickle=False)
+    if isinstance(data, np.ndarray):
+        return data
+    with data:
+        if set(data.files) != {"planes"}:
+            raise ValueError("expected one array 'planes'")
+        planes = data["planes"]
+    if planes.dtype != np.uint8 or planes.ndim != 2 or planes.shape[0] != 8:
+        raise ValueError("'planes' is not 8 rows of bytes")
+    gaps = np.ascontiguousarray(planes.T).view(np.uint64).reshape(-1)
+    return np.cumsum(gaps, dtype=np.uint64)
+
+
 @dataclass(frozen=True)
 class Walk:
     ok: bool | None  # True: no goal reachable; False: the certificate is wrong; None: not finished

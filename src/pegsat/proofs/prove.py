@@ -57,18 +57,19 @@ class _Files:
         self.stage, self.cert, self.tmp = stage, certificate_path, tmp
         self.staged: dict[str, Path] = {}
 
-    def put(self, hint: str, array: Any) -> str:
-        """Write a numpy array; returns its name for the certificate."""
-        import numpy as np
+    def put(self, hint: str, positions: Any) -> str:
+        """Write sorted positions (``independent.save_positions``); returns the file's name
+        for the certificate."""
+        from . import independent
 
         if self.cert is not None:
-            target = Path(self.cert).with_suffix(f".{hint}.npy")
+            target = Path(self.cert).with_suffix(f".{hint}.npz")
             name, path = _rel(target, Path(self.cert).parent), self.stage.path(target)
         else:
-            path = Path(self.tmp) / f"{hint}.npy"
+            path = Path(self.tmp) / f"{hint}.npz"
             name = str(path)
         with open(path, "wb") as fh:
-            np.save(fh, array, allow_pickle=False)
+            independent.save_positions(fh, positions)
         self.staged[name] = path
         return name
 
