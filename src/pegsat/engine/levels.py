@@ -173,9 +173,11 @@ class Levels:
         if side == "backward" and self.mirror is not None:
             pos = permute(self.mirror, pos ^ self.board.full)
             side = "forward"
-        arr = self.fwd[d] if side == "forward" else self.bwd[d]
+        return self._in(self.fwd[d] if side == "forward" else self.bwd[d], pos)
+
+    def _in(self, level: np.ndarray, pos: int) -> bool:
         k = self.kernel
-        return bool(k.member(arr, k.canon(k.array([pos])))[0])
+        return bool(k.member(level, k.canon(k.array([pos])))[0])
 
     def steps(self, pos: int, reverse: bool = False) -> Iterator[tuple[int, list[int]]]:
         """(position, jumps in play order) one step after (``reverse``: before) ``pos``."""
@@ -191,13 +193,11 @@ class Levels:
         """(start, plan) through a position of ``F_i`` whose orbit lies in ``B_j``. ``fwd``:
         other forward levels (sorted, canonical; each position one step after one of the
         level before), such as a beam's."""
+        fwd = self.fwd if fwd is None else fwd
         head: list[int] = []
         cur = pos
-        k = self.kernel
         for d in range(i, 0, -1):
-            cur, chain = next((q, c) for q, c in self.steps(cur, reverse=True)
-                              if (self.contains("forward", d - 1, q) if fwd is None
-                                  else k.member(fwd[d - 1], k.canon(k.array([q])))[0]))
+            cur, chain = next((q, c) for q, c in self.steps(cur, reverse=True) if self._in(fwd[d - 1], q))
             head[:0] = chain
         tail: list[int] = []
         end = pos

@@ -381,8 +381,7 @@ def _first_plan(search: Search, deadline: Deadline, config: Config):
     levels.deadline = deadline.within(budget)
     found = None
     try:
-        for fewest_pegs in (True, False):
-            found = found or search.beam(BEAM, fewest_pegs)
+        found = search.beam(BEAM, fewest_pegs=True) or search.beam(BEAM, fewest_pegs=False)
     except Timeout:
         if deadline.expired():
             raise
