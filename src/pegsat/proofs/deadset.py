@@ -23,8 +23,9 @@ whose children the search cut by pagodas that need not rule out the images of th
 children (the certificate therefore carries every pagoda's images too). A *repair* pass
 finds every child that is neither excluded nor in ``D``, searches from it with the same table
 and pagodas, adds it and what that search stores, and repeats until ``D`` is closed; each
-round adds every child it found open, so it ends. The set is kept to ``LIMIT`` positions (8 bytes each in the
-certificate's file): past it the answer is "unknown", never a proof.
+round adds every child it found open, so it ends. The set is kept to ``LIMIT`` positions
+(8 bytes each in memory; the certificate's file packs them, ``independent.save_positions``):
+past it the answer is "unknown", never a proof.
 
 The method is the dead-position table of the classic brute-force solvers; written as an
 inductive invariant it is the certificate style of model checking (a closed set of states
@@ -44,7 +45,7 @@ from ..engine import dfs as D
 from ..engine.kernel import Kernel
 from ..model.problem import Problem
 
-LIMIT = 1 << 25  # dead positions at most (256 MB in the file)
+LIMIT = 1 << 25  # dead positions at most (256 MB in memory)
 FILL = 0.5  # the table grows past this share of its slots (a lost position costs a repair)
 CHUNK = 1 << 18  # positions whose children are checked together
 LEARN_SAMPLES, LEARN_SECONDS, SEED = 200, 2.0, 20261122
