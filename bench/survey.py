@@ -3,7 +3,7 @@
 
     python bench/survey.py [--boards english,french,...] [--time-limit 20]
 
-Per board: seconds, problems solved up to symmetry, and the share of the board's n x n
+Per board: seconds, problems solved up to symmetry and reversal, and the share of the board's n x n
 problems settled by each kind of argument (classes and pagoda are certificates; "plan" means
 a verified solution; exhausted-search / cp-infeasible / unsat come from the planners;
 unknown = the per-problem time limit ran out, never counted as impossible).
@@ -43,7 +43,8 @@ def main() -> None:
         shares = tab.proof_shares()
         total = b.n * b.n
         cells = "".join(f"{shares.get(k, 0):>7} ({100 * shares.get(k, 0) / total:4.1f}%)" for k in kinds)
-        print(f"{name:<12}{b.n:>6}{len(list(orbit_pairs(b))):>8}{secs:>9.1f}  {cells}", flush=True)
+        orbits = len(list(orbit_pairs(b, reversal=True)))
+        print(f"{name:<12}{b.n:>6}{orbits:>8}{secs:>9.1f}  {cells}", flush=True)
     print(f"\nper-problem time limit {args.time_limit:.0f} s; shares are of all n x n problems")
 
 

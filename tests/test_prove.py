@@ -142,6 +142,60 @@ def test_triangle5_survey_matches_bell(tmp_path):
     assert "c5" in [names[s] for s in t.survivors(h("c5"))]
 
 
+def test_orbit_pairs_up_to_reversal_cover_every_problem_once():
+    from pegsat.apps.survey import orbit_pairs
+
+    for name, halved in (("triangle-5", 0), ("english", 151 - 88), ("german", 276 - 155)):
+        b = get_board(name)
+        reps = list(orbit_pairs(b, reversal=True))
+        g = b.symmetries
+        covered = [{(p[v], p[s]) for p in g} | {(p[s], p[v]) for p in g} for v, s in reps]
+        assert sum(map(len, covered)) == len(set().union(*covered)) == b.n ** 2  # disjoint, all
+        alone = list(orbit_pairs(b))
+        assert set(reps) <= set(alone)  # each also the least of its symmetry orbit
+        assert len(alone) - len(reps) >= halved
+
+
+def test_survey_table_fills_reversed_problems_with_replayed_plans(tmp_path):
+    from dataclasses import replace
+
+    from pegsat.apps.solve import solve
+    from pegsat.apps.survey import orbit_pairs, reversed_entry
+    from pegsat.engine.bitboard import replay
+    from pegsat.errors import PlanError
+    from pegsat.formats.notation import parse_plan
+
+    reps = run(T5, tmp_path / "r.jsonl")
+    assert len(reps) == len(list(orbit_pairs(T5, reversal=True)))
+    t = table(T5, reps)
+    assert t.unknown == 0
+    assert all(e.status == t.cells[(s, v)].status for (v, s), e in t.cells.items())  # solvable together
+    by_symmetry = {(p[T5.hole(a)], p[T5.hole(b)]) for a, b in reps for p in T5.symmetries}
+    only_reversed = set(t.cells) - by_symmetry
+    assert only_reversed
+    for v, s in only_reversed:  # what the table says without solving them agrees with solving them
+        direct = solve(single_vacancy(T5, v, Goal.survivor(T5, s)))
+        assert direct.status.solved == (t.cells[(v, s)].status == "solved")
+    for e in reps.values():
+        if e.status == "solved":
+            back = reversed_entry(T5, e)
+            p = single_vacancy(T5, T5.hole(back.vacancy), Goal.survivor(T5, T5.hole(back.survivor)))
+            assert replay(p, parse_plan(T5, back.plan, "names")).moves == back.moves and back.optimal is None
+    e = next(e for e in reps.values() if e.status == "solved" and e.vacancy != e.survivor)
+    with pytest.raises(PlanError):  # a jump short: the reversed plan does not replay
+        reversed_entry(T5, replace(e, plan=" ".join(e.plan.split()[1:])))
+
+
+def test_min_moves_survey_solves_both_directions(tmp_path):
+    from pegsat.apps.survey import orbit_pairs
+
+    reps = run(T5, tmp_path / "m.jsonl", planner="moves")
+    assert len(reps) == len(list(orbit_pairs(T5)))  # no reversal: the optima differ
+    t = table(T5, reps)
+    assert t.unknown == 0
+    assert all(e.optimal for e in t.cells.values() if e.status == "solved")
+
+
 def test_survey_resumes_after_a_kill(tmp_path):
     path = tmp_path / "r.jsonl"
     first = run(T5, path)
@@ -179,7 +233,7 @@ def test_survey_budget_gives_the_unknown_a_second_longer_run(tmp_path, monkeypat
         return real(board, v, s, planner, time_limit, layers_limit, cap)
 
     monkeypatch.setattr(survey_mod, "settle", first_time_unknown)
-    pairs = len(list(survey_mod.orbit_pairs(T5)))
+    pairs = len(list(survey_mod.orbit_pairs(T5, reversal=True)))
     assert table(T5, run(T5, tmp_path / "a.jsonl", time_limit=0.5)).unknown > 0  # no budget: one pass
     calls.clear()
     t = table(T5, run(T5, tmp_path / "b.jsonl", time_limit=0.5, budget=120))
@@ -187,6 +241,29 @@ def test_survey_budget_gives_the_unknown_a_second_longer_run(tmp_path, monkeypat
     second = calls[pairs:]
     assert all(c[2] > 0.5 and c[3] is not None and c[4] is not None for c in second)
     assert all(c[4].remaining() is not None for c in second)  # the budget caps every step
+
+
+def test_survey_budget_retries_the_hardest_with_everything_left(tmp_path, monkeypatch):
+    import pegsat.apps.survey as survey_mod
+
+    real, handed = survey_mod.settle, {}
+    hard = list(survey_mod.orbit_pairs(T5, reversal=True))[3:5]
+
+    def needs_most_of_the_budget(board, v, s, planner, time_limit, layers_limit=None, cap=None):
+        seconds = time_limit + (time_limit if layers_limit is None else layers_limit)
+        handed.setdefault((v, s), []).append(seconds)
+        if (v, s) in hard and seconds < 0.8 * budget:  # two shares of the budget are not enough
+            return survey_mod.Entry(board.names[v], board.names[s], "unknown", None)
+        return real(board, v, s, planner, time_limit, layers_limit, cap)
+
+    budget = 20.0
+    monkeypatch.setattr(survey_mod, "settle", needs_most_of_the_budget)
+    t = table(T5, run(T5, tmp_path / "a.jsonl", time_limit=0.5, budget=budget))
+    assert t.unknown == 0
+    for pair in hard:
+        tries = handed[pair]
+        assert len(tries) >= 2 and tries[0] == 1.0 and tries[-1] >= 0.8 * budget  # first pass, then more
+        assert all(b > survey_mod.RETRY_GROWTH * a for a, b in zip(tries, tries[1:], strict=False))
 
 
 def test_french_classes():

@@ -6,8 +6,11 @@ finds a plan or exhausts the search; ``moves`` gives the fewest moves), and when
 out of time, the same planner on the time-reversed game (``problem.dual``: vacancy s ->
 survivor v), whose plan reversed is a plan here, and last the exhaustive search by jumps
 (``planners.layers``), which decides what is left given time. Only one problem per orbit of
-the board's symmetry group is solved (vacancy up to the group, survivor up to the vacancy's
-stabilizer); the table is filled by symmetry.
+the board's symmetry group and time reversal is solved (vacancy up to the group, survivor up
+to the vacancy's stabilizer, and of v -> s and s -> v only one: they are solvable together);
+the table is filled by symmetry, a reversed cell's plan replayed by the verifier. Solving
+both of a reversed pair cost the German survey twice: the search already plays each game both
+ways, and its second pass gave e1 -> e4 118 s (unknown) and then e4 -> e1 216 s (a plan).
 
 Results are appended to a JSON-lines file as each problem is settled, flushed to disk; a
 rerun reads the file and skips what is done, so an interrupted survey loses at most the
@@ -19,19 +22,21 @@ from __future__ import annotations
 import time
 from collections import Counter
 from collections.abc import Callable, Iterator
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 
 from ..deadline import Deadline
-from ..engine.bitboard import replay_plan, same_game
+from ..engine.bitboard import replay, replay_plan, same_game
 from ..errors import PegsatError
 from ..files import JsonLines, read_jsonl
-from ..formats.notation import format_plan
+from ..formats.notation import format_plan, parse_plan
 from ..model.board import Board
 from ..model.problem import Goal, dual, single_vacancy
 from ..model.result import Proof, Status
 from .solve import solve
 
+#: a problem is tried again only with this many times the seconds of its last try
+RETRY_GROWTH = 1.5
 #: how the survey names a proof (classes and pagoda are the cheap proofs' certificate kinds)
 PROOF_NAME = {Proof.INVARIANT: "classes", Proof.PAGODA: "pagoda"}
 
@@ -48,16 +53,38 @@ class Entry:
     seconds: float = 0.0
 
 
-def orbit_pairs(board: Board) -> Iterator[tuple[int, int]]:
-    """(vacancy, survivor) representatives: one per orbit of the symmetry group on pairs."""
+def orbit_pairs(board: Board, reversal: bool = False) -> Iterator[tuple[int, int]]:
+    """(vacancy, survivor) representatives: one per orbit of the symmetry group on pairs (the
+    least pair of its orbit); with ``reversal``, one per orbit of the group and time reversal
+    ((v, s) and (s, v) are solvable together: ``model.problem.dual``)."""
     group = board.symmetries
     for v in range(board.n):
         if min(p[v] for p in group) != v:
             continue
         stab = [p for p in group if p[v] == v]
         for s in range(board.n):
-            if min(p[s] for p in stab) == s:
+            if min(p[s] for p in stab) == s and not (reversal and min((p[s], p[v]) for p in group) < (v, s)):
                 yield v, s
+
+
+def reversed_entry(board: Board, e: Entry) -> Entry:
+    """The entry of the time-reversed problem (vacancy and survivor swapped): a plan is
+    reversed and replayed by the verifier there (a PlanError if it does not replay), a proof
+    holds for both (named ``dual-...`` on the side that was not searched). Moves are the
+    reversed plan's, never called optimal: a chain of jumps by one peg reversed is not one
+    peg's chain (triangle-5 a1 -> a1: 12 moves one way, 11 the other), so the fewest moves of
+    the two problems differ and a min-moves survey solves both."""
+    v, s = board.hole(e.vacancy), board.hole(e.survivor)
+    moves = plan = None
+    if e.status == "solved" and e.plan is not None:
+        problem = single_vacancy(board, s, Goal.survivor(board, v))
+        rep = replay(problem, reversed(parse_plan(board, e.plan, "names")))
+        plan, moves = format_plan(board, rep.plan), rep.moves
+    proof = e.proof
+    if e.status == "unsolvable" and proof is not None:
+        proof = proof[len("dual-"):] if proof.startswith("dual-") else f"dual-{proof}"
+    return replace(e, vacancy=e.survivor, survivor=e.vacancy, proof=proof, plan=plan, moves=moves,
+                   optimal=None)
 
 
 def settle(board: Board, v: int, s: int, planner: str, time_limit: float | None,
@@ -126,18 +153,27 @@ def run(board: Board, results: Path, *, planner: str = "auto", time_limit: float
     ``budget``: seconds for the whole survey. The first pass gives each problem
     ``time_limit`` (less if the budget runs short); then what is left of the budget is
     shared evenly among the problems still unknown, each solved once more with its share (a
-    solve starts afresh: one long run decides more than several short ones). Without a
-    budget, one pass."""
+    solve starts afresh: one long run decides more than several short ones), and again while
+    what is left gives some of them ``RETRY_GROWTH`` times their last try (then to as many as
+    it can, shortest tries first: the German survey's second pass left 403 s unused while four
+    problems it had given 156-235 s each were unknown). Without a budget, one pass."""
     if board.n > 64:
         raise PegsatError(f"survey: board {board.name} has {board.n} holes; at most 64")
     whole = Deadline(budget) if budget else Deadline()
     done = read_results(results)
-    pairs = list(orbit_pairs(board))
+    reversal = planner != "moves"  # the fewest moves of v -> s and s -> v differ
+    pairs = list(orbit_pairs(board, reversal=reversal))
     names = board.names
+    for v, s in pairs if reversal else ():  # a file that has only the reversed problem: it will do
+        if (names[v], names[s]) not in done and (names[s], names[v]) in done:
+            done[(names[v], names[s])] = reversed_entry(board, done[(names[s], names[v])])
 
     with JsonLines(results) as out:
+        given: dict[int, float] = {}  # pair index -> seconds its last solve was handed
+
         def one(i: int, v: int, s: int, seconds: float | None, layers: float | None) -> None:
             e = settle(board, v, s, planner, seconds, layers, cap=whole if budget else None)
+            given[i] = e.seconds if seconds is None else seconds + (seconds if layers is None else layers)
             out.write(asdict(e))
             if e.status in ("solved", "unsolvable"):
                 done[(names[v], names[s])] = e
@@ -147,12 +183,19 @@ def run(board: Board, results: Path, *, planner: str = "auto", time_limit: float
         for i, (v, s) in enumerate(pairs, start=1):
             if (names[v], names[s]) not in done and not whole.expired():
                 one(i, v, s, time_limit, layers_limit)
-        if budget:
-            left = [(i, v, s) for i, (v, s) in enumerate(pairs, start=1) if (names[v], names[s]) not in done]
-            for n, (i, v, s) in enumerate(left):
-                share = (whole.remaining() or 0) / (len(left) - n)  # time saved goes to the rest
-                if share <= (time_limit or 0):  # no longer than the first pass gave: no use
-                    break
+        while budget and not whole.expired():
+            left = sorted((given[i], i, v, s) for i, (v, s) in enumerate(pairs, start=1)
+                          if i in given and (names[v], names[s]) not in done)
+            rem = whole.remaining() or 0
+            # the most problems (shortest tries first) that can each have RETRY_GROWTH times longer
+            k = max((k for k in range(1, len(left) + 1) if rem / k > RETRY_GROWTH * left[k - 1][0]),
+                    default=0)
+            if k == 0:
+                break
+            for n, (before, i, v, s) in enumerate(sorted(left[:k], key=lambda x: x[1])):
+                share = (whole.remaining() or 0) / (k - n)  # time saved goes to the rest
+                if share <= before:  # no longer than its last try: no use (a solve starts afresh)
+                    continue
                 layers = min(layers_limit, share / 2) if layers_limit else share / 2
                 one(i, v, s, share - layers, layers)
     return {k: done[k] for k in ((names[v], names[s]) for v, s in pairs) if k in done}
@@ -160,7 +203,8 @@ def run(board: Board, results: Path, *, planner: str = "auto", time_limit: float
 
 @dataclass(frozen=True)
 class Table:
-    """The full vacancy x survivor table, filled by symmetry from the representatives."""
+    """The full vacancy x survivor table, filled by symmetry and time reversal from the
+    representatives."""
 
     board: Board
     cells: dict[tuple[int, int], Entry]  # (vacancy, survivor) hole ids -> entry of its orbit
@@ -171,9 +215,12 @@ class Table:
         return [s for s in range(self.board.n) if (v, s) in cells and cells[(v, s)].status == "solved"]
 
     def proof_shares(self) -> Counter:
+        """Problems per kind of argument; a proof on the time-reversed game (``dual-pagoda``)
+        counts as its kind."""
         c: Counter = Counter()
         for e in self.cells.values():
-            c["plan" if e.status == "solved" else e.proof or e.status] += 1
+            kind = "plan" if e.status == "solved" else e.proof or e.status
+            c[kind.removeprefix("dual-")] += 1
         c["unknown"] += self.unknown
         return c
 
@@ -212,8 +259,11 @@ def picture(t: Table) -> str:
 
 def table(board: Board, reps: dict[tuple[str, str], Entry]) -> Table:
     cells: dict[tuple[int, int], Entry] = {}
-    for (vn, sn), e in reps.items():
-        v, s = board.hole(vn), board.hole(sn)
-        for p in board.symmetries:
-            cells[(p[v], p[s])] = e
+    for direct in (False, True):  # a problem's own entry (a min-moves survey) wins over a reversed one
+        for (vn, sn), e in reps.items():
+            v, s = board.hole(vn), board.hole(sn)
+            if not direct:
+                v, s, e = s, v, reversed_entry(board, e)
+            for p in board.symmetries:
+                cells[(p[v], p[s])] = e
     return Table(board, cells, board.n * board.n - len(cells))
