@@ -259,11 +259,15 @@ def picture(t: Table) -> str:
 
 def table(board: Board, reps: dict[tuple[str, str], Entry]) -> Table:
     cells: dict[tuple[int, int], Entry] = {}
-    for direct in (False, True):  # a problem's own entry (a min-moves survey) wins over a reversed one
-        for (vn, sn), e in reps.items():
-            v, s = board.hole(vn), board.hole(sn)
-            if not direct:
-                v, s, e = s, v, reversed_entry(board, e)
-            for p in board.symmetries:
-                cells[(p[v], p[s])] = e
+    for (vn, sn), e in reps.items():
+        v, s = board.hole(vn), board.hole(sn)
+        for p in board.symmetries:
+            cells[(p[v], p[s])] = e
+    for (vn, sn), e in reps.items():
+        v, s = board.hole(vn), board.hole(sn)
+        if (s, v) in cells:  # its own entry (a min-moves survey solves both): no reversed one
+            continue
+        back = reversed_entry(board, e)
+        for p in board.symmetries:
+            cells[(p[s], p[v])] = back
     return Table(board, cells, board.n * board.n - len(cells))
