@@ -136,7 +136,7 @@ class Levels:
         held = sum(a.nbytes for a in self.fwd + (self.bwd or []))
 
         def distinct(children: np.ndarray) -> tuple[np.ndarray, np.ndarray | None]:
-            part = k.unique(children)
+            part = k.unique(children, own=True)
             if self.by == "moves":  # a move may reach a position of any earlier level
                 for old in levels:
                     part = part[~k.member(old, part)]
@@ -151,7 +151,7 @@ class Levels:
                 gb = self.budget / (1 << 30)
                 raise MemoryBudget(f"memory budget: the levels would outgrow {gb:.1f} GB (PEGSAT_MEMORY_GB)")
         # Each distinct successor once: the slices' successors overlap a lot.
-        new = k.unique(k.concat(parts)) if len(parts) > 1 else (parts[0] if parts else k.empty())
+        new = k.unique(k.concat(parts), own=True) if len(parts) > 1 else (parts[0] if parts else k.empty())
         del parts
         self.deadline.check()
         if keep is not None:
@@ -166,7 +166,7 @@ class Levels:
         k = self.kernel
         hits = list(self._slices(side, lambda c: c[wanted(c)]))
         self.deadline.check()
-        return k.unique(k.concat(hits))
+        return k.unique(k.concat(hits), own=True)
 
     def contains(self, side: str, d: int, pos: int) -> bool:
         """``pos`` (any member of its orbit) lies in the side's level ``d``."""

@@ -239,7 +239,7 @@ class Search:
         cur = narrow(levels[-1])
         while len(cur):
             self.levels.deadline.check()
-            kids = k.unique(k.moves(cur))
+            kids = k.unique(k.moves(cur), own=True)
             for j, other in enumerate(self.bwd):
                 hit = k.member(other, kids)
                 if hit.any():

@@ -105,7 +105,7 @@ def refute(problem: Problem, deadline: Deadline, limit: int = LIMIT) -> Outcome:
             if code == D.FOUND:
                 return Outcome("plan", plan=search.plan(), stats=search.stats())
             break
-        dead = _read(search.table)
+        dead = _read(k, search.table)
         fresh = dead
         repairs = 0
         while True:
@@ -118,7 +118,7 @@ def refute(problem: Problem, deadline: Deadline, limit: int = LIMIT) -> Outcome:
                                    pagodas=pagodas)
                 if sub.attempt(order, 1 << 62, deadline.check) != D.EXHAUSTED:
                     raise Inconsistent("a child of a position the search proved dead reaches the goal")
-            got = k.unique(k.concat([_read(search.table), loose]))  # a loose one may be overwritten
+            got = k.unique(k.concat([_read(k, search.table), loose]))  # a loose one may be overwritten
             fresh = got[~k.member(dead, got)]
             dead = k.unique(k.concat([dead, fresh]))
             if len(dead) > limit:
@@ -144,9 +144,10 @@ def _images(pagodas: tuple[D.Pagoda, ...], group) -> tuple[D.Pagoda, ...]:
     return tuple(out.values())
 
 
-def _read(table: np.ndarray) -> np.ndarray:
-    """The distinct positions a one-word dead table holds, sorted."""
-    return np.unique(table[table != 0])
+def _read(k: Kernel, table: np.ndarray) -> np.ndarray:
+    """The distinct positions a one-word dead table holds, sorted (the core's sort: numpy's
+    ``unique`` took 1.4 s for 2 million positions here, 10x its own sort)."""
+    return k.unique(table[table != 0], own=True)
 
 
 def _loose(k: Kernel, problem: Problem, pagodas: tuple[D.Pagoda, ...], dead: np.ndarray,
