@@ -74,14 +74,15 @@ def test_batch_planner_option_and_no_oversubscription(tmp_path):
 
 
 def test_killed_worker_is_unknown_never_unsolvable(tmp_path):
-    jobs = [parse_line("german", "long"),  # the German central game: runs until its limit
+    long = "german --vacant e1 --survivor e1"  # open after minutes: runs until its limit
+    jobs = [parse_line(long, "long"),
             parse_line("triangle-5 --vacant a1 --survivor a1", "a"),
             parse_line("triangle-5 --vacant c5 --survivor c5", "b"),
             parse_line("triangle-5 --vacant a4 --survivor a4", "c")]
     killed = {}
 
     def kill_long_job(client, futures):
-        key = futures["german"].key
+        key = futures[long].key
         deadline = time.time() + 60
         while time.time() < deadline:
             where = [w for w, keys in client.processing().items() if key in keys]
@@ -95,7 +96,7 @@ def test_killed_worker_is_unknown_never_unsolvable(tmp_path):
 
     recs = run(jobs, tmp_path / "r.jsonl", workers=2, time_limit=40, quiet=True, on_submit=kill_long_job)
     assert killed
-    assert recs["german"]["status"] == "unknown" and "worker died" in recs["german"]["detail"]
+    assert recs[long]["status"] == "unknown" and "worker died" in recs[long]["detail"]
     for j in jobs[1:]:
         assert recs[j.id]["status"] == "solved"
     lines = [json.loads(x) for x in (tmp_path / "r.jsonl").read_text().splitlines()]

@@ -459,6 +459,37 @@ out:
     return r;
 }
 
+/* score(positions, weights, iso, out): weights int64 [n]; out a writable int64 buffer, one
+ * per position (see ``score_1``). */
+static PyObject *Board_score(CoreBoard *b, PyObject *args) {
+    Py_buffer v, wv, ov; Py_ssize_t n; long long iso;
+    if (!PyArg_ParseTuple(args, "y*y*Lw*", &v, &wv, &iso, &ov)) return NULL;
+    PyObject *r = NULL;
+    void *nb = NULL;
+    if (positions(b, &v, &n) < 0) goto out;
+    if (wv.len != (Py_ssize_t)b->n * 8 || ov.len != n * 8) {
+        PyErr_SetString(PyExc_ValueError, "weights or out do not agree with the board"); goto out;
+    }
+    nb = calloc(b->n, b->W == 1 ? sizeof(pos1_t) : sizeof(pos2_t));
+    if (!nb) { PyErr_NoMemory(); goto out; }
+    for (int h = 0; h < b->n; h++)
+        for (int i = 0; i < b->n_by_src[h]; i++) {
+            int over = b->over[b->by_src[h][i]];
+            if (b->W == 1) ((pos1_t *)nb)[h] |= (pos1_t)1 << over;
+            else ((pos2_t *)nb)[h] |= (pos2_t)1 << over;
+        }
+    Py_BEGIN_ALLOW_THREADS
+    if (b->W == 1) score_1(b, v.buf, n, wv.buf, iso, nb, ov.buf);
+    else score_2(b, v.buf, n, wv.buf, iso, nb, ov.buf);
+    Py_END_ALLOW_THREADS
+    Py_INCREF(Py_None);
+    r = Py_None;
+out:
+    free(nb);
+    PyBuffer_Release(&v); PyBuffer_Release(&wv); PyBuffer_Release(&ov);
+    return r;
+}
+
 static PyObject *Board_get_width(CoreBoard *b, void *c) { return PyLong_FromLong(b->W); }
 static PyObject *Board_get_n(CoreBoard *b, void *c) { return PyLong_FromLong(b->n); }
 
@@ -504,6 +535,7 @@ static PyMethodDef Board_methods[] = {
     {"sort_unique", (PyCFunction)Board_sort_unique, METH_VARARGS, "sort_unique(buffer) -> distinct count"},
     {"member", (PyCFunction)Board_member, METH_VARARGS, "member(sorted, query) -> 0/1 bytes"},
     {"keep", (PyCFunction)Board_keep, METH_VARARGS, "keep(positions, weights, floors, alone)"},
+    {"score", (PyCFunction)Board_score, METH_VARARGS, "score(positions, weights, iso, out)"},
     {NULL}
 };
 

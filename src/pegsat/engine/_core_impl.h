@@ -73,34 +73,6 @@ static inline POS SFX(least)(const POS *img, int G) {
     return best;
 }
 
-/* ---- growing output -------------------------------------------------------------------- */
-
-typedef struct { PyObject *ba; char *data; Py_ssize_t len, cap; } SFX(Out);
-
-static int SFX(out_init)(SFX(Out) *o, Py_ssize_t cap) {
-    if (cap < 16) cap = 16;
-    o->ba = PyByteArray_FromStringAndSize(NULL, cap * POS_BYTES);
-    if (!o->ba) return -1;
-    o->data = PyByteArray_AS_STRING(o->ba); o->len = 0; o->cap = cap;
-    return 0;
-}
-
-static inline int SFX(out_push)(SFX(Out) *o, POS x) {
-    if (o->len == o->cap) {
-        Py_ssize_t cap = o->cap * 2;
-        if (PyByteArray_Resize(o->ba, cap * POS_BYTES) < 0) return -1;
-        o->data = PyByteArray_AS_STRING(o->ba); o->cap = cap;
-    }
-    SFX(store)(o->data + o->len * POS_BYTES, x);
-    o->len++;
-    return 0;
-}
-
-static PyObject *SFX(out_done)(SFX(Out) *o) {
-    if (PyByteArray_Resize(o->ba, o->len * POS_BYTES) < 0) { Py_DECREF(o->ba); return NULL; }
-    return o->ba;
-}
-
 /* ---- bulk: successors by one jump, by one move; canonical forms; images ---------------- */
 
 static PyObject *SFX(step)(CoreBoard *b, const char *src, Py_ssize_t n, int reverse, int canon) {
@@ -355,9 +327,14 @@ static void SFX(member)(const char *sorted, Py_ssize_t ns, const char *q, Py_ssi
  * pagoda, the positions it alone rules out (the planner retires pagodas that never do). */
 static PyObject *SFX(keep)(CoreBoard *b, const char *src, Py_ssize_t n, const int64_t *tab,
                            const int64_t *floors, int P, int64_t *alone) {
-    SFX(Out) o;
-    if (SFX(out_init)(&o, n / 2 + 16) < 0) return NULL;
+    /* The output can hold every position: the filter runs without the GIL (the beam's
+     * slices filter side by side), then the buffer is cut to what was kept. */
+    PyObject *ba = PyByteArray_FromStringAndSize(NULL, (n ? n : 1) * POS_BYTES);
+    if (!ba) return NULL;
+    char *dst = PyByteArray_AS_STRING(ba);
     int nb = b->nbytes;
+    Py_ssize_t m = 0;
+    Py_BEGIN_ALLOW_THREADS
     for (Py_ssize_t i = 0; i < n; i++) {
         POS pos = SFX(load)(src + i * POS_BYTES);
         unsigned char bytes[16] = {0};
@@ -369,10 +346,35 @@ static PyObject *SFX(keep)(CoreBoard *b, const char *src, Py_ssize_t n, const in
             for (int k = 0; k < nb; k++) w += t[k * 256 + bytes[k]];
             if (w < floors[p]) { bad++; which = p; }
         }
-        if (!bad) { if (SFX(out_push)(&o, pos) < 0) { Py_DECREF(o.ba); return NULL; } }
+        if (!bad) SFX(store)(dst + (m++) * POS_BYTES, pos);
         else if (bad == 1) alone[which]++;
     }
-    return SFX(out_done)(&o);
+    Py_END_ALLOW_THREADS
+    if (PyByteArray_Resize(ba, m * POS_BYTES) < 0) { Py_DECREF(ba); return NULL; }
+    return ba;
+}
+
+/* ---- beam scores ------------------------------------------------------------------------ */
+
+/* out[i]: the sum of ``w`` over the pegs of position i, plus ``iso`` per isolated peg (no peg
+ * on a hole it could jump over: it cannot move until another peg comes next to it). ``nb``:
+ * per hole, the holes it could jump over. No Python objects: runs without the GIL. */
+static void SFX(score)(const CoreBoard *b, const char *src, Py_ssize_t n, const int64_t *w,
+                       int64_t iso, const POS *nb, int64_t *out) {
+    for (Py_ssize_t i = 0; i < n; i++) {
+        POS pos = SFX(load)(src + i * POS_BYTES);
+        int64_t s = 0;
+        for (int word = 0; word < W; word++) {  /* the pegs, lowest first */
+            uint64_t bits = (uint64_t)(pos >> (64 * word));
+            while (bits) {
+                int h = 64 * word + __builtin_ctzll(bits);
+                bits &= bits - 1;
+                s += w[h];
+                if (!(pos & nb[h])) s += iso;
+            }
+        }
+        out[i] = s;
+    }
 }
 
 /* ---- depth-first search with a table of dead positions -------------------------------- */

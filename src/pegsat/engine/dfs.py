@@ -181,25 +181,34 @@ class DepthFirst:
                 "pagoda_cuts": self.cuts, "attempts": self.attempts}
 
 
-def far_first(problem: Problem, rng: random.Random | None = None, noise: float = 0.5) -> list[int]:
-    """Jump ids, the jumping peg farthest from the goal's centroid first (squared Euclidean
-    distance); ties by id, or, with ``rng``, broken by uniform noise in [0, ``noise``)."""
+def goal_distances(problem: Problem) -> list[float] | None:
+    """Per hole, its squared Euclidean distance from the goal's centroid (the board's when the
+    goal fixes no peg); None for a board without coordinates."""
     board, goal = problem.board, problem.goal
-    J = len(board.jumps)
     if board.coords is None:
-        order = list(range(J))
-        if rng is not None:
-            rng.shuffle(order)
-        return order
+        return None
     tri = board.lattice == "triangular"  # columns are doubled there; rows are sqrt(3)/2 apart
     sx, sy = (0.5, math.sqrt(3) / 2) if tri else (1.0, 1.0)
     target = [board.coords[h] for h in range(board.n) if goal.full >> h & 1] or list(board.coords)
     tr = sum(r for r, _ in target) / len(target)
     tc = sum(c for _, c in target) / len(target)
+    return [((r - tr) * sy) ** 2 + ((c - tc) * sx) ** 2 for r, c in board.coords]
+
+
+def far_first(problem: Problem, rng: random.Random | None = None, noise: float = 0.5) -> list[int]:
+    """Jump ids, the jumping peg farthest from the goal's centroid first (squared Euclidean
+    distance); ties by id, or, with ``rng``, broken by uniform noise in [0, ``noise``)."""
+    board = problem.board
+    J = len(board.jumps)
+    dist = goal_distances(problem)
+    if dist is None:
+        order = list(range(J))
+        if rng is not None:
+            rng.shuffle(order)
+        return order
 
     def far(k: int) -> float:
-        r, c = board.coords[board.jumps[k][0]]
-        return ((r - tr) * sy) ** 2 + ((c - tc) * sx) ** 2
+        return dist[board.jumps[k][0]]
 
     if rng is None:
         return sorted(range(J), key=lambda k: (-far(k), k))

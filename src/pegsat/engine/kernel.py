@@ -180,6 +180,14 @@ class Kernel:
         return self._wrap(kept), alone
 
 
+    def score(self, pos: np.ndarray, weights: Sequence[int], iso: int) -> np.ndarray:
+        """Per position: the sum of ``weights`` over its pegs, plus ``iso`` per isolated peg
+        (no peg on a hole it could jump over)."""
+        out = np.zeros(len(pos), dtype=np.int64)
+        if len(pos):
+            self.core.score(self._buf(pos), np.array(weights, dtype=np.int64).tobytes(), int(iso), out)
+        return out
+
     def core_search(self, start: bytes, full: bytes, empty: bytes, min_pegs: int, max_pegs: int,
                     min_left: int, order: bytes, table: np.ndarray, canon: bool, delta: bytes,
                     floors: bytes, values: bytes, target: np.ndarray | None = None, target_pegs: int = 0):

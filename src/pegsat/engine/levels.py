@@ -127,10 +127,12 @@ class Levels:
         return self.grow_until(side, keep)[0]
 
     def grow_until(self, side: str, keep: Keep | None = None,
-                   meet: Callable[[np.ndarray], np.ndarray] | None = None) -> tuple[np.ndarray, bool]:
+                   meet: Callable[[np.ndarray], np.ndarray] | None = None,
+                   prune: Callable[[np.ndarray], np.ndarray] | None = None) -> tuple[np.ndarray, bool]:
         """(the side's next level, False), or, as soon as ``meet(part)`` (a mask over a slice's
         distinct new positions) holds somewhere, (those positions, True) with the level left
-        unbuilt: a search that stops at its first meeting skips the rest of its last level."""
+        unbuilt: a search that stops at its first meeting skips the rest of its last level.
+        ``prune(part)``: the slice's positions worth keeping, on the slices' threads."""
         k = self.kernel
         levels = self.fwd if side == "forward" else self.bwd
         held = sum(a.nbytes for a in self.fwd + (self.bwd or []))
@@ -140,6 +142,8 @@ class Levels:
             if self.by == "moves":  # a move may reach a position of any earlier level
                 for old in levels:
                     part = part[~k.member(old, part)]
+            if prune is not None:
+                part = prune(part)
             return part, (None if meet is None else part[meet(part)])
 
         parts = []

@@ -24,6 +24,7 @@ PLANNERS = {
     "search": "pegsat.planners.search",
     "moves": "pegsat.planners.moves",  # fewest moves, with proof
     "layers": "pegsat.planners.layers",  # exhaustive by jumps, pagoda-pruned; for proofs
+    "beam": "pegsat.planners.beam",  # beams toward exact backward levels; plans, never proofs
 }
 
 

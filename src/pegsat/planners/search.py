@@ -63,11 +63,13 @@ from ..analysis.invariants import both_ways, fixed_survivor, survivor_candidates
 from ..deadline import Deadline, Timeout
 from ..engine import dfs as D
 from ..engine import reference
+from ..engine.beam import Ladder
 from ..engine.kernel import MAX_HOLES, words
 from ..engine.levels import memory_budget
 from ..model import region
 from ..model.problem import Problem, dual
 from ..model.result import Proof, Result, Status
+from . import beam
 from .config import Config, any_problem
 
 NAME = "search"
@@ -92,6 +94,7 @@ FIRST_TURN = 2.0  # seconds of every game's first turn ...
 #: with doubling from 16 s turns on (same day)
 TURN_GROWTH, LONG_TURN = 1.5, 16.0
 WHOLE = -2  # the key of the open goal's own game (first in every round)
+BEAM = -3  # the key of the beam's turn (last in every round)
 GROW_AT = 0.5  # a game's dead table this full is made four times larger between turns
 MAX_TABLE_BITS = 29  # 4 GB of one-word slots at most
 MINE_FROM = 8.0  # seconds: after turns this long (a game still open after a few rounds) ...
@@ -167,6 +170,8 @@ def _games(problem: Problem) -> tuple[list[_Game], dict[int, tuple[Proof, bool]]
         return None
     if whole and not games[1:]:  # every survivor refuted by a pagoda already
         games = []
+    elif games and beam.supports(problem) is None:
+        games.append(_Game(BEAM, problem, False))
     return games, refuted, ruled_out
 
 
@@ -185,15 +190,21 @@ def _in_turns(problem: Problem, games: list[_Game], refuted: dict[int, tuple[Pro
     totals: dict[str, float] = {}
     turn = FIRST_TURN
     while True:
-        if all(g.key in refuted for g in games if g.key != WHOLE):
+        live = [i for i, g in enumerate(games)
+                if g.key not in refuted and not (g.key == BEAM and memo[i].get("spent"))]
+        if not any(games[i].key >= -1 for i in live):  # a beam alone decides nothing
             break
-        for i, g in enumerate(games):
+        for i in live:
+            g = games[i]
             if g.key in refuted:
                 continue
             left = deadline.remaining()
             if left is not None and left <= 0:
                 break
-            r = _whole(g.problem, deadline.within(turn), config, memo[i])
+            if g.key == BEAM:
+                r = _beam_turn(g.problem, deadline.within(turn), memo[i])
+            else:
+                r = _whole(g.problem, deadline.within(turn), config, memo[i])
             if r.status is Status.UNKNOWN and turn >= MINE_FROM:
                 _mine(g.problem, memo[i], deadline.within(min(turn / 8, LEARN_SECONDS * 2)))
                 _grow(g.problem, memo[i], sum(1 for h in games if h.key not in refuted))
@@ -204,7 +215,8 @@ def _in_turns(problem: Problem, games: list[_Game], refuted: dict[int, tuple[Pro
                     totals[k] = totals.get(k, 0) + v
             if r.status is Status.SOLVED and r.plan is not None:
                 plan = tuple(reversed(r.plan)) if g.reverse else r.plan
-                how = " (found on the time-reversed game)" if g.reverse else ""
+                how = (" (found on the time-reversed game)" if g.reverse
+                       else f" (from a beam of {r.stats['beam_width']} positions)" if g.key == BEAM else "")
                 stats = {**totals, "solve_s": round(time.perf_counter() - t0, 3), "games": len(games)}
                 if g.key >= 0:
                     stats["survivor"] = names[g.key]
@@ -221,8 +233,8 @@ def _in_turns(problem: Problem, games: list[_Game], refuted: dict[int, tuple[Pro
             break
         turn *= TURN_GROWTH if turn < LONG_TURN else 2
     stats = {**totals, "solve_s": round(time.perf_counter() - t0, 3), "games": len(games)}
-    open_keys = sorted({g.key for g in games if g.key not in refuted and g.key != WHOLE})
-    if open_keys:
+    open_keys = sorted({g.key for g in games if g.key not in refuted and g.key >= -1})
+    if open_keys or not refuted:
         why = "stopped" if deadline.stop is not None and deadline.stop() else "time limit reached"
         if open_keys != [-1]:
             why += "; survivor undecided at " + " ".join(names[k] for k in open_keys)
@@ -239,6 +251,22 @@ def _in_turns(problem: Problem, games: list[_Game], refuted: dict[int, tuple[Pro
     return Result(Status.UNSOLVABLE, problem, NAME, proof=Proof.SPLIT, stats=stats,
                   detail=f"{ruled_out} holes ruled out by position classes; survivors (up to "
                   f"symmetry) refuted: {parts}")
+
+
+def _beam_turn(problem: Problem, deadline: Deadline, state: dict) -> Result:
+    """One turn of the beam ladder (``engine.beam``): a plan, or "unknown" (never a proof);
+    a spent ladder retires from the turns (``refuted`` is not the word: it proves nothing)."""
+    t0 = time.perf_counter()
+    if "ladder" not in state:
+        state["ladder"] = Ladder(problem, beam.pagodas_for(problem, deadline))
+    ladder = state["ladder"]
+    found = ladder.run(deadline)
+    state["spent"] = ladder.spent
+    stats = {"beam_s": round(time.perf_counter() - t0, 3)}
+    if found is not None:
+        stats["beam_width"] = ladder.width
+        return Result(Status.SOLVED, problem, NAME, plan=found[1], stats=stats)
+    return Result(Status.UNKNOWN, problem, NAME, stats=stats)
 
 
 def _grow(problem: Problem, state: dict, live: int) -> None:
