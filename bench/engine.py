@@ -86,6 +86,10 @@ def solve_rows(args) -> list[list[str]]:
     cases = [("german e5 -> one peg", ["german"], single_vacancy(g, g.hole("e5"), Goal.one_peg())),
              ("german e5 -> e5", ["german", "--survivor", "e5"],
               single_vacancy(g, g.hole("e5"), Goal.survivor(g, g.hole("e5"))))]
+    # open after 150-400 s of depth-first search; the beam's turn finds them
+    for v, s in (("e2", "e2"), ("d1", "a4")):
+        cases.append((f"german {v} -> {s}", ["german", "--vacant", v, "--survivor", s],
+                      single_vacancy(g, g.hole(v), Goal.survivor(g, g.hole(s)))))
     # the diamond: one vacancy per orbit of the class-compatible ones (the others are images)
     sym = symmetry(d)
     seen = set()

@@ -68,12 +68,22 @@ def test_two_word_board_beam():
         assert replay_plan(p, r.plan).final.bit_count() == 1
 
 
-def test_a_goal_with_too_many_positions_is_tested_directly():
+def test_a_goal_with_a_range_of_peg_counts_meets_every_backward_level_it_can():
     t = get_board("triangle-6")
-    p = single_vacancy(t, t.hole("a1"), Goal(min_pegs=1, max_pegs=4))
-    b = B.Beam(p, [], Deadline(30))
-    assert b.levels.bwd is not None  # 4 of 21 holes: few enough to list
+    p = single_vacancy(t, t.hole("a1"), Goal.at_most(4))
+    b = B.Beam(p, [])
     found = b.attempt(1000, 0, Deadline(30))
+    assert b.levels.bwd is not None  # at most 4 pegs on 21 holes: few enough to list
+    assert found is not None and replay_plan(p, found[1]).final.bit_count() <= 4
+
+
+def test_a_goal_with_too_many_positions_to_list_is_tested_directly():
+    b = get_board("square-9x9")
+    start = sum(1 << b.hole(f"{c}{r}") for c in "abc" for r in (1, 2, 3))
+    p = Problem(b, start, Goal.at_most(4))  # C(81, 4) = 1.7 M goal positions
+    bm = B.Beam(p, [])
+    found = bm.attempt(1000, 0, Deadline(30))
+    assert bm.levels.bwd is None
     assert found is not None and replay_plan(p, found[1]).final.bit_count() <= 4
 
 
@@ -96,30 +106,53 @@ def test_the_beam_takes_its_turn_last_and_its_plan_wins(monkeypatch):
         seen.append("dfs")
         return Result(Status.UNKNOWN, problem, "search")
 
+    real = search._beam_turn
+
+    def beam_turn(*args):
+        seen.append("beam")
+        return real(*args)
+
     monkeypatch.setattr(search, "_whole", whole)
+    monkeypatch.setattr(search, "_beam_turn", beam_turn)
     games = [search._Game(-1, p, False), search._Game(search.BEAM, p, False)]
     r = search._in_turns(p, games, {}, 0, Deadline(60), Config(workers=1))
-    assert seen == ["dfs"] and r.status is Status.SOLVED and "beam" in r.detail
+    assert seen[:2] == ["dfs", "beam"] and seen[-1] == "beam"  # a turn each, the beam last
+    assert r.status is Status.SOLVED and "beam" in r.detail
     assert replay_plan(p, r.plan).final == p.goal.full
 
 
-def test_a_spent_beam_leaves_the_answer_to_the_search(monkeypatch):
+def test_a_spent_beam_gets_no_more_turns(monkeypatch):
     monkeypatch.setattr(B, "MAX_WIDTH", 4)
+    monkeypatch.setattr(B, "FIRST_WIDTH", 1)
+    monkeypatch.setattr(B, "BACK_LIMIT", 1000)  # all within its first 2 s turn, even on a busy machine
+    monkeypatch.setattr(beam, "pagodas_for", lambda *a: [])
     e = get_board("english")
     p = single_vacancy(e, e.hole("d4"), Goal.survivor(e, e.hole("c4")))  # no plan (classes)
-    turns = []
+    seen = []
+
+    class Enough(Exception):
+        pass
 
     def whole(problem, deadline, config, memo=None):
-        turns.append(deadline.remaining())
+        seen.append("dfs")
+        if seen.count("dfs") == 4:
+            raise Enough
         return Result(Status.UNKNOWN, problem, "search")
 
+    real = search._beam_turn
+
+    def beam_turn(*args):
+        seen.append("beam")
+        return real(*args)
+
     monkeypatch.setattr(search, "_whole", whole)
+    monkeypatch.setattr(search, "_beam_turn", beam_turn)
     monkeypatch.setattr(search, "_mine", lambda *a: None)
     monkeypatch.setattr(search, "_grow", lambda *a: None)
-    monkeypatch.setattr(B, "FIRST_WIDTH", 1)
     games = [search._Game(-1, p, False), search._Game(search.BEAM, p, False)]
-    r = search._in_turns(p, games, {}, 0, Deadline(12), Config(workers=1))
-    assert r.status is Status.UNKNOWN and len(turns) >= 3  # the search went on alone
+    with pytest.raises(Enough):
+        search._in_turns(p, games, {}, 0, Deadline(600), Config(workers=1))
+    assert seen == ["dfs", "beam", "dfs", "dfs", "dfs"]  # widths 1, 2, 4 died in its first turn
 
 
 def test_kernel_unique_matches_numpy():

@@ -38,20 +38,20 @@ NOISE = 2000  # ... against the noise breaking ties, and squared distances (Germ
 
 
 class Beam:
-    """One problem's beam: the backward levels are built once, then any number of attempts."""
+    """One problem's beam: the backward levels are built once (over as many deadlines as it
+    takes: a level cut off is built again, the ones before it kept), then any number of
+    attempts."""
 
-    def __init__(self, problem: Problem, pagodas: Sequence[Pagoda], deadline: Deadline) -> None:
-        """Raises ``Timeout`` if the deadline passes while the backward levels are built."""
+    def __init__(self, problem: Problem, pagodas: Sequence[Pagoda]) -> None:
         self.problem = problem
-        goals = goal_positions(problem)
-        self.levels = Levels(problem.board, stabilizer(problem), (problem.start,), goals, deadline)
+        goals = goal_positions(problem)  # None: too many to list; the goal is tested instead
+        self.levels = Levels(problem.board, stabilizer(problem), (problem.start,), goals, Deadline())
         self.weights = [p.weights for p in pagodas]
         self.floors = [p.floor for p in pagodas]
         dist = goal_distances(problem)
         self.dist = [round(x) for x in dist] if dist is not None else [0] * problem.board.n
         self.counts: list[set[int]] = []
-        if goals is not None:
-            self._backward()
+        self.ready = goals is None
 
     def _backward(self) -> None:
         lv, k = self.levels, self.levels.kernel
@@ -60,6 +60,7 @@ class Beam:
             lv.grow("backward")
         # peg counts per backward level, to test a forward level only against its own
         self.counts = [set(np.unique(k.popcount(b)).tolist()) for b in lv.bwd]
+        self.ready = True
 
     def _meeting(self, pegs: int):
         """(a mask function over positions of ``pegs`` pegs: on a plan, the backward levels it
@@ -89,6 +90,8 @@ class Beam:
         reached the goal's peg count without meeting). Raises ``Timeout``."""
         lv, k = self.levels, self.levels.kernel
         lv.deadline = deadline
+        if not self.ready:
+            self._backward()
         lv.fwd = [lv.level_of(lv.starts)]
         rng = np.random.default_rng(seed)
         pegs, low = self.problem.pegs, self.problem.goal.min_pegs
@@ -129,7 +132,7 @@ class Ladder:
         """(start, plan), or None (the deadline passed, or the ladder is spent)."""
         try:
             if self.beam is None:
-                self.beam = Beam(self.problem, self.pagodas, deadline)
+                self.beam = Beam(self.problem, self.pagodas)
             while not self.spent:
                 found = self.beam.attempt(self.width, self.seed, deadline)
                 if found is not None:

@@ -201,8 +201,10 @@ def _in_turns(problem: Problem, games: list[_Game], refuted: dict[int, tuple[Pro
             left = deadline.remaining()
             if left is not None and left <= 0:
                 break
-            if g.key == BEAM:
-                r = _beam_turn(g.problem, deadline.within(turn), memo[i])
+            if g.key == BEAM:  # the pagodas its own problem's game learned, if it has
+                known = next((memo[j]["pagodas"] for j, h in enumerate(games)
+                              if h.key != BEAM and h.problem is g.problem and "pagodas" in memo[j]), None)
+                r = _beam_turn(g.problem, deadline.within(turn), memo[i], known)
             else:
                 r = _whole(g.problem, deadline.within(turn), config, memo[i])
             if r.status is Status.UNKNOWN and turn >= MINE_FROM:
@@ -253,12 +255,14 @@ def _in_turns(problem: Problem, games: list[_Game], refuted: dict[int, tuple[Pro
                   f"symmetry) refuted: {parts}")
 
 
-def _beam_turn(problem: Problem, deadline: Deadline, state: dict) -> Result:
+def _beam_turn(problem: Problem, deadline: Deadline, state: dict, pagodas: list[D.Pagoda] | None
+               ) -> Result:
     """One turn of the beam ladder (``engine.beam``): a plan, or "unknown" (never a proof);
-    a spent ladder retires from the turns (``refuted`` is not the word: it proves nothing)."""
+    a spent ladder retires from the turns (``refuted`` is not the word: it proves nothing).
+    ``pagodas``: learned for the problem already (else learned here)."""
     t0 = time.perf_counter()
     if "ladder" not in state:
-        state["ladder"] = Ladder(problem, beam.pagodas_for(problem, deadline))
+        state["ladder"] = Ladder(problem, beam.pagodas_for(problem, deadline) if pagodas is None else pagodas)
     ladder = state["ladder"]
     found = ladder.run(deadline)
     state["spent"] = ladder.spent
