@@ -158,6 +158,8 @@ def test_hard_french_plans_replay(pair, moves):
     ("diamond-d2-one", "diamond", "d2", None, 39, 35),
     ("diamond-e3-one", "diamond", "e3", None, 39, 35),
     ("german-d1-d7", "german", "d1", "d7", 43, 37),
+    ("german-e2-e2", "german", "e2", "e2", 43, 36),  # the beam's
+    ("german-d1-a4", "german", "d1", "a4", 43, 34),
 ])
 def test_big_board_plans_replay(name, board, vacancy, survivor, jumps, moves):
     """Regression (issue 13): plans the compiled search found on the 45- and 41-hole boards,
