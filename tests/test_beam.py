@@ -97,16 +97,21 @@ def test_german_e2_to_e2_the_depth_first_search_left_open():
     assert replay_plan(p, r.plan).final == p.goal.full
 
 
-def test_the_beam_takes_its_turn_last_and_its_plan_wins(monkeypatch):
-    e = get_board("english")
-    p = single_vacancy(e, e.hole("d4"), Goal.survivor(e, e.hole("d4")))
-    seen = []
+class Enough(Exception):
+    pass
+
+
+def turns(monkeypatch, problem: Problem, seen: list[str], dfs_turns: int | None = None) -> Result:
+    """``search._in_turns`` on ``problem``'s depth-first game (a fake that always says
+    "unknown", and raises ``Enough`` at its ``dfs_turns``-th turn) and the real beam's; the
+    turns taken go to ``seen``, in order."""
+    real = search._beam_turn
 
     def whole(problem, deadline, config, memo=None):
         seen.append("dfs")
+        if seen.count("dfs") == dfs_turns:
+            raise Enough
         return Result(Status.UNKNOWN, problem, "search")
-
-    real = search._beam_turn
 
     def beam_turn(*args):
         seen.append("beam")
@@ -114,8 +119,17 @@ def test_the_beam_takes_its_turn_last_and_its_plan_wins(monkeypatch):
 
     monkeypatch.setattr(search, "_whole", whole)
     monkeypatch.setattr(search, "_beam_turn", beam_turn)
-    games = [search._Game(-1, p, False), search._Game(search.BEAM, p, False)]
-    r = search._in_turns(p, games, {}, 0, Deadline(60), Config(workers=1))
+    monkeypatch.setattr(search, "_mine", lambda *a: None)
+    monkeypatch.setattr(search, "_grow", lambda *a: None)
+    games = [search._Game(-1, problem, False), search._Game(search.BEAM, problem, False)]
+    return search._in_turns(problem, games, {}, 0, Deadline(600), Config(workers=1))
+
+
+def test_the_beam_takes_its_turn_last_and_its_plan_wins(monkeypatch):
+    e = get_board("english")
+    p = single_vacancy(e, e.hole("d4"), Goal.survivor(e, e.hole("d4")))
+    seen: list[str] = []
+    r = turns(monkeypatch, p, seen)
     assert seen[:2] == ["dfs", "beam"] and seen[-1] == "beam"  # a turn each, the beam last
     assert r.status is Status.SOLVED and "beam" in r.detail
     assert replay_plan(p, r.plan).final == p.goal.full
@@ -128,30 +142,9 @@ def test_a_spent_beam_gets_no_more_turns(monkeypatch):
     monkeypatch.setattr(beam, "pagodas_for", lambda *a: [])
     e = get_board("english")
     p = single_vacancy(e, e.hole("d4"), Goal.survivor(e, e.hole("c4")))  # no plan (classes)
-    seen = []
-
-    class Enough(Exception):
-        pass
-
-    def whole(problem, deadline, config, memo=None):
-        seen.append("dfs")
-        if seen.count("dfs") == 4:
-            raise Enough
-        return Result(Status.UNKNOWN, problem, "search")
-
-    real = search._beam_turn
-
-    def beam_turn(*args):
-        seen.append("beam")
-        return real(*args)
-
-    monkeypatch.setattr(search, "_whole", whole)
-    monkeypatch.setattr(search, "_beam_turn", beam_turn)
-    monkeypatch.setattr(search, "_mine", lambda *a: None)
-    monkeypatch.setattr(search, "_grow", lambda *a: None)
-    games = [search._Game(-1, p, False), search._Game(search.BEAM, p, False)]
+    seen: list[str] = []
     with pytest.raises(Enough):
-        search._in_turns(p, games, {}, 0, Deadline(600), Config(workers=1))
+        turns(monkeypatch, p, seen, dfs_turns=4)
     assert seen == ["dfs", "beam", "dfs", "dfs", "dfs"]  # widths 1, 2, 4 died in its first turn
 
 

@@ -32,7 +32,7 @@ from .dfs import Pagoda, goal_distances
 from .levels import Levels, MemoryBudget
 
 BACK_LIMIT = 2_000_000  # the goal's side grows while its last level is smaller
-FIRST_WIDTH, MAX_WIDTH = 25_000, 1 << 21  # the ladder's widths (German: 1 s and 80 s a beam)
+FIRST_WIDTH, MAX_WIDTH = 25_000, 1 << 20  # the ladder's widths (German: 1 s and 40 s a beam)
 ISO = 4000  # score of one isolated peg ...
 NOISE = 2000  # ... against the noise breaking ties, and squared distances (German: up to 80 a peg)
 
