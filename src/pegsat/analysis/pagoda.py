@@ -140,6 +140,16 @@ def learn(problem: Problem, samples: int, rng: random.Random, deadline: Deadline
     return found
 
 
+#: the searches' recipe (``search``, ``beam``, dead-set proofs): random playouts offered to
+#: the LP, seconds at most, and a fixed seed (the same pagodas every run)
+LEARN_SAMPLES, LEARN_SECONDS, LEARN_SEED = 200, 2.0, 20261122
+
+
+def learn_for(problem: Problem, deadline: Deadline) -> list[tuple[tuple[int, ...], int]]:
+    """``learn`` by the searches' recipe, within ``LEARN_SECONDS`` of ``deadline``."""
+    return learn(problem, LEARN_SAMPLES, random.Random(LEARN_SEED), deadline.within(LEARN_SECONDS))
+
+
 def mine(problem: Problem, dead: np.ndarray, known: list[tuple[tuple[int, ...], int]], keep: int,
          deadline: Deadline | None = None) -> list[tuple[tuple[int, ...], int]]:
     """At most ``keep`` new integer pagodas that rule out many of ``dead`` (one-word positions

@@ -179,7 +179,6 @@ class Kernel:
         kept = self.core.keep(self._buf(pos), w.tobytes(), f.tobytes(), alone)
         return self._wrap(kept), alone
 
-
     def score(self, pos: np.ndarray, weights: Sequence[int], iso: int) -> np.ndarray:
         """Per position: the sum of ``weights`` over its pegs, plus ``iso`` per isolated peg
         (no peg on a hole it could jump over)."""

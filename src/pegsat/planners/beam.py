@@ -10,7 +10,6 @@ none after 150-400 s).
 
 from __future__ import annotations
 
-import random
 import time
 
 from ..analysis import pagoda
@@ -24,7 +23,6 @@ from .config import Config
 
 NAME = "beam"
 OPTIMAL = False  # its plans are not proven to have the fewest moves
-LEARN_SAMPLES, LEARN_SECONDS, SEED = 200, 2.0, 20261124
 
 
 def supports(problem: Problem) -> str | None:
@@ -41,9 +39,8 @@ def covers_open_goal(problem: Problem) -> bool:
 
 
 def pagodas_for(problem: Problem, deadline: Deadline) -> list[Pagoda]:
-    """Integer pagodas for the problem's goal, learned from random play (``pagoda.learn``)."""
-    learned = pagoda.learn(problem, LEARN_SAMPLES, random.Random(SEED), deadline.within(LEARN_SECONDS))
-    return [Pagoda(w, floor) for w, floor in learned]
+    """Integer pagodas for the problem's goal, learned from random play (``pagoda.learn_for``)."""
+    return [Pagoda(w, floor) for w, floor in pagoda.learn_for(problem, deadline)]
 
 
 def solve(problem: Problem, deadline: Deadline, config: Config) -> Result:

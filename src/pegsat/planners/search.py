@@ -84,8 +84,6 @@ supports = any_problem
 QUICK = 200_000  # nodes of the first descent, in process, without pagodas
 PROBE = 400_000  # nodes of the first descent with pagodas (deterministic order)
 BASE = 100_000  # nodes per Luby unit of the later descents
-LEARN_SAMPLES = 200  # random playouts offered to the pagoda LP
-LEARN_SECONDS = 2.0  # at most this long learning pagodas
 SEED = 20261122
 LOCAL_ABOVE = 64  # holes: bigger boards with a partial goal try regions first
 LOCAL_SLICE = 30.0  # seconds per region when there is no time limit
@@ -213,7 +211,7 @@ def _in_turns(problem: Problem, games: list[_Game], refuted: dict[int, tuple[Pro
             else:
                 r = _whole(g.problem, deadline.within(turn), config, memo[i])
             if r.status is Status.UNKNOWN and turn >= MINE_FROM:
-                _mine(g.problem, memo[i], deadline.within(min(turn / 8, LEARN_SECONDS * 2)))
+                _mine(g.problem, memo[i], deadline.within(min(turn / 8, pagoda.LEARN_SECONDS * 2)))
                 _grow(g.problem, memo[i], sum(1 for h in games if h.key not in refuted))
             for k, v in r.stats.items():
                 if k in ("pagodas", "workers"):  # the latest turn's, not a sum
@@ -362,9 +360,7 @@ def _whole(problem: Problem, deadline: Deadline, config: Config, memo: dict | No
         if memo is not None and "pagodas" in memo:
             pagodas = memo["pagodas"]
         else:
-            learned = pagoda.learn(problem, LEARN_SAMPLES, random.Random(SEED),
-                                   deadline.within(LEARN_SECONDS))
-            pagodas = [D.Pagoda(w, floor) for w, floor in learned]
+            pagodas = beam.pagodas_for(problem, deadline)
             if memo is not None:
                 memo["pagodas"] = pagodas
         learn_s = time.perf_counter() - t1

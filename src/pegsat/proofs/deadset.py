@@ -34,7 +34,6 @@ that holds the initial state and no bad one).
 
 from __future__ import annotations
 
-import random
 from dataclasses import dataclass
 
 import numpy as np
@@ -48,7 +47,6 @@ from ..model.problem import Problem
 LIMIT = 1 << 25  # dead positions at most (256 MB in memory)
 FILL = 0.5  # the table grows past this share of its slots (a lost position costs a repair)
 CHUNK = 1 << 18  # positions whose children are checked together
-LEARN_SAMPLES, LEARN_SECONDS, SEED = 200, 2.0, 20261122
 
 
 class _Full(Exception):
@@ -80,7 +78,7 @@ def supports(problem: Problem) -> str | None:
 
 def refute(problem: Problem, deadline: Deadline, limit: int = LIMIT) -> Outcome:
     """A plan, a closed dead set, or "unknown" (time, or more than ``limit`` dead positions)."""
-    learned = pagoda.learn(problem, LEARN_SAMPLES, random.Random(SEED), deadline.within(LEARN_SECONDS))
+    learned = pagoda.learn_for(problem, deadline)
     pagodas = tuple(D.Pagoda(w, floor) for w, floor in learned)
     search = D.DepthFirst(problem, table=D.new_table(22), pagodas=pagodas)  # 32 MB, grown as it fills
     k = search.kernel
