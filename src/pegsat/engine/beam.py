@@ -63,8 +63,9 @@ class Beam:
         self.ready = True
 
     def _meeting(self, pegs: int):
-        """(a mask function over positions of ``pegs`` pegs: on a plan, the backward levels it
-        tests), or None when no backward level holds positions of that many pegs."""
+        """(a mask over positions of ``pegs`` pegs: true where one meets a backward level, the
+        indices of the levels it tests), or (None, []) when no backward level holds positions
+        of that many pegs."""
         lv, k = self.levels, self.levels.kernel
         if lv.bwd is None:
             return (lambda part: k.goals(part, self.problem.goal)), [0]

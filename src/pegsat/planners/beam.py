@@ -4,7 +4,7 @@ Beams of doubling width (25,000 positions, then 50,000, ...), each with its own 
 tie-breaking, until a plan or the deadline. Incomplete by design: it never answers
 "unsolvable", only a plan or "unknown". The ``search`` planner gives it a turn beside its
 depth-first games on the larger boards; alone it is for the problems a depth-first search
-drowns in (German e2 -> e2, d1 -> a4: a plan in about 4 s, where the depth-first search had
+drowns in (German e2 -> e2, d1 -> a4: a plan in 3-12 s, where the depth-first search had
 none after 150-400 s).
 """
 
