@@ -217,3 +217,68 @@ def test_german_central_game_is_found_with_pagodas_and_a_shared_table():
     r = search.solve(p, Deadline(60), Config(workers=2))
     assert r.status is Status.SOLVED, r.detail
     replay_plan(p, r.plan)
+
+
+# --- one-peg goals: pagodas weighed against each possible survivor ---------------------------
+
+def test_a_position_is_cut_only_when_every_survivor_is_ruled_out():
+    """The core's rule (``DepthFirst(survivors=...)``): a pagoda rules a position out for a
+    survivor when the position weighs less than the pagoda's weight on that hole; the
+    position is cut when that holds for every survivor, by any pagodas."""
+    b = ENGLISH
+    s1, s2 = b.hole("d4"), b.hole("d1")
+    start = b.full & ~(1 << s1) & ~(1 << s2)  # weighs 0 under both weightings below
+    one_a = D.Pagoda(tuple(int(h == s1) for h in range(b.n)), 0)  # rules out d4 alone
+    one_b = D.Pagoda(tuple(int(h == s2) for h in range(b.n)), 0)  # rules out d1 alone
+    p = Problem(b, start, Goal.one_peg())
+    for pagodas, cut in (([one_a], False), ([one_b], False), ([one_a, one_b], True)):
+        s = D.DepthFirst(p, table_bits=12, pagodas=pagodas, survivors=(s1, s2))
+        code = s.attempt(D.far_first(p), 1_000)
+        assert (code == D.EXHAUSTED and s.nodes == 0 and s.cuts == 1) is cut
+    # without survivors the floors are used (0: nothing is below them)
+    s = D.DepthFirst(p, table_bits=12, pagodas=[one_a, one_b])
+    assert s.attempt(D.far_first(p), 1_000) == D.BUDGET
+    with pytest.raises(ValueError, match="one-peg goal"):
+        D.DepthFirst(single_vacancy(b, s1, Goal.survivor(b, s1)), survivors=(s1,))
+
+
+def test_survivors_are_the_holes_the_classes_allow():
+    from pegsat.analysis import pagoda
+    from pegsat.analysis.invariants import possible_survivors
+
+    d = get_board("diamond")
+    p = single_vacancy(d, d.hole("e1"), Goal.one_peg())
+    assert [d.names[h] for h in pagoda.survivors_of(p)] == ["e3", "b6", "e6", "h6", "e9"]
+    e = single_vacancy(ENGLISH, ENGLISH.hole("d4"), Goal.one_peg())
+    assert set(pagoda.survivors_of(e)) == set(possible_survivors(ENGLISH, e.start, ENGLISH.full))
+    assert pagoda.survivors_of(single_vacancy(ENGLISH, 0, Goal.survivor(ENGLISH, 0))) == ()
+
+
+def test_pagodas_learned_and_mined_for_each_survivor_are_exact():
+    """Every pagoda learned or mined against the survivors one by one adds no weight in any
+    jump, and its floor is its least weight on a survivor; the mined ones rule out, for every
+    survivor, dead positions no known pagoda did."""
+    import numpy as np
+
+    from pegsat.analysis import pagoda
+
+    d = get_board("diamond")
+    p = single_vacancy(d, d.hole("e1"), Goal.one_peg())
+    surv = pagoda.survivors_of(p)
+    known = pagoda.learn(p, 40, random.Random(2), Deadline(20), surv)
+    s = D.DepthFirst(p, table=D.new_table(16), pagodas=[D.Pagoda(w, f) for w, f in known], survivors=surv)
+    assert s.attempt(D.far_first(p), 40_000) == D.BUDGET
+    dead = s.table[s.table != 0][:1500]
+    new = pagoda.mine(p, dead, known, keep=4, deadline=Deadline(30), survivors=surv)
+    assert known and new and not set(new) & set(known)
+    has = ((dead[:, None] >> np.arange(d.n, dtype=np.uint64)) & np.uint64(1)).astype(np.int64)
+
+    def out(items):  # [position, survivor]: some pagoda of items weighs the position below it
+        w = np.array([x[0] for x in items], dtype=np.int64)
+        return ((has @ w.T)[:, :, None] < w[:, list(surv)][None, :, :]).any(axis=1)
+
+    for w, floor in known + new:
+        assert all(w[c] <= w[a] + w[b] for a, b, c in d.jumps)
+        assert floor == min(w[h] for h in surv)
+    before, after = out(known).all(axis=1), out(known + new).all(axis=1)
+    assert not before.all() and after.sum() > before.sum()

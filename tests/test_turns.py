@@ -35,7 +35,9 @@ def test_the_reversed_game_refutes_a_fixed_goal():
 
 def test_turns_grow_by_half_then_double(monkeypatch):
     """Every open game gets the same turn each round: 2 s, then 1.5 times longer while
-    turns are under 16 s, then twice as long; a refuted survivor's games get no more turns."""
+    turns are under 16 s, then twice as long; from the second round on the open goal's own
+    game gets as long as the other open games together; a refuted survivor's games get no
+    more turns."""
     e = get_board("english")
     probs = [single_vacancy(e, e.hole(h), Goal.one_peg()) for h in ("d4", "d1", "c1")]
     games = [search._Game(search.WHOLE, probs[0], False), search._Game(3, probs[1], False),
@@ -59,7 +61,7 @@ def test_turns_grow_by_half_then_double(monkeypatch):
     monkeypatch.setattr(search, "_grow", lambda *a: None)
     with pytest.raises(Enough):
         search._in_turns(probs[0], games, {}, 0, Deadline(10_000), Config(workers=1))
-    want = [(0, 2), (1, 2), (2, 2), (0, 3), (1, 3), (2, 3)]
+    want = [(0, 2), (1, 2), (2, 2), (0, 2 * 3), (1, 3), (2, 3)]  # two others, then one
     for t in (4.5, 6.75, 10.125, 15.1875, 22.78125, 45.5625):  # x1.5 below 16 s, then x2
         want += [(0, t), (1, t)]
     assert [i for i, _ in turns] == [i for i, _ in want]
@@ -72,6 +74,18 @@ def test_a_self_dual_game_is_not_played_twice():
     assert same_game(p, dual(p)) and not refuted
     assert [g.reverse for g in games if g.key != search.BEAM] == [False]
     assert games[-1].key == search.BEAM  # and the beam's turn, last
+
+
+def test_an_open_goal_s_game_comes_first_then_the_beam_and_holds_half_the_memory():
+    p = single_vacancy(D, D.hole("e1"), Goal.one_peg())
+    games, refuted, _ = search._games(p)
+    assert [g.key for g in games[:2]] == [search.WHOLE, search.BEAM] and not refuted
+    rest = [g for g in games if g.key >= 0]
+    assert len(rest) == 7  # e3, b6, e6 both ways; e9 once (e9 -> e1 is e1 -> e9 turned over)
+    assert search._share(games, refuted, games[0]) == 0.5
+    assert search._share(games, refuted, rest[0]) == pytest.approx(0.5 / 7)
+    refuted.update({g.key: (Proof.EXHAUSTED, False) for g in rest})
+    assert search._share(games, refuted, games[0]) == 1.0
 
 
 def test_a_full_dead_table_grows_and_keeps_its_positions():

@@ -19,12 +19,13 @@ from __future__ import annotations
 import math
 import random
 from fractions import Fraction
+from functools import lru_cache
 
 import numpy as np
 
 from ..deadline import Deadline
 from ..engine.bitboard import engine
-from ..model.problem import Problem, holes_of
+from ..model.problem import Goal, Problem, holes_of
 
 DENOMINATORS = (1, 2, 3, 4, 6, 8, 12, 16, 24, 32, 64, 128, 1000, 10**4, 10**6)
 
@@ -105,14 +106,64 @@ def integral(w: dict[int, Fraction], bound: Fraction) -> tuple[tuple[int, ...], 
     return tuple(int(w[h] * den) for h in range(len(w))), int(bound * den)
 
 
-def learn(problem: Problem, samples: int, rng: random.Random, deadline: Deadline | None = None
-          ) -> list[tuple[tuple[int, ...], int]]:
+@lru_cache(maxsize=256)
+def survivors_of(problem: Problem) -> tuple[int, ...]:
+    """For a goal of one peg on any of several holes: the holes the position classes allow
+    for the last peg (``analysis.invariants.possible_survivors``), else (). Every position a
+    search reaches from the start shares the start's class, so a pagoda need only rule out
+    these survivors, one by one (``engine.dfs.DepthFirst``'s ``survivors``)."""
+    from .invariants import possible_survivors  # (invariants is a sibling: no cycle, but lazily)
+
+    g, board = problem.goal, problem.board
+    if problem.special is not None or g.full or g.max_pegs != 1 or board.n > 64 * 2:
+        return ()
+    found = tuple(sorted(possible_survivors(board, problem.start, board.full & ~g.empty)))
+    return found if 0 < len(found) <= 64 else ()
+
+
+def _at(problem: Problem, pos: int, hole: int) -> Problem:
+    """From ``pos`` to one peg on ``hole``."""
+    board = problem.board
+    return Problem(board, pos, Goal(full=1 << hole, empty=board.full & ~(1 << hole), min_pegs=1, max_pegs=1))
+
+
+def _weighs(pos: int, w: tuple[int, ...]) -> int:
+    return sum(w[h] for h in holes_of(pos))
+
+
+def _refute(problem: Problem, pos: int, found: list[tuple[tuple[int, ...], int]],
+            survivors: tuple[int, ...]) -> list[tuple[tuple[int, ...], int]]:
+    """New pagodas that, with ``found``, rule out ``pos``: for the problem's goal, or, with
+    ``survivors``, for each survivor that ``found`` does not rule out yet (one LP each; the
+    first survivor no pagoda rules out ends the attempt: the position stays possible)."""
+    if not survivors:
+        if any(_weighs(pos, w) < floor for w, floor in found):
+            return []
+        q = Problem(problem.board, pos, problem.goal)
+        w = find(q)
+        return [] if w is None else [integral(w, goal_bound(q, w)[0])]
+    new: list[tuple[tuple[int, ...], int]] = []
+    for s in survivors:
+        if any(_weighs(pos, w) < w[s] for w, _ in found + new):
+            continue
+        w = find(_at(problem, pos, s))
+        if w is None:
+            break
+        new.append(integral(w, min(w[h] for h in survivors)))
+    return new
+
+
+def learn(problem: Problem, samples: int, rng: random.Random, deadline: Deadline | None = None,
+          survivors: tuple[int, ...] = ()) -> list[tuple[tuple[int, ...], int]]:
     """Integer pagodas (weights, floor) that rule out positions a search will meet.
 
     Positions are sampled by random play from the start (``samples`` playouts to a random
     depth); one already ruled out by a pagoda found so far costs nothing, any other goes to
-    ``find`` with the problem's goal. Every pagoda returned is exactly checked: a position
-    weighing less than its floor cannot reach the goal."""
+    ``find`` with the problem's goal, or with ``survivors`` (``survivors_of``) with one peg on
+    each survivor not yet ruled out for it: a pagoda then rules a position out for the
+    survivors it weighs more than the position, and the floor returned is its least weight on
+    a survivor. Every pagoda returned is exactly checked: a position weighing less than its
+    floor (or than its weight on the survivor) cannot reach the goal (that survivor)."""
     if not applies(problem):
         return []
     board = problem.board
@@ -128,15 +179,7 @@ def learn(problem: Problem, samples: int, rng: random.Random, deadline: Deadline
             if not legal:
                 break
             pos ^= eng.flip[rng.choice(legal)]
-        if any(sum(w[h] for h in holes_of(pos)) < floor for w, floor in found):
-            continue
-        q = Problem(board, pos, problem.goal)
-        w = find(q)
-        if w is None:
-            continue
-        item = integral(w, goal_bound(q, w)[0])
-        if item not in found:
-            found.append(item)
+        found.extend(item for item in _refute(problem, pos, found, survivors) if item not in found)
     return found
 
 
@@ -145,20 +188,24 @@ def learn(problem: Problem, samples: int, rng: random.Random, deadline: Deadline
 LEARN_SAMPLES, LEARN_SECONDS, LEARN_SEED = 200, 2.0, 20261122
 
 
-def learn_for(problem: Problem, deadline: Deadline) -> list[tuple[tuple[int, ...], int]]:
+def learn_for(problem: Problem, deadline: Deadline, survivors: tuple[int, ...] = ()
+              ) -> list[tuple[tuple[int, ...], int]]:
     """``learn`` by the searches' recipe, within ``LEARN_SECONDS`` of ``deadline``."""
-    return learn(problem, LEARN_SAMPLES, random.Random(LEARN_SEED), deadline.within(LEARN_SECONDS))
+    return learn(problem, LEARN_SAMPLES, random.Random(LEARN_SEED), deadline.within(LEARN_SECONDS), survivors)
 
 
 def mine(problem: Problem, dead: np.ndarray, known: list[tuple[tuple[int, ...], int]], keep: int,
-         deadline: Deadline | None = None) -> list[tuple[tuple[int, ...], int]]:
+         deadline: Deadline | None = None, survivors: tuple[int, ...] = ()
+         ) -> list[tuple[tuple[int, ...], int]]:
     """At most ``keep`` new integer pagodas that rule out many of ``dead`` (one-word positions
-    a search proved dead the hard way: no pagoda in ``known`` weighs them below its floor).
+    a search proved dead the hard way: no pagoda in ``known`` rules them out).
 
-    Each such position is offered to ``find`` with the problem's goal, until the deadline;
-    of the pagodas found, the ones ruling out the most of ``dead`` are kept, greedily (each
-    pagoda costs the search a little on every node, so a few broad ones beat many narrow
-    ones). Diamond e1 -> e9: 4 pagodas learned from playouts, 20 more mined from the dead
+    Each such position is offered to ``_refute`` (with ``survivors``: one LP per survivor not
+    ruled out yet), until the deadline; of the pagodas found, the ones ruling out the most
+    of what is left are kept, greedily (each pagoda costs the search a little on every node,
+    so a few broad ones beat many narrow ones). With survivors a position counts once per
+    survivor, and only positions the pagodas found rule out for every survivor count.
+    Diamond e1 -> e9: 4 pagodas learned from playouts, 20 more mined from the dead
     positions of 20 M nodes; the exhaustion went from 201 M to 133 M nodes. Every pagoda is
     exactly checked by ``find``."""
     if not applies(problem) or not len(dead):
@@ -166,39 +213,40 @@ def mine(problem: Problem, dead: np.ndarray, known: list[tuple[tuple[int, ...], 
     board = problem.board
     shifts = np.arange(board.n, dtype=np.uint64)
     has = ((dead[:, None] >> shifts) & np.uint64(1)).astype(np.int64)  # [position, hole]
+    parts = list(survivors) or [None]
 
     def cuts(items: list[tuple[tuple[int, ...], int]]) -> np.ndarray:
+        """[position, item, part]: the item rules the position out for the part."""
         if not items:
-            return np.zeros((len(dead), 0), dtype=bool)
-        w = np.array([x[0] for x in items], dtype=np.int64).T
-        return has @ w < np.array([x[1] for x in items], dtype=np.int64)
+            return np.zeros((len(dead), 0, len(parts)), dtype=bool)
+        w = np.array([x[0] for x in items], dtype=np.int64)
+        floors = np.array([[x[1] if h is None else x[0][h] for h in parts] for x in items], dtype=np.int64)
+        return (has @ w.T)[:, :, None] < floors[None, :, :]
 
-    todo = ~cuts(known).any(axis=1)
-    hard = todo.copy()  # the positions no known pagoda rules out: what the new ones are for
+    done = cuts(known).any(axis=1)  # [position, part]
     found: list[tuple[tuple[int, ...], int]] = []
     for i in range(len(dead)):
         if deadline is not None and deadline.expired():
             break
-        if not todo[i]:
+        if done[i].all():
             continue
-        q = Problem(board, int(dead[i]), problem.goal)
-        w = find(q)
-        if w is None:
-            todo[i] = False
-            continue
-        item = integral(w, goal_bound(q, w)[0])
-        found.append(item)
-        todo &= ~cuts([item])[:, 0]  # (this position included)
+        new = _refute(problem, int(dead[i]), known + found, survivors)
+        if new:
+            found.extend(new)
+            done |= cuts(new).any(axis=1)
     if not found:
         return []
-    c = cuts(found) & hard[:, None]
+    known_cut = cuts(known).any(axis=1)
+    c = cuts(found)
+    full = (known_cut | c.any(axis=1)).all(axis=1)  # positions the found pagodas finish off
+    c &= (full[:, None] & ~known_cut)[:, None, :]
     chosen: list[int] = []
-    covered = np.zeros(len(dead), dtype=bool)
+    covered = np.zeros((len(dead), len(parts)), dtype=bool)
     for _ in range(keep):
-        gain = (c & ~covered[:, None]).sum(axis=0)
+        gain = (c & ~covered[:, None, :]).sum(axis=(0, 2))
         j = int(gain.argmax())
         if gain[j] == 0:
             break
         chosen.append(j)
-        covered |= c[:, j]
+        covered |= c[:, j, :]
     return [found[j] for j in chosen]

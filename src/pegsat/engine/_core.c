@@ -55,11 +55,34 @@ typedef struct {
     uint64_t *can;              /* per depth, lw words: every legal jump (before sleep and tries) */
     int *touch, *ntouch;        /* per jump, the order indices of the jumps sharing a hole (J each) */
     void *ckeys; int *cidx;     /* scratch: one node's children's keys and order indices */
-    int64_t *vals, *delta, *floors; int P;
+    int64_t *vals, *delta, *floors, *fmax; int P, K;  /* floors [P][K]: see pagoda_cut */
+    uint64_t kall;              /* the K low bits */
     char goal_full[16], goal_empty[16];
     int min_pegs, max_pegs, min_left, canon, depth;
     int64_t nodes, stored, hits, pruned, target_lookups;
 } CoreSearch;
+
+/* A position whose weight under pagoda p is val[p] + delta[p] (delta may be NULL) cannot
+ * reach the goal when, for each of the goal's K parts (K = 1: the goal; else one survivor
+ * each), some pagoda weighs it below that part's floor, floors[p][k]. One pagoda's floors
+ * for several survivors are its weights on them, so a pagoda learned for one survivor also
+ * rules out positions for the others; a position is cut only when every survivor is. */
+static inline int pagoda_cut(const CoreSearch *s, const int64_t *val, const int64_t *delta) {
+    const int P = s->P, K = s->K;
+    if (K == 1) {
+        for (int p = 0; p < P; p++) if (val[p] + (delta ? delta[p] : 0) < s->floors[p]) return 1;
+        return 0;
+    }
+    uint64_t out = 0;
+    for (int p = 0; p < P; p++) {
+        const int64_t v = val[p] + (delta ? delta[p] : 0);
+        if (v >= s->fmax[p]) continue;
+        const int64_t *f = s->floors + (size_t)p * K;
+        for (int k = 0; k < K; k++) out |= (uint64_t)(v < f[k]) << k;
+        if (out == s->kall) return 1;
+    }
+    return 0;
+}
 
 /* A malloc'd block of positions handed to Python without a copy: it exposes its memory
  * through the buffer protocol (numpy.frombuffer wraps it) and frees it when the last view
@@ -566,7 +589,7 @@ static void Search_dealloc(CoreSearch *s) {
     Py_XDECREF(s->table_owner); Py_XDECREF(s->target_owner); Py_XDECREF(s->board);
     free(s->stack); free(s->keys); free(s->imgs); free(s->next); free(s->path); free(s->order);
     free(s->oflip); free(s->oneed); free(s->legal); free(s->sleep); free(s->indep); free(s->can); free(s->touch); free(s->ntouch); free(s->ckeys); free(s->cidx);
-    free(s->vals); free(s->delta); free(s->floors);
+    free(s->vals); free(s->delta); free(s->floors); free(s->fmax);
     Py_TYPE(s)->tp_free((PyObject *)s);
 }
 
@@ -574,7 +597,8 @@ static void Search_dealloc(CoreSearch *s) {
  *        delta, floors, values, target, target_pegs)
  * start/full/empty: 16 bytes little-endian; order: int32 jump ids; table: writable buffer of
  * 2**k positions (zeroed; may be shared memory); delta: int64 [J][P] weight change of each
- * jump, floors int64 [P], values int64 [P] at the start; target: sorted canonical positions
+ * jump, floors int64 [P][K] (K parts of the goal: see pagoda_cut), values int64 [P] at the
+ * start; target: sorted canonical positions
  * with target_pegs pegs (or empty): reaching one is success, any other position with that
  * many pegs is dead. */
 static int Search_init(CoreSearch *s, PyObject *args, PyObject *kw) {
@@ -589,10 +613,12 @@ static int Search_init(CoreSearch *s, PyObject *args, PyObject *kw) {
     if (st.len != 16 || fu.len != 16 || em.len != 16 || ov.len != 4 * b->J) {
         PyErr_SetString(PyExc_ValueError, "positions are 16 bytes; the order names every jump"); goto out;
     }
-    s->P = (int)(flv.len / 8);
-    if (dv.len != (Py_ssize_t)b->J * s->P * 8 || vv.len != (Py_ssize_t)s->P * 8) {
+    s->P = (int)(vv.len / 8);
+    s->K = s->P ? (int)(flv.len / 8 / s->P) : 1;
+    if (dv.len != (Py_ssize_t)b->J * s->P * 8 || flv.len != (Py_ssize_t)s->P * s->K * 8 || s->K < 1 || s->K > 64) {
         PyErr_SetString(PyExc_ValueError, "pagoda deltas, floors and values do not agree"); goto out;
     }
+    s->kall = s->K == 64 ? ~(uint64_t)0 : ((uint64_t)1 << s->K) - 1;
     Py_INCREF(b); s->board = b;
     if (PyObject_GetBuffer(table, &s->table_view, PyBUF_WRITABLE) < 0) goto out;
     s->has_table_view = 1; Py_INCREF(table); s->table_owner = table;
@@ -621,8 +647,9 @@ static int Search_init(CoreSearch *s, PyObject *args, PyObject *kw) {
     s->ckeys = calloc(nj, ps); s->cidx = calloc(nj, sizeof(int));
     s->vals = calloc((size_t)depth * (s->P ? s->P : 1), sizeof(int64_t));
     s->delta = calloc((size_t)b->J * (s->P ? s->P : 1), sizeof(int64_t));
-    s->floors = calloc(s->P ? s->P : 1, sizeof(int64_t));
-    if (!s->stack || !s->keys || !s->imgs || !s->next || !s->path || !s->order || !s->oflip || !s->oneed || !s->legal || !s->sleep || !s->indep || !s->can || !s->touch || !s->ntouch || !s->ckeys || !s->cidx || !s->vals || !s->delta || !s->floors) {
+    s->floors = calloc((size_t)(s->P ? s->P : 1) * s->K, sizeof(int64_t));
+    s->fmax = calloc(s->P ? s->P : 1, sizeof(int64_t));
+    if (!s->fmax || !s->stack || !s->keys || !s->imgs || !s->next || !s->path || !s->order || !s->oflip || !s->oneed || !s->legal || !s->sleep || !s->indep || !s->can || !s->touch || !s->ntouch || !s->ckeys || !s->cidx || !s->vals || !s->delta || !s->floors) {
         PyErr_NoMemory(); goto out;
     }
     memcpy(s->order, ov.buf, 4 * b->J);
@@ -641,6 +668,10 @@ static int Search_init(CoreSearch *s, PyObject *args, PyObject *kw) {
             else s->touch[(size_t)k * b->J + s->ntouch[k]++] = i;
         }
     memcpy(s->delta, dv.buf, dv.len); memcpy(s->floors, flv.buf, flv.len); memcpy(s->vals, vv.buf, vv.len);
+    for (int p = 0; p < s->P; p++) {
+        s->fmax[p] = s->floors[(size_t)p * s->K];
+        for (int k = 1; k < s->K; k++) if (s->floors[(size_t)p * s->K + k] > s->fmax[p]) s->fmax[p] = s->floors[(size_t)p * s->K + k];
+    }
     memcpy(s->stack, st.buf, ps);
     if (b->W == 1) images_1(b, *(pos1_t *)s->stack, (pos1_t *)s->imgs);
     else images_2(b, *(pos2_t *)s->stack, (pos2_t *)s->imgs);

@@ -462,9 +462,8 @@ static int SFX(run)(CoreSearch *s, int64_t budget) {
                 d--; continue;
             }
             const int64_t *val = s->vals + (size_t)d * (P ? P : 1);
-            int cut = 0;  /* the start's own test: a child below a floor is dropped by its parent */
-            if (d == 0) for (int p = 0; p < P; p++) if (val[p] < s->floors[p]) { cut = 1; break; }
-            if (cut) { s->pruned++; d--; continue; }
+            /* the start's own test: a child below a floor is dropped by its parent */
+            if (d == 0 && P && pagoda_cut(s, val, NULL)) { s->pruned++; d--; continue; }
             POS key = s->canon ? SFX(least)(imgs + (size_t)d * G, G) : pos;
             if (SFX(dead)(table, s->mask, s->bits, key)) { s->hits++; d--; continue; }
             if (s->nodes >= end) { s->depth = d; return 0; }
@@ -500,11 +499,9 @@ static int SFX(run)(CoreSearch *s, int64_t budget) {
             if (P) for (int w = 0; w < LW; w++) {
                 for (uint64_t x = m[w]; x; x &= x - 1) {
                     const int i = 64 * w + __builtin_ctzll(x);
-                    const int64_t *delta = s->delta + (size_t)s->order[i] * P;
-                    for (int p = 0; p < P; p++)
-                        if (val[p] + delta[p] < s->floors[p]) {
-                            m[w] &= ~((uint64_t)1 << (i - 64 * w)); s->pruned++; break;
-                        }
+                    if (pagoda_cut(s, val, s->delta + (size_t)s->order[i] * P)) {
+                        m[w] &= ~((uint64_t)1 << (i - 64 * w)); s->pruned++;
+                    }
                 }
             }
             if (s->bits >= PREFETCH_BITS) {

@@ -107,10 +107,14 @@ class DepthFirst:
 
     def __init__(self, problem: Problem, *, table: np.ndarray | None = None, table_bits: int = 22,
                  pagodas: Sequence[Pagoda] = (), target: np.ndarray | None = None,
-                 target_pegs: int = 0) -> None:
+                 target_pegs: int = 0, survivors: Sequence[int] = ()) -> None:
         """``target``: the sorted canonical positions (under ``goal_group``) with
         ``target_pegs`` pegs from which a goal can be reached; any other position with that
-        many pegs is dead (``engine.levels`` builds them backwards from the goals)."""
+        many pegs is dead (``engine.levels`` builds them backwards from the goals).
+        ``survivors``: for a one-peg goal, the holes the last peg can be on (at most 64, closed
+        under ``goal_group``; the planner leaves out those the position classes rule out): a
+        position is then cut when, for every survivor, some pagoda weighs it below its weight
+        on that survivor (the pagodas' floors are not used)."""
         if problem.special is not None:
             raise ValueError("the compiled search does not handle a special peg")
         self.problem = p = problem
@@ -131,7 +135,11 @@ class DepthFirst:
             for i, pg in enumerate(self.pagodas):
                 delta[k, i] = pg.weights[c] - pg.weights[a] - pg.weights[m]
         self._delta = delta.tobytes()
-        self._floors = np.array([pg.floor for pg in self.pagodas], dtype=np.int64).tobytes()
+        if survivors and not (g.full == 0 and g.max_pegs == 1 and len(survivors) <= 64):
+            raise ValueError("survivors are for a one-peg goal, at most 64 of them")
+        self.survivors = tuple(survivors)
+        self._floors = np.array([[pg.weights[h] for h in self.survivors] if self.survivors else [pg.floor]
+                                 for pg in self.pagodas], dtype=np.int64).tobytes()
         self._values = np.array([sum(w for h, w in enumerate(pg.weights) if p.start >> h & 1)
                                  for pg in self.pagodas], dtype=np.int64).tobytes()
         self.target, self.target_pegs = target, target_pegs

@@ -97,9 +97,9 @@ FIRST_TURN = 2.0  # seconds of every game's first turn ...
 #: with doubling from 16 s turns on (same day)
 TURN_GROWTH, LONG_TURN = 1.5, 16.0
 WHOLE = -2  # the key of the open goal's own game (first in every round)
-BEAM = -3  # the key of the beam's turn (last in every round)
+BEAM = -3  # the key of the beam's turn (second in every round after an open goal's game, else last)
 GROW_AT = 0.5  # a game's dead table this full is made four times larger between turns
-MAX_TABLE_BITS = 29  # 4 GB of one-word slots at most
+MAX_TABLE_BITS = 28  # 2 GB of one-word slots at most (grown 4x: from 2^25, 2^27 is the last)
 MINE_FROM = 8.0  # seconds: after turns this long (a game still open after a few rounds) ...
 MINE_SAMPLE = 20_000  # dead positions drawn from a game's table between turns ...
 MINE_KEEP = 8  # ... the new pagodas kept from them per turn ...
@@ -174,7 +174,10 @@ def _games(problem: Problem) -> tuple[list[_Game], dict[int, tuple[Proof, bool]]
     if whole and not games[1:]:  # every survivor refuted by a pagoda already
         games = []
     elif games and beam.supports(problem) is None:
-        games.append(_Game(BEAM, problem, False))
+        # right after the open goal's game: its first beam answers diamond d2 and e3 in a
+        # second, after 2 s of the open game (last, behind every survivor's games: 15.7 and
+        # 12.4 s); last for a fixed goal, whose games mostly answer in their first turn
+        games.insert(1 if whole else len(games), _Game(BEAM, problem, False))
     return games, refuted, ruled_out
 
 
@@ -192,6 +195,7 @@ def _in_turns(problem: Problem, games: list[_Game], refuted: dict[int, tuple[Pro
     memo: dict[int, dict] = {i: {"smaller": int(len(games) > 4)} for i in range(len(games))}
     totals: dict[str, float] = {}
     turn = FIRST_TURN
+    first = True
     while True:
         live = [i for i, g in enumerate(games)
                 if g.key not in refuted and not (g.key == BEAM and memo[i].get("spent"))]
@@ -204,15 +208,17 @@ def _in_turns(problem: Problem, games: list[_Game], refuted: dict[int, tuple[Pro
             left = deadline.remaining()
             if left is not None and left <= 0:
                 break
+            others = sum(1 for j in live if games[j].key != WHOLE and games[j].key not in refuted)
+            span = turn * max(1, others) if g.key == WHOLE and not first else turn
             if g.key == BEAM:  # the pagodas its own problem's game learned, if it has
                 known = next((memo[j]["pagodas"] for j, h in enumerate(games)
                               if h.key != BEAM and h.problem is g.problem and "pagodas" in memo[j]), None)
-                r = _beam_turn(g.problem, deadline.within(turn), memo[i], known)
+                r = _beam_turn(g.problem, deadline.within(span), memo[i], known)
             else:
-                r = _whole(g.problem, deadline.within(turn), config, memo[i])
-            if r.status is Status.UNKNOWN and turn >= MINE_FROM:
-                _mine(g.problem, memo[i], deadline.within(min(turn / 8, pagoda.LEARN_SECONDS * 2)))
-                _grow(g.problem, memo[i], sum(1 for h in games if h.key not in refuted))
+                r = _whole(g.problem, deadline.within(span), config, memo[i])
+            if r.status is Status.UNKNOWN and span >= MINE_FROM:
+                _mine(g.problem, memo[i], deadline.within(min(span / 8, pagoda.LEARN_SECONDS * 2)))
+                _grow(g.problem, memo[i], _share(games, refuted, g))
             for k, v in r.stats.items():
                 if k in ("pagodas", "workers"):  # the latest turn's, not a sum
                     totals[k] = v
@@ -236,6 +242,7 @@ def _in_turns(problem: Problem, games: list[_Game], refuted: dict[int, tuple[Pro
                 return replace(r, problem=problem)
         if deadline.expired():
             break
+        first = False
         turn *= TURN_GROWTH if turn < LONG_TURN else 2
     stats = {**totals, "solve_s": round(time.perf_counter() - t0, 3), "games": len(games)}
     open_keys = sorted({g.key for g in games if g.key not in refuted and g.key >= -1})
@@ -276,14 +283,25 @@ def _beam_turn(problem: Problem, deadline: Deadline, state: dict, pagodas: list[
     return Result(Status.UNKNOWN, problem, NAME, stats=stats)
 
 
-def _grow(problem: Problem, state: dict, live: int) -> None:
+def _share(games: list[_Game], refuted: dict, game: _Game) -> float:
+    """The part of the memory budget a game's dead table may grow to: half for the open
+    goal's own game (its exhaustion is the one proof that settles every survivor, and the
+    largest: diamond e1, 250 M dead positions), the rest shared by the other games still open."""
+    live = [h for h in games if h.key not in refuted and h.key != BEAM]
+    whole = any(h.key == WHOLE for h in live)
+    if game.key == WHOLE:
+        return 0.5 if len(live) > 1 else 1.0
+    return (0.5 if whole else 1.0) / max(1, len(live) - whole)
+
+
+def _grow(problem: Problem, state: dict, share: float) -> None:
     """Between turns: a game's dead table more than ``GROW_AT`` full is replaced by one four
-    times larger holding the same positions (up to 2^MAX_TABLE_BITS slots), while the games
-    still open fit the memory budget together (``engine.levels.memory_budget``)."""
+    times larger holding the same positions, up to 2^MAX_TABLE_BITS slots and the game's
+    ``share`` of the memory budget (``engine.levels.memory_budget``)."""
     table = state.get("table")
     if table is None or words(problem.board) != 1 or D.filled(table) < GROW_AT:
         return
-    if 4 * table.nbytes * max(1, live) > memory_budget() or 4 * len(table) > 1 << MAX_TABLE_BITS:
+    if 4 * table.nbytes > share * memory_budget() or 4 * len(table) > 1 << MAX_TABLE_BITS:
         return
     state["table"] = D.grown(problem, table)
 
@@ -302,7 +320,7 @@ def _mine(problem: Problem, state: dict, deadline: Deadline) -> None:
     rng.shuffle(dead)
     dead = dead[:MINE_SAMPLE]
     new = pagoda.mine(problem, dead, [(p.weights, p.floor) for p in known],
-                      min(MINE_KEEP, MAX_PAGODAS - len(known)), deadline)
+                      min(MINE_KEEP, MAX_PAGODAS - len(known)), deadline, pagoda.survivors_of(problem))
     state["pagodas"] = known + [D.Pagoda(w, floor) for w, floor in new]
 
 
@@ -349,6 +367,7 @@ def _whole(problem: Problem, deadline: Deadline, config: Config, memo: dict | No
         code = D.BUDGET
     learn_s = 0.0
     pagodas: list[D.Pagoda] = []
+    survivors = pagoda.survivors_of(problem)
     if code == D.FOUND:
         kind, plan, stats = "found", quick.plan(), quick.stats()
     elif code == D.EXHAUSTED:
@@ -360,7 +379,7 @@ def _whole(problem: Problem, deadline: Deadline, config: Config, memo: dict | No
         if memo is not None and "pagodas" in memo:
             pagodas = memo["pagodas"]
         else:
-            pagodas = beam.pagodas_for(problem, deadline)
+            pagodas = [D.Pagoda(w, floor) for w, floor in pagoda.learn_for(problem, deadline, survivors)]
             if memo is not None:
                 memo["pagodas"] = pagodas
         learn_s = time.perf_counter() - t1
@@ -385,7 +404,8 @@ def _whole(problem: Problem, deadline: Deadline, config: Config, memo: dict | No
 def _descend(problem: Problem, pagodas: list[D.Pagoda], table, seed: int, deadline: Deadline
              ) -> tuple[str, Any, dict]:
     """Restarts until a plan ("found"), a proof ("exhausted") or the deadline ("unknown")."""
-    search = D.DepthFirst(problem, table=table, table_bits=table_bits(problem), pagodas=pagodas)
+    search = D.DepthFirst(problem, table=table, table_bits=table_bits(problem), pagodas=pagodas,
+                          survivors=pagoda.survivors_of(problem))
     shift = int(os.environ.get("PEGSAT_SEED", "0")) if os.environ.get("PEGSAT_SEED", "").isdigit() else 0
     rng = random.Random(SEED + shift * 1009 + seed)
     i = 0
