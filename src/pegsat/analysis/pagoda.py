@@ -26,6 +26,7 @@ import numpy as np
 from ..deadline import Deadline
 from ..engine.bitboard import engine
 from ..model.problem import Goal, Problem, holes_of
+from .invariants import possible_survivors
 
 DENOMINATORS = (1, 2, 3, 4, 6, 8, 12, 16, 24, 32, 64, 128, 1000, 10**4, 10**6)
 
@@ -112,8 +113,6 @@ def survivors_of(problem: Problem) -> tuple[int, ...]:
     for the last peg (``analysis.invariants.possible_survivors``), else (). Every position a
     search reaches from the start shares the start's class, so a pagoda need only rule out
     these survivors, one by one (``engine.dfs.DepthFirst``'s ``survivors``)."""
-    from .invariants import possible_survivors  # (invariants is a sibling: no cycle, but lazily)
-
     g, board = problem.goal, problem.board
     if problem.special is not None or g.full or g.max_pegs != 1 or board.n > 64 * 2:
         return ()

@@ -5,7 +5,11 @@ need on top (issue 13):
 
 - **pagodas**: before searching, integer pagodas for the problem's goal are learned by LP
   from randomly played positions (``analysis.pagoda.learn``); the core ends a branch whose
-  weight falls below a pagoda's floor.
+  weight falls below a pagoda's floor. On a goal of one peg anywhere they are weighed against
+  each survivor the position classes allow (``analysis.pagoda.survivors_of``): a branch ends
+  when every survivor is ruled out, each by some pagoda weighing it below its weight on that
+  survivor (diamond e1's open game, same 20 pagodas: 49.8 -> 47.5 s; with pagodas learned and
+  mined that way, 58.5 -> 49.6 s).
 - **a quick descent** of ``QUICK`` nodes in this process, far-first, before anything else:
   the English and French problems mostly end there, before the LP and the forks would cost
   more than the search (the English survey went from 5.3 s to 3.0 s).
@@ -26,16 +30,20 @@ need on top (issue 13):
   pagodas from its dead table (``analysis.pagoda.mine``): positions proven dead the hard
   way mostly fall to a pagoda of their own, and a few such pagodas rule out many. The
   reversal is often far easier one way (diamond e1 -> e3: exhausted in 1.6 s; e3 -> e1:
-  open after 40 s).
+  open after 40 s). From the second round on the open goal's own game gets a turn as long as
+  all the others' together and half the memory for its dead table: its exhaustion is the
+  one proof that covers every survivor, and the largest (diamond e1: 280 M nodes; with equal
+  turns and memory its table overflowed and the proof took 303 s, now 102 s).
 
-Measured (bench/engine.py, 2 cores): German e5 -> e5 and e5 -> one peg in under 2 s, French
-d3 -> d5 in 3 s, diamond d2 -> one peg in 19 s, e3 -> one peg in 33 s, e4 -> one peg
-refuted in 7 s, where the pure-Python search ran out of 30 s; diamond e1 -> one peg is
-refuted in 5 minutes (the open game's search exhausted), not in the benchmark's 60 s.
+Measured (bench/engine.py, 2 cores): German e5 -> e5 and e5 -> one peg in about 1 s, diamond
+d2 -> one peg in 3.3 s and e3 -> one peg in 3.8 s (the beam's first plan), e4 -> one peg
+refuted in 8.9 s, where the pure-Python search ran out of 5 s; diamond e1 -> one peg is
+refuted in 102 s (the open game's search exhausted), not in the benchmark's 60 s.
 A special peg, or a board of more than 128 holes, goes to the pure-Python reference
 (``engine.reference.depth_first``), one process, far-first order.
 
-- **a beam's turn** (``engine.beam``) last in every round of the turns: beams of doubling
+- **a beam's turn** (``engine.beam``) in every round of the turns (right after the open
+  goal's game, else last): beams of doubling
   width toward exact backward levels, resumed across turns. It proves nothing, but it found
   German e2 -> e2, d1 -> a4 and e1 <-> e4 in seconds, which the depth-first games left open
   for minutes (the German survey: 24 problems unknown after 30 minutes, then 4 after 17).
@@ -174,9 +182,9 @@ def _games(problem: Problem) -> tuple[list[_Game], dict[int, tuple[Proof, bool]]
     if whole and not games[1:]:  # every survivor refuted by a pagoda already
         games = []
     elif games and beam.supports(problem) is None:
-        # right after the open goal's game: its first beam answers diamond d2 and e3 in a
-        # second, after 2 s of the open game (last, behind every survivor's games: 15.7 and
-        # 12.4 s); last for a fixed goal, whose games mostly answer in their first turn
+        # right after the open goal's game: the first beam settles diamond d2 and e3 (3.3 and
+        # 3.8 s whole; 15.7 and 12.4 s with the beam behind every survivor's games); last for
+        # a fixed goal, whose games mostly answer in their first turn
         games.insert(1 if whole else len(games), _Game(BEAM, problem, False))
     return games, refuted, ruled_out
 
@@ -367,7 +375,6 @@ def _whole(problem: Problem, deadline: Deadline, config: Config, memo: dict | No
         code = D.BUDGET
     learn_s = 0.0
     pagodas: list[D.Pagoda] = []
-    survivors = pagoda.survivors_of(problem)
     if code == D.FOUND:
         kind, plan, stats = "found", quick.plan(), quick.stats()
     elif code == D.EXHAUSTED:
@@ -379,7 +386,8 @@ def _whole(problem: Problem, deadline: Deadline, config: Config, memo: dict | No
         if memo is not None and "pagodas" in memo:
             pagodas = memo["pagodas"]
         else:
-            pagodas = [D.Pagoda(w, floor) for w, floor in pagoda.learn_for(problem, deadline, survivors)]
+            learned = pagoda.learn_for(problem, deadline, pagoda.survivors_of(problem))
+            pagodas = [D.Pagoda(w, floor) for w, floor in learned]
             if memo is not None:
                 memo["pagodas"] = pagodas
         learn_s = time.perf_counter() - t1
