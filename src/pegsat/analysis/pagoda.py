@@ -222,7 +222,8 @@ def mine(problem: Problem, dead: np.ndarray, known: list[tuple[tuple[int, ...], 
         floors = np.array([[x[1] if h is None else x[0][h] for h in parts] for x in items], dtype=np.int64)
         return (has @ w.T)[:, :, None] < floors[None, :, :]
 
-    done = cuts(known).any(axis=1)  # [position, part]
+    known_cut = cuts(known).any(axis=1)  # [position, part]
+    done = known_cut.copy()
     found: list[tuple[tuple[int, ...], int]] = []
     for i in range(len(dead)):
         if deadline is not None and deadline.expired():
@@ -235,7 +236,6 @@ def mine(problem: Problem, dead: np.ndarray, known: list[tuple[tuple[int, ...], 
             done |= cuts(new).any(axis=1)
     if not found:
         return []
-    known_cut = cuts(known).any(axis=1)
     c = cuts(found)
     full = (known_cut | c.any(axis=1)).all(axis=1)  # positions the found pagodas finish off
     c &= (full[:, None] & ~known_cut)[:, None, :]

@@ -137,8 +137,7 @@ class DepthFirst:
         self._delta = delta.tobytes()
         if survivors and not (g.full == 0 and g.max_pegs == 1 and len(survivors) <= 64):
             raise ValueError("survivors are for a one-peg goal, at most 64 of them")
-        self.survivors = tuple(survivors)
-        self._floors = np.array([[pg.weights[h] for h in self.survivors] if self.survivors else [pg.floor]
+        self._floors = np.array([[pg.weights[h] for h in survivors] if survivors else [pg.floor]
                                  for pg in self.pagodas], dtype=np.int64).tobytes()
         self._values = np.array([sum(w for h, w in enumerate(pg.weights) if p.start >> h & 1)
                                  for pg in self.pagodas], dtype=np.int64).tobytes()

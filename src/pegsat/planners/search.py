@@ -216,8 +216,9 @@ def _in_turns(problem: Problem, games: list[_Game], refuted: dict[int, tuple[Pro
             left = deadline.remaining()
             if left is not None and left <= 0:
                 break
-            others = sum(1 for j in live if games[j].key != WHOLE and games[j].key not in refuted)
-            span = turn * max(1, others) if g.key == WHOLE and not first else turn
+            span = turn
+            if g.key == WHOLE and not first:  # as long as the other open games together
+                span *= max(1, sum(1 for j in live if games[j].key not in refuted) - 1)
             if g.key == BEAM:  # the pagodas its own problem's game learned, if it has
                 known = next((memo[j]["pagodas"] for j, h in enumerate(games)
                               if h.key != BEAM and h.problem is g.problem and "pagodas" in memo[j]), None)
