@@ -203,7 +203,6 @@ def _in_turns(problem: Problem, games: list[_Game], refuted: dict[int, tuple[Pro
     memo: dict[int, dict] = {i: {"smaller": int(len(games) > 4)} for i in range(len(games))}
     totals: dict[str, float] = {}
     turn = FIRST_TURN
-    first = True
     while True:
         live = [i for i, g in enumerate(games)
                 if g.key not in refuted and not (g.key == BEAM and memo[i].get("spent"))]
@@ -217,7 +216,7 @@ def _in_turns(problem: Problem, games: list[_Game], refuted: dict[int, tuple[Pro
             if left is not None and left <= 0:
                 break
             span = turn
-            if g.key == WHOLE and not first:  # as long as the other open games together
+            if g.key == WHOLE and turn > FIRST_TURN:  # as long as the other open games together
                 span *= max(1, sum(1 for j in live if games[j].key not in refuted) - 1)
             if g.key == BEAM:  # the pagodas its own problem's game learned, if it has
                 known = next((memo[j]["pagodas"] for j, h in enumerate(games)
@@ -251,7 +250,6 @@ def _in_turns(problem: Problem, games: list[_Game], refuted: dict[int, tuple[Pro
                 return replace(r, problem=problem)
         if deadline.expired():
             break
-        first = False
         turn *= TURN_GROWTH if turn < LONG_TURN else 2
     stats = {**totals, "solve_s": round(time.perf_counter() - t0, 3), "games": len(games)}
     open_keys = sorted({g.key for g in games if g.key not in refuted and g.key >= -1})
