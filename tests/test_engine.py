@@ -181,6 +181,47 @@ def test_every_triangle5_game_exhausted_or_solved_as_brute_force_says():
                 assert code == (D.FOUND if win(p.start) else D.EXHAUSTED), (v, s, bits)
 
 
+def test_lanes_answer_as_brute_force_says():
+    """Descents interleaved in one thread (``lanes``), sharing the table: with a table large
+    enough that a lane yields after prefetching (2^21 slots) and with a tiny one (no yields),
+    any lane's plan replays and an exhausted lane means no plan, on triangle-5's games."""
+    from functools import lru_cache
+
+    b = get_board("triangle-5")
+    jumps = [((1 << a) | (1 << o), 1 << c) for a, o, c in b.jumps]
+    rng = random.Random(7)
+    for s in (0, 4, 12):
+
+        @lru_cache(None)
+        def win(pos: int, goal: int = 1 << s) -> bool:
+            return pos == goal or any(win(pos ^ need ^ land) for need, land in jumps
+                                      if pos & need == need and not pos & land)
+
+        for v in range(b.n):
+            p = single_vacancy(b, v, Goal.survivor(b, s))
+            for bits in (5, 21):
+                search_ = D.DepthFirst(p, table_bits=bits)
+                lanes = [D.far_first(p, rng) for _ in range(2)]
+                code = search_.attempt(D.far_first(p), 10**8, lanes=lanes)
+                assert code == (D.FOUND if win(p.start) else D.EXHAUSTED), (v, s, bits)
+                if code == D.FOUND:
+                    replay_plan(p, search_.plan())
+                assert search_.stats()["nodes"] > 0
+
+
+def test_lanes_stop_at_their_budget_and_resume():
+    """A budget counts the lanes' nodes together; the next attempt starts afresh, with the
+    dead positions the lanes stored."""
+    p = single_vacancy(get_board("english"), get_board("english").hole("d1"), Goal.one_peg())
+    search_ = D.DepthFirst(p, table_bits=21)
+    rng = random.Random(3)
+    assert search_.attempt(D.far_first(p, rng), 30_000, lanes=[D.far_first(p, rng)]) == D.BUDGET
+    assert 30_000 <= search_.nodes < 30_000 + 3 * 4096
+    assert search_.stored_now() == search_.stored > 0
+    with pytest.raises(ValueError, match="every jump once"):
+        search_.attempt(D.far_first(p), 10, lanes=[[0, 0]])
+
+
 # --- two-word boards end to end ------------------------------------------------------------
 
 def test_two_word_board_search_plans_and_dead_table():
@@ -194,6 +235,11 @@ def test_two_word_board_search_plans_and_dead_table():
     assert s.attempt(order, 10**8) == (D.FOUND if want else D.EXHAUSTED)
     if want:
         replay_plan(p, s.plan())
+    lanes = D.DepthFirst(p, table_bits=21)  # two-word lanes, yielding
+    code = lanes.attempt(order, 10**8, lanes=[D.far_first(p, random.Random(1))])
+    assert code == (D.FOUND if want else D.EXHAUSTED)
+    if want:
+        replay_plan(p, lanes.plan())
 
 
 def test_two_word_board_layers_and_moves():

@@ -36,8 +36,10 @@ def test_the_reversed_game_refutes_a_fixed_goal():
 def test_turns_grow_by_half_then_double(monkeypatch):
     """Every open game gets the same turn each round: 2 s, then 1.5 times longer while
     turns are under 16 s, then twice as long; from the second round on the open goal's own
-    game gets as long as the other open games together; a refuted survivor's games get no
-    more turns."""
+    game gets WHOLE_TURN times as long as the other open games together; a refuted
+    survivor's games get no more turns. A game mines pagodas (and grows its table) just
+    before its next turn, the open goal's game after every turn, the others after turns of
+    MINE_FROM seconds: a problem settled in the meantime never pays for it."""
     e = get_board("english")
     probs = [single_vacancy(e, e.hole(h), Goal.one_peg()) for h in ("d4", "d1", "c1")]
     games = [search._Game(search.WHOLE, probs[0], False), search._Game(3, probs[1], False),
@@ -52,20 +54,29 @@ def test_turns_grow_by_half_then_double(monkeypatch):
             raise Enough
         i = next(k for k, q in enumerate(probs) if q is problem)
         turns.append((i, deadline.remaining()))
+        events.append(("turn", i))
         if i == 2 and len(turns) > 3:  # the reversed game refutes survivor 5 in its second turn
             return Result(Status.UNSOLVABLE, problem, "search", proof=Proof.EXHAUSTED)
         return Result(Status.UNKNOWN, problem, "search")
 
     monkeypatch.setattr(search, "_whole", whole)
-    monkeypatch.setattr(search, "_mine", lambda *a: None)
+    events: list[tuple[str, int]] = []
+    monkeypatch.setattr(search, "_mine", lambda problem, *a: events.append(("mine", probs.index(problem))))
     monkeypatch.setattr(search, "_grow", lambda *a: None)
     with pytest.raises(Enough):
         search._in_turns(probs[0], games, {}, 0, Deadline(10_000), Config(workers=1))
-    want = [(0, 2), (1, 2), (2, 2), (0, 2 * 3), (1, 3), (2, 3)]  # two others, then one
+    w = search.WHOLE_TURN
+    want = [(0, 2), (1, 2), (2, 2), (0, 3 * w * 2), (1, 3), (2, 3)]  # two others, then one
     for t in (4.5, 6.75, 10.125, 15.1875, 22.78125, 45.5625):  # x1.5 below 16 s, then x2
-        want += [(0, t), (1, t)]
+        want += [(0, t * w), (1, t)]
     assert [i for i, _ in turns] == [i for i, _ in want]
     assert [t for _, t in turns] == pytest.approx([t for _, t in want], abs=0.05)
+    assert events[:7] == [("turn", 0), ("turn", 1), ("turn", 2), ("mine", 0), ("turn", 0), ("turn", 1),
+                          ("turn", 2)]
+    first = events.index(("mine", 1))  # just before the turn after its first of MINE_FROM s
+    spans = [t for i, t in turns if i == 1][:events[:first].count(("turn", 1))]
+    assert events[first + 1] == ("turn", 1)
+    assert spans[-1] >= search.MINE_FROM > spans[-2]
 
 
 def test_a_self_dual_game_is_not_played_twice():

@@ -432,8 +432,10 @@ static inline int SFX(bury)(POS *table, uint64_t mask, int bits, POS key) {
 }
 
 /* Run the search for at most ``budget`` more nodes: 0 = budget spent (resumable), 1 = the goal
- * (or a target position) is reached, the path is on the stack, 2 = exhausted: no plan. */
-static int SFX(run)(CoreSearch *s, int64_t budget) {
+ * (or a target position) is reached, the path is on the stack, 2 = exhausted: no plan; with
+ * ``lane`` set also 3 = yielded (resumable) right after prefetching a node's children's table
+ * slots, so that other lanes run while they load (run_lanes). */
+static int SFX(run)(CoreSearch *s, int64_t budget, int lane) {
     const CoreBoard *b = s->board;
     const POS *of = (const POS *)s->oflip, *on = (const POS *)s->oneed;
     POS *stack = (POS *)s->stack, *keys = (POS *)s->keys, *imgs = (POS *)s->imgs;
@@ -444,10 +446,13 @@ static int SFX(run)(CoreSearch *s, int64_t budget) {
     POS full = SFX(load)(s->goal_full), empty = SFX(load)(s->goal_empty);
     const int P = s->P, J = b->J, LW = s->lw;
     int64_t end = s->nodes + budget;
-    int d = s->depth;
+    int d = s->depth, resume = s->pending;
+    POS *ck = (POS *)s->ckeys;
+    int *ci = s->cidx;
     while (d >= 0) {
         POS pos = stack[d];
         uint64_t *m = s->legal + (size_t)d * LW;
+        if (resume) { resume = 0; s->pending = 0; goto check; }
         if (s->next[d] < 0) {  /* a node seen for the first time */
             int c = SFX(popcount)(pos);
             if ((pos & full) == full && !(pos & empty) && c >= s->min_pegs && c <= s->max_pegs) {
@@ -505,8 +510,7 @@ static int SFX(run)(CoreSearch *s, int64_t budget) {
                 }
             }
             if (s->bits >= PREFETCH_BITS) {
-                POS *ck = (POS *)s->ckeys;
-                int *ci = s->cidx, nc = 0;
+                int nc = 0;
                 for (int w = 0; w < LW; w++) {
                     for (uint64_t x = m[w]; x; x &= x - 1) {
                         const int i = 64 * w + __builtin_ctzll(x);
@@ -515,6 +519,11 @@ static int SFX(run)(CoreSearch *s, int64_t budget) {
                         ck[nc] = child; ci[nc++] = i;
                     }
                 }
+                s->pnc = nc;
+                /* a lane yields here: the other lanes' work hides this node's misses */
+                if (lane && nc) { s->pending = 1; s->depth = d; return 3; }
+            check:
+                nc = s->pnc;
                 for (int j = 0; j < nc; j++)
                     if (SFX(dead)(table, s->mask, s->bits, ck[j])) {
                         m[ci[j] >> 6] &= ~((uint64_t)1 << (ci[j] & 63));

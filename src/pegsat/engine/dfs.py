@@ -37,6 +37,7 @@ import numpy as np
 
 from ..model.board import Perm
 from ..model.problem import Problem
+from ._core import run_lanes
 from .bitboard import permute
 from .kernel import Kernel, kernel
 
@@ -146,42 +147,57 @@ class DepthFirst:
         self.attempts = 0
         self._last = self._live = None
 
-    def attempt(self, order: Sequence[int], budget: int, check: Callable[[], None] | None = None) -> int:
+    def attempt(self, order: Sequence[int], budget: int, check: Callable[[], None] | None = None,
+                lanes: Sequence[Sequence[int]] = ()) -> int:
         """One descent from the start: BUDGET (spent), FOUND (``plan()``), or EXHAUSTED.
-        ``check()`` is called every ``SLICE`` nodes (a deadline's check raises Timeout)."""
+        ``check()`` is called every ``SLICE`` nodes (a deadline's check raises Timeout).
+        ``lanes``: more orders, each a descent of its own run interleaved with this one in
+        this thread (the core's ``run_lanes``): a lane yields once it has asked for a node's
+        children's table slots, so one lane's memory misses overlap another's work. Any lane's
+        plan is the plan; any lane that exhausts its tree is the proof."""
         p, b = self.problem, self.problem.board
-        if sorted(order) != list(range(len(b.jumps))):
-            raise ValueError("a jump order names every jump once")
-        s = self.kernel.core_search(
+        J = len(b.jumps)
+        for o in (order, *lanes):
+            if sorted(o) != list(range(J)):
+                raise ValueError("a jump order names every jump once")
+        searches = tuple(self.kernel.core_search(
             _b16(p.start), _b16(p.goal.full), _b16(p.goal.empty), self.min_pegs, self.max_pegs,
-            self.min_left, np.asarray(order, dtype=np.int32).tobytes(), self.table, self.canon,
+            self.min_left, np.asarray(o, dtype=np.int32).tobytes(), self.table, self.canon,
             self._delta, self._floors, self._values, self.target, self.target_pegs)
-        self._last = self._live = s
+            for o in (order, *lanes))
+        self._last = searches[0]
+        self._live = searches
         self.attempts += 1
         try:
             left, code = budget, BUDGET
             while left > 0:
                 if check is not None:
                     check()
-                code = s.run(min(SLICE, left))
+                if len(searches) == 1:
+                    code = searches[0].run(min(SLICE, left))
+                else:
+                    who, code = run_lanes(searches, min(SLICE, left))
+                    if code != BUDGET:
+                        self._last = searches[who]
                 if code != BUDGET:
                     break
                 left -= SLICE
             return code
         finally:
             self._live = None
-            st = s.stats()
-            self.nodes += st["nodes"]
-            self.stored += st["stored"]
-            self.hits += st["table_hits"]
-            self.cuts += st["pagoda_cuts"]
+            for s in searches:
+                st = s.stats()
+                self.nodes += st["nodes"]
+                self.stored += st["stored"]
+                self.hits += st["table_hits"]
+                self.cuts += st["pagoda_cuts"]
 
     def plan(self) -> tuple[int, ...]:
         return tuple(self._last.path())
 
     def stored_now(self) -> int:
         """Dead positions stored so far, the running descent's included (for ``check``)."""
-        return self.stored + (self._live.stats()["stored"] if self._live is not None else 0)
+        return self.stored + sum(s.stats()["stored"] for s in self._live or ())
 
     def stats(self) -> dict[str, int]:
         return {"nodes": self.nodes, "dead_positions": self.stored, "table_hits": self.hits,

@@ -91,7 +91,11 @@ supports = any_problem
 
 QUICK = 200_000  # nodes of the first descent, in process, without pagodas
 PROBE = 400_000  # nodes of the first descent with pagodas (deterministic order)
-BASE = 100_000  # nodes per Luby unit of the later descents
+BASE = 100_000  # nodes per Luby unit of the later descents (per lane)
+#: descents run at once in each thread from the second on (``engine.dfs``: lanes): one lane's
+#: dead-table misses overlap another's work. Diamond e1's open game, 20 pagodas, 2 threads:
+#: 53.6 s with one lane, 43.5 s with two, 40.9 s with three, 44.2 s with four
+LANES = 2
 SEED = 20261122
 LOCAL_ABOVE = 64  # holes: bigger boards with a partial goal try regions first
 LOCAL_SLICE = 30.0  # seconds per region when there is no time limit
@@ -105,6 +109,10 @@ FIRST_TURN = 2.0  # seconds of every game's first turn ...
 #: with doubling from 16 s turns on (same day)
 TURN_GROWTH, LONG_TURN = 1.5, 16.0
 WHOLE = -2  # the key of the open goal's own game (first in every round)
+#: from the second round on, the open goal's game gets a turn this many times as long as all
+#: the other open games' turns together (diamond e1, its exhaustion the proof: 1 -> 88.5 s,
+#: 2 -> 66.3 s, 3 -> 49.4 s, 4 -> 53.0 s)
+WHOLE_TURN = 3
 BEAM = -3  # the key of the beam's turn (second in every round after an open goal's game, else last)
 GROW_AT = 0.5  # a game's dead table this full is made four times larger between turns
 MAX_TABLE_BITS = 28  # 2 GB of one-word slots at most (grown 4x: from 2^25, 2^27 is the last)
@@ -216,17 +224,20 @@ def _in_turns(problem: Problem, games: list[_Game], refuted: dict[int, tuple[Pro
             if left is not None and left <= 0:
                 break
             span = turn
-            if g.key == WHOLE and turn > FIRST_TURN:  # as long as the other open games together
-                span *= max(1, sum(1 for j in live if games[j].key not in refuted) - 1)
+            if g.key == WHOLE and turn > FIRST_TURN:  # WHOLE_TURN times the other open games'
+                span *= WHOLE_TURN * max(1, sum(1 for j in live if games[j].key not in refuted) - 1)
+            last = memo[i].pop("mine_after", None)
+            if last is not None:  # between its last turn and this one, done only if it is due
+                _mine(g.problem, memo[i], deadline.within(min(last / 8, pagoda.LEARN_SECONDS * 2)))
+                _grow(g.problem, memo[i], _share(games, refuted, g))
             if g.key == BEAM:  # the pagodas its own problem's game learned, if it has
                 known = next((memo[j]["pagodas"] for j, h in enumerate(games)
                               if h.key != BEAM and h.problem is g.problem and "pagodas" in memo[j]), None)
                 r = _beam_turn(g.problem, deadline.within(span), memo[i], known)
             else:
                 r = _whole(g.problem, deadline.within(span), config, memo[i])
-            if r.status is Status.UNKNOWN and span >= MINE_FROM:
-                _mine(g.problem, memo[i], deadline.within(min(span / 8, pagoda.LEARN_SECONDS * 2)))
-                _grow(g.problem, memo[i], _share(games, refuted, g))
+            if r.status is Status.UNKNOWN and (span >= MINE_FROM or g.key == WHOLE):
+                memo[i]["mine_after"] = span
             for k, v in r.stats.items():
                 if k in ("pagodas", "workers"):  # the latest turn's, not a sum
                     totals[k] = v
@@ -419,8 +430,9 @@ def _descend(problem: Problem, pagodas: list[D.Pagoda], table, seed: int, deadli
     while True:
         order = D.far_first(problem) if i == 0 and seed == 0 and not shift else D.far_first(problem, rng)
         budget = PROBE if i == 0 else BASE * D.luby(i)
+        lanes = [D.far_first(problem, rng) for _ in range(LANES - 1)] if i > 0 else []
         try:
-            code = search.attempt(order, budget, deadline.check)
+            code = search.attempt(order, budget * (1 + len(lanes)), deadline.check, lanes)
         except Timeout:
             return "unknown", None, search.stats()
         if code == D.FOUND:
