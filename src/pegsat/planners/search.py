@@ -112,7 +112,7 @@ WHOLE = -2  # the key of the open goal's own game (first in every round)
 #: from the second round on, the open goal's game gets a turn this many times as long as all
 #: the other open games' turns together (diamond e1, its exhaustion the proof: 1 -> 88.5 s,
 #: 2 -> 66.3 s, 3 -> 49.4 s, 4 -> 53.0 s)
-WHOLE_TURN = 3
+WHOLE_TURN = 4
 BEAM = -3  # the key of the beam's turn (second in every round after an open goal's game, else last)
 GROW_AT = 0.5  # a game's dead table this full is made four times larger between turns
 MAX_TABLE_BITS = 28  # 2 GB of one-word slots at most (grown 4x: from 2^25, 2^27 is the last)
@@ -227,9 +227,9 @@ def _in_turns(problem: Problem, games: list[_Game], refuted: dict[int, tuple[Pro
             if g.key == WHOLE and turn > FIRST_TURN:  # WHOLE_TURN times the other open games'
                 span *= WHOLE_TURN * max(1, sum(1 for j in live if games[j].key not in refuted) - 1)
             last = memo[i].pop("mine_after", None)
-            if last is not None:  # between its last turn and this one, done only if it is due
-                _mine(g.problem, memo[i], deadline.within(min(last / 8, pagoda.LEARN_SECONDS * 2)))
-                _grow(g.problem, memo[i], _share(games, refuted, g))
+            if last is not None:  # between its last turn and this one, only if due
+                _prepare(g.problem, memo[i], deadline.within(min(span / 16, pagoda.LEARN_SECONDS)),
+                         _share(games, refuted, g), span / last)
             if g.key == BEAM:  # the pagodas its own problem's game learned, if it has
                 known = next((memo[j]["pagodas"] for j, h in enumerate(games)
                               if h.key != BEAM and h.problem is g.problem and "pagodas" in memo[j]), None)
@@ -312,12 +312,23 @@ def _share(games: list[_Game], refuted: dict, game: _Game) -> float:
     return (0.5 if whole else 1.0) / max(1, len(live) - whole)
 
 
-def _grow(problem: Problem, state: dict, share: float) -> None:
-    """Between turns: a game's dead table more than ``GROW_AT`` full is replaced by one four
-    times larger holding the same positions, up to 2^MAX_TABLE_BITS slots and the game's
-    ``share`` of the memory budget (``engine.levels.memory_budget``)."""
+def _prepare(problem: Problem, state: dict, deadline: Deadline, share: float, longer: float) -> None:
+    """A game's work between two turns: its pagoda mining (LPs, one core) and, on another
+    thread meanwhile, the growth of its table (the core rehashes without the GIL; diamond
+    e1's open game, 2^25 -> 2^27 slots: 2 s, mostly the kernel handing out 1 GB)."""
+    with ThreadPoolExecutor(1) as pool:
+        grown = pool.submit(_grow, problem, state, share, longer)
+        _mine(problem, state, deadline)
+        grown.result()
+
+
+def _grow(problem: Problem, state: dict, share: float, longer: float = 1.0) -> None:
+    """Between turns: a game's dead table more than ``GROW_AT`` full, or that will be by the
+    end of a next turn ``longer`` times as long as the last, is replaced by one four times
+    larger holding the same positions, up to 2^MAX_TABLE_BITS slots and the game's ``share``
+    of the memory budget (``engine.levels.memory_budget``)."""
     table = state.get("table")
-    if table is None or words(problem.board) != 1 or D.filled(table) < GROW_AT:
+    if table is None or words(problem.board) != 1 or D.filled(table) * max(1.0, longer) < GROW_AT:
         return
     if 4 * table.nbytes > share * memory_budget() or 4 * len(table) > 1 << MAX_TABLE_BITS:
         return
