@@ -112,6 +112,22 @@ def test_a_full_dead_table_grows_and_keeps_its_positions():
     assert set(old[old != 0].tolist()) == set(new[new != 0].tolist())
 
 
+def test_a_table_grows_ahead_of_a_turn_that_would_fill_it():
+    """Less than half full, a table grows only when the next turn, ``longer`` times the
+    last, would fill it past half at the rate it filled so far."""
+    from pegsat.engine import dfs
+
+    p = single_vacancy(D, D.hole("e4"), Goal.survivor(D, D.hole("e9")))
+    s = dfs.DepthFirst(p, table=dfs.new_table(14))
+    s.attempt(dfs.far_first(p), 5_000)
+    assert 0.2 < dfs.filled(s.table) < 0.33
+    state = {"table": s.table}
+    search._grow(p, state, 1.0, 1.4)
+    assert state["table"] is s.table
+    search._grow(p, state, 1.0, 6.0)
+    assert len(state["table"]) == 4 * len(s.table)
+
+
 def test_diamond_e4_has_no_one_peg_finish():
     p = single_vacancy(D, D.hole("e4"), Goal.one_peg())
     r = solve(p, "search", deadline=Deadline(120))

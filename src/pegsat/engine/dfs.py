@@ -22,6 +22,14 @@ jumping peg from the goal, with random tie-breaking for restarts (Gomes, Selman,
 cut by randomised restarts), and ``luby`` gives the restart budgets (Luby, Sinclair,
 Zuckerman, 1993).
 
+*Lanes*: ``attempt`` may run several descents at once in one thread, interleaved by the
+core's ``run_lanes``. A node's children are looked up in a table of gigabytes, one memory
+miss each; the core asks for all of a node's slots first (prefetch), and a lane then yields
+to the next instead of waiting, so the misses of one lane overlap the other's work. Every
+lane is a whole descent with its own order and sleep sets, so any lane's plan is a plan and
+any lane's exhaustion a proof; they share the table as threads do. Diamond e1's open game,
+one thread, 60 M nodes: 3.7 M nodes/s with one lane, 5.0 with two, 4.7 with three.
+
 The pure-Python reference is ``engine.reference.depth_first``.
 """
 

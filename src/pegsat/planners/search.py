@@ -15,7 +15,10 @@ need on top (issue 13):
   more than the search (the English survey went from 5.3 s to 3.0 s).
 - **restarts**: a first descent in far-first order (the jumping peg farthest from the goal
   first), then descents with random tie-breaking and Luby budgets; the dead table carries
-  over, so nothing proven is lost and a descent that exhausts the tree is a proof.
+  over, so nothing proven is lost and a descent that exhausts the tree is a proof. From the
+  second descent on, each thread runs ``LANES`` descents at once, interleaved (``engine.dfs``:
+  a lane yields once it has asked for its children's table slots, so one lane's memory
+  misses overlap the other's work): diamond e1's open game 1.3x faster.
 - **a portfolio**: ``config.workers`` threads (default: every core; the core releases the
   GIL), each with its own random order, share one dead table (one-word positions; boards of
   more than 64 holes give each its own). The first answer wins.
@@ -26,19 +29,23 @@ need on top (issue 13):
   refutes the game), every one in turn for 2 s, then 3, 4.5, ... (from 16 s on doubling);
   each keeps its dead table and pagodas, so a turn resumes the last (its descents replay the
   last turn's orders with the dead positions known: taking new orders each turn instead
-  made diamond d2 -> one peg 48-69 s against 18 s). From 8 s turns on, a game still open mines new
-  pagodas from its dead table (``analysis.pagoda.mine``): positions proven dead the hard
-  way mostly fall to a pagoda of their own, and a few such pagodas rule out many. The
+  made diamond d2 -> one peg 48-69 s against 18 s). A game still open after a turn of 8 s
+  or more, and the open goal's game after every turn, mines new pagodas from its dead table
+  (``analysis.pagoda.mine``): positions proven dead the hard way mostly fall to a pagoda of
+  their own, and a few such pagodas rule out many; the mining, and the growth of the table
+  (on another thread meanwhile), happen just before the game's next turn, so a problem
+  another game settles in the meantime never pays for them. The
   reversal is often far easier one way (diamond e1 -> e3: exhausted in 1.6 s; e3 -> e1:
-  open after 40 s). From the second round on the open goal's own game gets a turn as long as
-  all the others' together and half the memory for its dead table: its exhaustion is the
-  one proof that covers every survivor, and the largest (diamond e1: 280 M nodes; with equal
-  turns and memory its table overflowed and the proof took 303 s, now 102 s).
+  open after 40 s). From the second round on the open goal's own game gets a turn
+  ``WHOLE_TURN`` times as long as all the others' together and half the memory for its dead
+  table: its exhaustion is the one proof that covers every survivor, and the largest
+  (diamond e1: about 300 M nodes; with equal turns and memory its table overflowed and the
+  proof took 303 s; with turns as long as the others' together, 102 s; now 46-50 s).
 
 Measured (bench/engine.py, 2 cores): German e5 -> e5 and e5 -> one peg in about 1 s, diamond
-d2 -> one peg in 3.3 s and e3 -> one peg in 3.8 s (the beam's first plan), e4 -> one peg
-refuted in 8.9 s, where the pure-Python search ran out of 5 s; diamond e1 -> one peg is
-refuted in 102 s (the open game's search exhausted), not in the benchmark's 60 s.
+d2 -> one peg in 3.3 s and e3 -> one peg in 3.9 s (the beam's first plan), e4 -> one peg
+refuted in 9.1 s, diamond e1 -> one peg refuted in 48 s (the open game's search
+exhausted), where the pure-Python search ran out of 5 s.
 A special peg, or a board of more than 128 holes, goes to the pure-Python reference
 (``engine.reference.depth_first``), one process, far-first order.
 
@@ -110,8 +117,9 @@ FIRST_TURN = 2.0  # seconds of every game's first turn ...
 TURN_GROWTH, LONG_TURN = 1.5, 16.0
 WHOLE = -2  # the key of the open goal's own game (first in every round)
 #: from the second round on, the open goal's game gets a turn this many times as long as all
-#: the other open games' turns together (diamond e1, its exhaustion the proof: 1 -> 88.5 s,
-#: 2 -> 66.3 s, 3 -> 49.4 s, 4 -> 53.0 s)
+#: the other open games' turns together (diamond e1, its exhaustion the proof, one run each:
+#: 1 -> 88.5 s, 2 -> 66.3 s, 3 -> 49.4 s, 4 -> 53.0 s; with 3 a 60 s limit sometimes ended
+#: its second turn a few seconds short of the proof, for the others' third turns)
 WHOLE_TURN = 4
 BEAM = -3  # the key of the beam's turn (second in every round after an open goal's game, else last)
 GROW_AT = 0.5  # a game's dead table this full is made four times larger between turns
