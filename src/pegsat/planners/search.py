@@ -40,7 +40,7 @@ need on top (issue 13):
   ``WHOLE_TURN`` times as long as all the others' together and half the memory for its dead
   table: its exhaustion is the one proof that covers every survivor, and the largest
   (diamond e1: about 300 M nodes; with equal turns and memory its table overflowed and the
-  proof took 303 s; with turns as long as the others' together, 102 s; now 46-50 s).
+  proof took 303 s; with turns as long as the others' together, 102 s; now 46-51 s).
 
 Measured (bench/engine.py, 2 cores): German e5 -> e5 and e5 -> one peg in about 1 s, diamond
 d2 -> one peg in 3.3 s and e3 -> one peg in 3.9 s (the beam's first plan), e4 -> one peg
