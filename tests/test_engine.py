@@ -5,6 +5,7 @@ and two-word boards and on random small boards."""
 from __future__ import annotations
 
 import random
+from functools import lru_cache
 
 import pytest
 from conftest import random_problems
@@ -157,23 +158,26 @@ def test_level_sizes_match_the_reference(problem, reverse):
         assert lv.kernel.ints(got) == sorted(ref)
 
 
+def _wins(board: Board, survivor: int):
+    """Brute force: does a position lead to one peg on ``survivor``? (memoised recursion)"""
+    jumps = [((1 << a) | (1 << o), 1 << c) for a, o, c in board.jumps]
+
+    @lru_cache(None)
+    def win(pos: int) -> bool:
+        return pos == 1 << survivor or any(win(pos ^ need ^ land) for need, land in jumps
+                                           if pos & need == need and not pos & land)
+
+    return win
+
+
 def test_every_triangle5_game_exhausted_or_solved_as_brute_force_says():
     """Sleep sets (jumps on disjoint holes tried at a node sleep in its later children) and
     batched look-ups skip only dead positions: on every vacancy -> survivor game of the
     15-hole triangle the compiled search agrees with a brute-force recursion, with a table
     large enough to keep everything and with a tiny lossy one."""
-    from functools import lru_cache
-
     b = get_board("triangle-5")
-    jumps = [((1 << a) | (1 << o), 1 << c) for a, o, c in b.jumps]
-
     for s in range(b.n):
-
-        @lru_cache(None)
-        def win(pos: int, goal: int = 1 << s) -> bool:
-            return pos == goal or any(win(pos ^ need ^ land) for need, land in jumps
-                                      if pos & need == need and not pos & land)
-
+        win = _wins(b, s)
         for v in range(b.n):
             p = single_vacancy(b, v, Goal.survivor(b, s))
             for bits in (4, 16):
@@ -185,18 +189,10 @@ def test_lanes_answer_as_brute_force_says():
     """Descents interleaved in one thread (``lanes``), sharing the table: with a table large
     enough that a lane yields after prefetching (2^21 slots) and with a tiny one (no yields),
     any lane's plan replays and an exhausted lane means no plan, on triangle-5's games."""
-    from functools import lru_cache
-
     b = get_board("triangle-5")
-    jumps = [((1 << a) | (1 << o), 1 << c) for a, o, c in b.jumps]
     rng = random.Random(7)
     for s in (0, 4, 12):
-
-        @lru_cache(None)
-        def win(pos: int, goal: int = 1 << s) -> bool:
-            return pos == goal or any(win(pos ^ need ^ land) for need, land in jumps
-                                      if pos & need == need and not pos & land)
-
+        win = _wins(b, s)
         for v in range(b.n):
             p = single_vacancy(b, v, Goal.survivor(b, s))
             for bits in (5, 21):
