@@ -77,7 +77,22 @@ def test_count_cli_json_and_refusals():
     r = CliRunner().invoke(main, ["count", "square-9x9", "--quiet"])
     assert r.exit_code == 2 and "at most 64 holes" in r.output
     r = CliRunner().invoke(main, ["count", "english", "--time-limit", "0.01", "--quiet"])
-    assert r.exit_code == 20 and "nothing counted" in r.output
+    assert r.exit_code == 20 and "unknown: the time limit" in r.output and "no total" in r.output
+
+
+def test_count_limits_are_unknown_with_the_levels_finished(monkeypatch):
+    """A time limit or the memory budget: exit 20, JSON status "unknown" (never "error") and
+    the classes of every level finished, which are the published ones so far."""
+    monkeypatch.setenv("PEGSAT_MEMORY_GB", "0.0005")  # 0.5 MB: English levels pass it at level 8
+    r = CliRunner().invoke(main, ["count", "english", "--json", "--quiet"])
+    assert r.exit_code == 20, r.output
+    data = json.loads(r.output.splitlines()[-1])
+    assert data["status"] == "unknown" and "memory budget" in data["message"]
+    done = data["classes_per_level"]
+    assert 3 <= len(done) < len(A112737) and done == A112737[:len(done)]
+    monkeypatch.setenv("PEGSAT_MEMORY_GB", "abc")
+    r = CliRunner().invoke(main, ["count", "triangle-5", "--vacant", "a1", "--quiet"])
+    assert r.exit_code == 2 and "PEGSAT_MEMORY_GB='abc'" in r.output and "Traceback" not in r.output
 
 
 @pytest.mark.slow

@@ -47,10 +47,14 @@ def test_the_solvable_set_is_cached_on_disk(tmp_path, monkeypatch):
     monkeypatch.setenv("PEGSAT_CACHE", str(tmp_path))
     p = single_vacancy(T5, T5.hole("a1"))
     first = H.solvable_set(p)
-    files = list(tmp_path.glob("solvable-*.npy"))
+    files = list(tmp_path.glob("solvable-*.bin"))
     assert len(files) == 1
     files[0].write_bytes(b"damaged")  # a broken cache is rebuilt, not trusted
-    assert (H.solvable_set(p) == first).all()
+    notes = []
+    assert (H.solvable_set(p, notes=notes) == first).all()
+    assert len(notes) == 1 and "not a pegsat sealed file" in notes[0]
+    notes = []
+    assert (H.solvable_set(p, notes=notes) == first).all() and notes == []  # rebuilt whole
 
 
 def test_hint_cli_verdicts_match_brute_force(tmp_path):

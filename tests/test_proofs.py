@@ -2,6 +2,7 @@
 independent second route for exhaustive certificates."""
 
 import json
+import shutil
 from pathlib import Path
 
 import pytest
@@ -151,9 +152,9 @@ def _forged_dead(dead_cert, tmp_path, dead=None, change=None, packed=False):
                 independent.save_positions(fh, dead)
         else:
             np.save(f, dead)
-        ev.update(positions=str(f), count=len(dead), sha256=certificate.sha256(f))
+        ev.update(positions=f.name, count=len(dead), sha256=certificate.sha256(f))
     else:
-        ev["positions"] = str(dead_cert.parent / ev["positions"])
+        shutil.copy(dead_cert.parent / ev["positions"], tmp_path / ev["positions"])
     if change:
         change(ev)
     forged = tmp_path / "forged.json"
@@ -166,7 +167,8 @@ def test_a_dead_set_with_a_gap_a_goal_or_a_false_pagoda_is_rejected(dead_cert, t
 
     b = get_board("triangle-5")
     data = json.loads(dead_cert.read_text())
-    dead = independent.load_positions(dead_cert.parent / data["evidence"]["positions"])
+    ev = data["evidence"]
+    dead = independent.load_positions(dead_cert.parent / ev["positions"], ev["count"])
     start = b.full & ~(1 << b.hole("b3"))
     middle = np.delete(dead, len(dead) // 2)
     cases = [
@@ -194,14 +196,34 @@ def test_packed_positions_round_trip_and_reject_other_files(tmp_path):
         f = tmp_path / "p.npz"
         with open(f, "wb") as fh:
             independent.save_positions(fh, arr)
-        got = independent.load_positions(f)
+        got = independent.load_positions(f, len(arr))
         assert got.dtype == np.uint64 and np.array_equal(got, arr)
+        if len(arr):
+            with pytest.raises(ValueError):  # fewer stated than the file holds
+                independent.load_positions(f, len(arr) - 1)
     np.savez_compressed(tmp_path / "other.npz", planes=np.zeros((7, 3), dtype=np.uint8))
     with pytest.raises(ValueError):
-        independent.load_positions(tmp_path / "other.npz")
+        independent.load_positions(tmp_path / "other.npz", 3)
     np.savez_compressed(tmp_path / "two.npz", planes=np.zeros((8, 3), dtype=np.uint8), x=np.zeros(1))
     with pytest.raises(ValueError):
-        independent.load_positions(tmp_path / "two.npz")
+        independent.load_positions(tmp_path / "two.npz", 3)
+    np.save(tmp_path / "plain.npy", np.arange(5, dtype=np.uint64))
+    assert list(independent.load_positions(tmp_path / "plain.npy", 5)) == [0, 1, 2, 3, 4]
+    for wrong in (np.arange(5, dtype=np.int64), np.arange(6, dtype=np.uint64).reshape(2, 3)):
+        np.save(tmp_path / "wrong.npy", wrong)
+        with pytest.raises(ValueError):
+            independent.load_positions(tmp_path / "wrong.npy", 6)
+
+
+def test_a_certificate_names_only_files_beside_it(dead_cert, tmp_path):
+    """An absolute path or one climbing out with .. is refused before the file is opened."""
+    for name in ("/etc/passwd", "../" + dead_cert.name, "a/../../x.npz", "", 7):
+        data = json.loads(dead_cert.read_text())
+        data["evidence"]["positions"] = name
+        forged = tmp_path / "forged.json"
+        forged.write_text(json.dumps(data))
+        r = cli("check", forged)
+        assert r.exit_code == 1 and "REJECTED" in r.output and "Traceback" not in r.output, r.output
 
 
 def test_least_goal_weight_matches_listing_every_goal_position():

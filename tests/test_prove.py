@@ -210,6 +210,22 @@ def test_survey_resumes_after_a_kill(tmp_path):
     assert len(path.read_text().splitlines()) == len(lines) + 1  # only the missing ones redone
 
 
+def test_survey_believes_no_line_it_cannot_check(tmp_path):
+    """Lines of another board (same hole names), of a plain survey read by a min-moves one, or
+    with an edited plan are solved again; the rest is kept."""
+    path = tmp_path / "r.jsonl"
+    run(T5, path)
+    lines = [json.loads(x) for x in path.read_text().splitlines()]
+    solved = next(i for i, d in enumerate(lines) if d["status"] == "solved" and d["plan"])
+    lines[solved]["plan"] = " ".join(lines[solved]["plan"].split()[1:])  # a jump short
+    path.write_text("".join(json.dumps(d) + "\n" for d in lines))
+    assert len(read_results(path, T5)) == len(lines) - 1
+    assert read_results(path, T5, planner="moves") == {}
+    assert read_results(path, get_board("triangle-6")) == {}
+    kept = lines[1 if solved == 0 else 0]
+    assert read_results(path, T5)[(kept["vacancy"], kept["survivor"])].status == kept["status"]
+
+
 @pytest.mark.slow  # 12-130 s: English d1 -> d1 is heavy-tailed for every planner (CP-SAT 2.5-76 s)
 def test_english_survey_is_the_rule_of_three(tmp_path):
     b = get_board("english")

@@ -9,6 +9,7 @@ are imported inside the commands so that ``pegsat --help`` answers at once.
 
 from __future__ import annotations
 
+import errno
 import functools
 import json
 import math
@@ -19,7 +20,9 @@ from pathlib import Path
 
 import click
 
-from .errors import PegsatError
+from .errors import PegsatError, Unknown
+from .files import clip
+from .limits import memory_budget
 from .model.options import ProblemOptions
 from .model.result import EXIT, INTERRUPTED, Status
 from .planners import PLANNERS
@@ -30,6 +33,7 @@ from .planners import PLANNERS
 # user set stays.
 os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 
+MESSAGE = 400  # characters of a one-line error at most (a 4 MB token is not echoed whole)
 #: commands whose --json flag means JSON on stdout
 JSON_COMMANDS = ("solve", "prove", "verify", "decode", "count", "hint")
 
@@ -56,10 +60,19 @@ class _Group(click.Group):
         sys.exit(code if isinstance(code, int) else 0)
 
     def fail(self, message: str, code: int) -> None:
+        message = clip(" ".join(message.split()), MESSAGE)  # one line, whatever the input held
         click.echo(f"error: {message}", err=True)
         if self.json_errors:
             click.echo(json.dumps({"status": "error", "message": message}))
         sys.exit(code)
+
+    def unknown(self, message: str, facts: dict | None = None) -> None:
+        """A limit reached: one line, the JSON with what was known, exit 20."""
+        message = clip(" ".join(message.split()), MESSAGE)
+        click.echo(f"unknown: {message}", err=True)
+        if self.json_errors:
+            click.echo(json.dumps({"status": "unknown", "message": message, **(facts or {})}))
+        sys.exit(EXIT[Status.UNKNOWN])
 
     def interrupted(self) -> None:
         click.echo("interrupted: status unknown; no output file was written", err=True)
@@ -69,9 +82,27 @@ class _Group(click.Group):
 
     def invoke(self, ctx: click.Context):
         try:
+            memory_budget()  # a bad PEGSAT_MEMORY_GB is one line before any work
             return super().invoke(ctx)
+        except Unknown as exc:
+            self.unknown(str(exc), exc.facts)
         except PegsatError as exc:
             self.fail(str(exc), exc.exit_code)
+        except MemoryError:
+            self.unknown("out of memory (a larger machine, or a smaller PEGSAT_MEMORY_GB budget "
+                         "so that the search stops before the system refuses memory)")
+        except RecursionError:
+            self.fail("input nested too deeply to read", 2)
+        except OSError as exc:
+            if exc.errno == errno.ENOMEM:
+                self.unknown("out of memory")
+            if exc.errno not in (errno.ENOSPC, errno.EDQUOT):
+                raise
+            self.unknown(f"disk full: {exc.filename or 'an output file'} could not be written")
+        except ImportError as exc:  # under an address-space limit a library cannot be mapped
+            if "failed to map segment" not in str(exc) and "annot allocate memory" not in str(exc):
+                raise
+            self.unknown(f"out of memory: a library could not be loaded ({clip(exc, 80)})")
         except KeyboardInterrupt:
             self.interrupted()
 
@@ -91,8 +122,44 @@ class Seconds(click.ParamType):
         return x
 
 
+class OutFile(click.Path):
+    """A file to write: a non-empty name that is not a directory."""
+
+    def __init__(self) -> None:
+        super().__init__(dir_okay=False)
+
+    def convert(self, value, param, ctx):
+        if not str(value).strip():
+            self.fail("give a file name (an empty one names nothing)", param, ctx)
+        return super().convert(value, param, ctx)
+
+
+class SolverName(click.ParamType):
+    """A python-sat solver name, checked against python-sat's own list (read when used)."""
+
+    name = "solver"
+
+    def convert(self, value, param, ctx):
+        from .planners.sat import check_solver
+
+        check_solver(value)  # one line, exit 2, whichever planner was asked for
+        return value
+
+
 SECONDS = Seconds()
+OUT_FILE = OutFile()
 POSITIVE = click.IntRange(min=1)
+
+
+#: hint and play: the budget of the sweep that builds (or checks) the solvable set
+SWEEP_LIMIT = click.option("--sweep-limit", type=SECONDS, default=60.0, show_default=True,
+                           help="Seconds for building the solvable set (English-sized games); past "
+                           "it, or past the memory budget, the planners decide each jump.")
+
+
+def notes(lines: list[str]) -> None:
+    for line in lines:
+        click.echo(f"note: {line}", err=True)
 
 
 def deadline_of(seconds: float | None):
@@ -206,7 +273,7 @@ def verify(problem: str, plan: str, notation: str, domain: str | None, show_posi
               "search by jumps, pruned by learned pagodas (for proofs of unsolvability).")
 @click.option("--min-moves", is_flag=True, help="Fewest moves, with the proof that none has fewer "
               "(exit 20 when the time limit leaves it unproven).")
-@click.option("--solver", default="cadical195", show_default=True,
+@click.option("--solver", default="cadical195", show_default=True, type=SolverName(),
               help="python-sat solver for --planner sat (e.g. kissat404, glucose4).")
 @click.option("--workers", type=click.IntRange(1, 256), help="Cores per problem: search processes and "
               "CP-SAT workers (default: every core).")
@@ -220,7 +287,7 @@ def verify(problem: str, plan: str, notation: str, domain: str | None, show_posi
               help="PROBLEM is a PDDL problem file of this domain file.")
 @click.option("--show", "show_positions", is_flag=True, help="Print every position of the plan.")
 @click.option("--json", "as_json", is_flag=True, help="Machine-readable result.")
-@click.option("--out", type=click.Path(dir_okay=False), help="Also write the plan to this file.")
+@click.option("--out", type=OUT_FILE, help="Also write the plan to this file.")
 def solve(problem: str, planner: str, min_moves: bool, solver: str, workers: int | None,
           time_limit: float | None, steps: str, no_symmetry: bool, notation: str | None,
           domain: str | None, show_positions: bool, as_json: bool, out: str | None,
@@ -241,10 +308,6 @@ def solve(problem: str, planner: str, min_moves: bool, solver: str, workers: int
         if planner not in ("auto", "moves"):
             raise PegsatError(f"--min-moves has its own planner; drop --planner {planner}")
         planner = "moves"
-    if planner == "sat":
-        from .planners.sat import check_solver
-
-        check_solver(solver)
     posed = pose(problem, options, domain=domain)
     notation = notation or posed.notation
     encode = EncodeOptions(steps=steps, symmetry=not no_symmetry)
@@ -265,7 +328,7 @@ def solve(problem: str, planner: str, min_moves: bool, solver: str, workers: int
 
 @main.command()
 @click.argument("problem")
-@click.argument("out", type=click.Path(dir_okay=False))
+@click.argument("out", type=OUT_FILE)
 @problem_options
 @click.option("--steps", default="parallel", type=click.Choice(["parallel", "sequential"]),
               show_default=True)
@@ -293,11 +356,11 @@ def export(problem: str, out: str, steps: str, no_symmetry: bool, card: str,
 @main.command()
 @click.argument("problem")
 @problem_options
-@click.option("--certificate", "cert_out", type=click.Path(dir_okay=False),
+@click.option("--certificate", "cert_out", type=OUT_FILE,
               help="Write the certificate (JSON) here; check it later with 'pegsat check'.")
-@click.option("--proof", type=click.Path(dir_okay=False),
+@click.option("--proof", type=OUT_FILE,
               help="SAT step: write the DRAT proof here (default: beside the certificate).")
-@click.option("--cnf", type=click.Path(dir_okay=False),
+@click.option("--cnf", type=OUT_FILE,
               help="SAT step: write the CNF here (default: the proof's name with .cnf).")
 @click.option("--time-limit", type=SECONDS, help="Seconds for the search or SAT step; past it: unknown.")
 @click.option("--no-sat", is_flag=True, help="Stop after counting, classes and pagoda.")
@@ -359,12 +422,13 @@ def count(problem: str, time_limit: float | None, as_json: bool, quiet: bool,
 @problem_options
 @click.option("--time-limit", type=SECONDS, default=2.0, show_default=True,
               help="Seconds per jump for the planners (not used with the solvable set).")
+@SWEEP_LIMIT
 @click.option("--no-moves", is_flag=True, help="Do not compute the fewest moves left.")
-@click.option("--out", type=click.Path(dir_okay=False), help="Also draw the jumps as a strip (FILE.svg).")
+@click.option("--out", type=OUT_FILE, help="Also draw the jumps as a strip (FILE.svg).")
 @click.option("--notation", type=click.Choice(["auto", "names", "ids", "coords", "ipc"]), default="auto")
 @click.option("--json", "as_json", is_flag=True)
-def hint(problem: str, plan: str | None, time_limit: float, no_moves: bool, out: str | None, notation: str,
-         as_json: bool, options: ProblemOptions) -> None:
+def hint(problem: str, plan: str | None, time_limit: float, sweep_limit: float, no_moves: bool,
+         out: str | None, notation: str, as_json: bool, options: ProblemOptions) -> None:
     """Every legal jump from PROBLEM's start, or from where PLAN (the game so far) leads,
     with its verdict: alive (still solvable), dead (with the proof's kind) or unknown.
 
@@ -375,7 +439,9 @@ def hint(problem: str, plan: str | None, time_limit: float, no_moves: bool, out:
     from .apps.pose import pose
 
     posed = pose(problem, options)
-    rep = report(posed, _read_plan_arg(plan) if plan else None, notation, time_limit, not no_moves)
+    rep = report(posed, _read_plan_arg(plan) if plan else None, notation, time_limit, not no_moves,
+                 deadline_of(sweep_limit))
+    notes(rep["notes"])
     if out is not None:
         from .files import write_atomic
 
@@ -399,8 +465,10 @@ def hint(problem: str, plan: str | None, time_limit: float, no_moves: bool, out:
               help="Port on 127.0.0.1 (0: a free one).")
 @click.option("--time-limit", type=SECONDS, default=2.0, show_default=True,
               help="Seconds per position for the planners (not used with the solvable set).")
+@SWEEP_LIMIT
 @click.option("--no-browser", is_flag=True, help="Print the address only; do not open a browser.")
-def play(problem: str, port: int, time_limit: float, no_browser: bool, options: ProblemOptions) -> None:
+def play(problem: str, port: int, time_limit: float, sweep_limit: float, no_browser: bool,
+         options: ProblemOptions) -> None:
     """Play PROBLEM in the browser: click a peg, then the hole it jumps to; every jump is
     judged (still solvable, or dead and why). Serves 127.0.0.1 only; Ctrl-C stops it."""
     import webbrowser
@@ -410,7 +478,8 @@ def play(problem: str, port: int, time_limit: float, no_browser: bool, options: 
 
     posed = pose(problem, options)
     click.echo(f"{posed.problem.describe()}: preparing the verdicts ...", err=True)
-    server = make_server(posed, port, time_limit)
+    server = make_server(posed, port, time_limit, deadline_of(sweep_limit))
+    notes(server.game.hinter.notes)
     url = f"http://127.0.0.1:{server.server_address[1]}/"
     click.echo(f"playing at {url} (Ctrl-C to stop)")
     if not no_browser:
@@ -445,7 +514,7 @@ def check(cert: str, time_limit: float | None) -> None:
 
 @main.command()
 @click.argument("board")
-@click.option("--results", type=click.Path(dir_okay=False),
+@click.option("--results", type=OUT_FILE,
               help="JSON-lines results file, appended as problems are settled; a rerun resumes "
               "from it (default: survey-BOARD.jsonl).")
 @click.option("--min-moves", is_flag=True, help="Solve with the fewest moves (slower).")
@@ -457,9 +526,9 @@ def check(cert: str, time_limit: float | None) -> None:
 @click.option("--budget", type=SECONDS,
               help="Seconds for the whole survey: a first pass at --time-limit per problem, then "
               "what is left shared evenly among the problems still unknown (one longer run each).")
-@click.option("--picture", type=click.Path(dir_okay=False),
+@click.option("--picture", type=OUT_FILE,
               help="SVG of the board, each hole coloured by how many survivors its vacancy allows.")
-@click.option("--json", "json_out", type=click.Path(dir_okay=False), help="Write the full table as JSON.")
+@click.option("--json", "json_out", type=OUT_FILE, help="Write the full table as JSON.")
 @click.option("--quiet", is_flag=True, help="No per-problem progress lines.")
 def survey(board: str, results: str | None, min_moves: bool, time_limit: float, layers_limit: float | None,
            budget: float | None, picture: str | None, json_out: str | None, quiet: bool) -> None:
@@ -502,7 +571,7 @@ def survey(board: str, results: str | None, min_moves: bool, time_limit: float, 
 
 @main.command()
 @click.argument("jobs")
-@click.option("--results", type=click.Path(dir_okay=False),
+@click.option("--results", type=OUT_FILE,
               help="JSON-lines results, appended as jobs finish; a rerun skips answered jobs "
               "(default: batch-<JOBS name>.jsonl).")
 @click.option("--workers", default=2, show_default=True, type=click.IntRange(1, 256),
@@ -544,7 +613,7 @@ def batch(jobs: str, results: str | None, workers: int, planner: str, scheduler:
 @click.argument("problem")
 @click.argument("plan")
 @problem_options
-@click.option("--out", required=True, type=click.Path(dir_okay=False),
+@click.option("--out", required=True, type=OUT_FILE,
               help="FILE.svg (a strip: one small board per move) or FILE.html (steps through it).")
 @click.option("--overview", is_flag=True,
               help="SVG: every move as an arrow on one board instead of a strip.")

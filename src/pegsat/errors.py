@@ -33,3 +33,14 @@ class NotationError(PegsatError):
 
 class DimacsError(PegsatError):
     """A DIMACS file or model that does not belong together."""
+
+
+class Unknown(PegsatError):
+    """A limit (time, memory, disk) came before the answer: "unknown", exit 20, never a
+    proof. ``facts``: what was known when it stopped (levels finished, positions stored)."""
+
+    exit_code = 20
+
+    def __init__(self, message: str, facts: dict | None = None) -> None:
+        super().__init__(message)
+        self.facts = facts or {}

@@ -10,18 +10,77 @@ leaves all of the old files or all of the new.
 
 from __future__ import annotations
 
+import errno
 import json
 import os
+import re
 import signal
 import tempfile
 import threading
 from collections.abc import Callable
 from pathlib import Path
-from typing import IO
+from typing import IO, Any
 
-from .errors import PegsatError
+from .errors import PegsatError, Unknown
 
 Writer = Callable[[IO[str]], object]
+
+#: brackets nested deeper than this are refused before parsing: pegsat's own files nest at
+#: most about ten deep, and Python's parsers recurse once a level (100,000 ``[`` overflow them)
+MAX_DEPTH = 64
+#: after escapes are dropped (``_ESCAPE``), one token at a time, each character read once: a
+#: string or a comment (an unclosed one runs to the end of the text or line), skipped, or a
+#: bracket
+_ESCAPE = re.compile(r"\\.", re.S)
+_JSON_TOKENS = re.compile(r'"[^"]*+(?:"|\Z)|[\[\]{}]')
+_TOML_TOKENS = re.compile(r'"""[\s\S]*?(?:"""|\Z)|\'\'\'[\s\S]*?(?:\'\'\'|\Z)|"[^"\n]*+(?:"|$)'
+                          r"|'[^'\n]*+(?:'|$)|#[^\n]*+|[\[\]{}]", re.M)
+
+
+def nesting(text: str, tokens: re.Pattern[str] = _JSON_TOKENS) -> int:
+    """How deep the brackets of a JSON (or, with ``_TOML_TOKENS``, TOML) text nest, strings
+    and comments left out; linear in the text's length, whatever it holds."""
+    depth = deepest = 0
+    for m in tokens.finditer(_ESCAPE.sub("", text)):
+        c = m.group()[:1]
+        if c in "[{":
+            depth += 1
+            deepest = max(deepest, depth)
+        elif c in "]}":
+            depth -= 1
+    return deepest
+
+
+def _parse(text: str, what: str, error: type[PegsatError], tokens: re.Pattern[str],
+           load: Callable[[str], Any], bad: type[Exception], form: str) -> Any:
+    if nesting(text, tokens) > MAX_DEPTH:
+        raise error(f"{what}: brackets nested more than {MAX_DEPTH} deep; no {what} needs that")
+    try:
+        return load(text)
+    except bad as exc:
+        raise error(f"{what}: not valid {form} ({exc})") from None
+    except RecursionError:
+        raise error(f"{what}: nested too deeply to read") from None
+
+
+def parse_json(text: str | bytes, what: str = "JSON", error: type[PegsatError] = PegsatError) -> Any:
+    """JSON from untrusted text: too deep a nesting or bad syntax is one ``error`` line."""
+    if isinstance(text, bytes):
+        text = text.decode("utf-8", errors="replace")
+    return _parse(text, what, error, _JSON_TOKENS, json.loads, json.JSONDecodeError, "JSON")
+
+
+def parse_toml(text: str, what: str = "TOML file", error: type[PegsatError] = PegsatError) -> dict:
+    """TOML from untrusted text, as ``parse_json``."""
+    import tomllib
+
+    return _parse(text, what, error, _TOML_TOKENS, tomllib.loads, tomllib.TOMLDecodeError, "TOML")
+
+
+def clip(text: object, limit: int = 60) -> str:
+    """A value from the user, cut to ``limit`` characters for a one-line message."""
+    s = str(text)
+    return s if len(s) <= limit else f"{s[:limit]}... ({len(s)} characters)"
 
 
 def read_text(path: Path | str, what: str = "file", error: type[PegsatError] = PegsatError) -> str:
@@ -39,6 +98,14 @@ def read_text(path: Path | str, what: str = "file", error: type[PegsatError] = P
         line = data[: exc.start].count(b"\n") + 1
         raise error(f"{path}:{line}: not UTF-8 text (byte 0x{data[exc.start]:02x}); "
                     f"a {what} must be UTF-8") from None
+
+
+def write_error(target: object, exc: OSError) -> PegsatError:
+    """The one-line error for an output that could not be written: a full disk is a limit
+    reached ("unknown", exit 20), anything else bad input (exit 2)."""
+    if exc.errno in (errno.ENOSPC, errno.EDQUOT):
+        return Unknown(f"disk full: cannot write {target}")
+    return PegsatError(f"cannot write {target}: {exc.strerror}")
 
 
 def _fsync_dir(directory: Path) -> None:
@@ -79,7 +146,7 @@ class Staging:
         try:
             fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=directory)
         except OSError as exc:
-            raise PegsatError(f"cannot write {target}: {exc.strerror}") from None
+            raise write_error(target, exc) from None
         os.close(fd)
         umask = os.umask(0)
         os.umask(umask)
@@ -107,7 +174,7 @@ class Staging:
                 if old is not None:
                     signal.pthread_sigmask(signal.SIG_SETMASK, old)
         except OSError as exc:
-            raise PegsatError(f"cannot write {exc.filename or 'output'}: {exc.strerror}") from None
+            raise write_error(exc.filename or "output", exc) from None
         self.temps = {}
 
     def __enter__(self) -> Staging:
@@ -132,8 +199,8 @@ def read_jsonl(path: Path) -> list[dict]:
     if path.exists():
         for line in read_text(path, "results file").splitlines():
             try:
-                rec = json.loads(line)
-            except json.JSONDecodeError:
+                rec = parse_json(line)
+            except PegsatError:
                 continue
             if isinstance(rec, dict):
                 out.append(rec)

@@ -26,6 +26,10 @@ def cores() -> int:
         return max(1, os.cpu_count() or 1)
 
 
+#: the message a child sends when the system refuses it memory (a limit: "unknown")
+OUT_OF_MEMORY = "memory"
+
+
 class ChildDied(Exception):
     """The child ended without sending its answer (killed, or crashed in native code)."""
 
@@ -48,6 +52,8 @@ def _main(conn, target: Callable[..., None], args: tuple, parent: int) -> None:
     die_with_parent(parent)
     try:
         target(conn.send, *args)
+    except MemoryError:  # a limit, not a bug: the parent's answer is "unknown"
+        conn.send((OUT_OF_MEMORY, "out of memory in a child process"))
     except Exception as exc:  # reported to the parent, which turns it into an error result
         conn.send(("error", f"{type(exc).__name__}: {exc}"))
 

@@ -29,6 +29,7 @@ Boards of at most 64 holes (one word per position).
 from __future__ import annotations
 
 import math
+import threading
 import time
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
@@ -39,7 +40,8 @@ import numpy as np
 from ..deadline import Deadline, Timeout
 from ..engine.bitboard import mirror, stabilizer
 from ..engine.kernel import kernel, words
-from ..errors import PegsatError
+from ..errors import PegsatError, Unknown
+from ..limits import MemoryBudget, memory_budget
 from ..model.problem import Problem, goal_positions
 from ..process import cores
 
@@ -50,10 +52,9 @@ TOL = 1e-9
 LIMIT = 4e27
 
 
-class Unfinished(PegsatError):
-    """The time limit came first: nothing is reported as counted."""
-
-    exit_code = 20
+class Unfinished(Unknown):
+    """A limit (time, the memory budget, memory refused) came first: the levels finished are
+    the facts reported; no total is."""
 
 
 @dataclass(frozen=True)
@@ -123,15 +124,8 @@ def exact(mod: int, approx: float) -> int:
 
 def count(problem: Problem, deadline: Deadline | None = None,
           progress: Callable[[str], None] | None = None) -> Census:
-    """The census of ``problem``; past ``deadline``, ``Unfinished`` (exit 20)."""
-    try:
-        return _count(problem, deadline or Deadline(), progress)
-    except Timeout:
-        raise Unfinished("unknown: the time limit came before the count was complete; "
-                         "nothing counted") from None
-
-
-def _count(problem: Problem, deadline: Deadline, progress: Callable[[str], None] | None) -> Census:
+    """The census of ``problem``; past ``deadline`` or the memory budget, ``Unfinished``
+    (exit 20) with the positions of each level finished so far."""
     board = problem.board
     if problem.special is not None:
         raise PegsatError("count does not handle the special-peg rule")
@@ -139,11 +133,23 @@ def _count(problem: Problem, deadline: Deadline, progress: Callable[[str], None]
         raise PegsatError(f"count: boards of at most 64 holes ({board.name} has {board.n})")
     threads = cores()
     with ThreadPoolExecutor(threads) as pool:
-        return _Sweep(problem, pool, threads, deadline, progress).run()
+        sweep = _Sweep(problem, pool, threads, deadline or Deadline(), progress)
+        try:
+            return sweep.run()
+        except (Timeout, MemoryError) as exc:
+            why = ("the time limit" if type(exc) is Timeout else "the memory budget"
+                   if isinstance(exc, MemoryBudget) else "the system's memory")
+            done = sweep.done
+            raise Unfinished(f"{why} came before the count was complete; {len(done)} levels by jumps "
+                             "were finished, no total is reported",
+                             {"levels_finished": len(done), "classes_per_level": done}) from None
 
 
 class _Sweep:
-    """One forward sweep by jumps carrying T, then the backward pass for the alive sets."""
+    """One forward sweep by jumps carrying T, then the backward pass for the alive sets.
+
+    Every slice of a level checks the deadline and the memory budget (the levels held, and
+    the slices' successors found so far), so a limit stops a level part way, not after it."""
 
     def __init__(self, problem: Problem, pool: ThreadPoolExecutor, threads: int, deadline: Deadline,
                  progress: Callable[[str], None] | None) -> None:
@@ -151,6 +157,20 @@ class _Sweep:
         self.k = kernel(problem.board, tuple(tuple(p) for p in stabilizer(problem)))
         self.threads = threads
         self.peak = 0
+        self.budget = memory_budget()
+        self.held = 0  # bytes of the levels kept
+        self.done: list[int] = []  # classes of each level finished
+
+    def account(self, extra: int) -> None:
+        """Deadline and memory budget, with ``extra`` bytes of a level under way."""
+        self.deadline.check()
+        if self.held + extra > self.budget:
+            raise MemoryBudget(f"the count would outgrow its memory budget "
+                               f"({self.budget / (1 << 30):.1f} GB, PEGSAT_MEMORY_GB)")
+
+    def keep(self, level: np.ndarray) -> None:
+        self.held += level.nbytes
+        self.done.append(len(level))
 
     def slices(self, n: int) -> list[slice]:
         """Slices of a level: at most SLICE long, and at least one per thread."""
@@ -161,10 +181,17 @@ class _Sweep:
         """The next level (sorted, canonical); with ``keep``, also each slice's successors
         in ``step`` order, for ``push`` to read instead of generating them again."""
         k = self.k
+        lock = threading.Lock()
+        pending = [0]  # bytes the slices have produced so far
 
         def one(s: slice):
+            self.account(pending[0])
             kids = k.step(cur[s])
-            return k.unique(kids), (kids if keep else None)
+            u = k.unique(kids)
+            with lock:
+                pending[0] += u.nbytes + (kids.nbytes if keep else 0)
+            self.account(pending[0])
+            return u, (kids if keep else None)
 
         found = list(self.pool.map(one, parts))
         self.peak = max(self.peak, sum(u.nbytes + (0 if c is None else c.nbytes) for u, c in found))
@@ -181,6 +208,7 @@ class _Sweep:
         def one(t: int) -> tuple[np.ndarray, np.ndarray]:
             out = (np.zeros(len(nxt), dtype=U64), np.zeros(len(nxt)))
             for i in range(t, len(parts), self.threads):
+                self.deadline.check()
                 s = parts[i]
                 k.push(cur[s], t_mod[s], t_apx[s], nxt, kids[i], degree[s], out=out)
             return out
@@ -197,6 +225,7 @@ class _Sweep:
         problem, k, deadline = self.problem, self.k, self.deadline
         goal = problem.goal
         levels = [k.unique(k.canon(k.array([problem.start])))]
+        self.keep(levels[0])
         t_mod, t_apx = np.ones(1, dtype=U64), np.ones(1)
         win_mod, win_apx, games_mod, games_apx = 0, 0.0, 0, 0.0
         dead_masks = []
@@ -221,6 +250,7 @@ class _Sweep:
             t_mod, t_apx = self.push(cur, t_mod, t_apx, nxt, parts, kids, degree)
             del kids, found
             levels.append(nxt)
+            self.keep(nxt)
             if self.progress is not None:
                 self.progress(f"level {len(levels) - 1}: {len(nxt):,} positions up to symmetry "
                               f"({time.perf_counter() - t0:.1f} s)")
@@ -257,6 +287,7 @@ def solvable(problem: Problem, deadline: Deadline | None = None) -> np.ndarray:
             if (k.degree(cur) == 0).all():
                 break
             levels.append(sweep.next_level(cur, sweep.slices(len(cur))))
+            sweep.keep(levels[-1])
     if s is None or len(levels) <= total - m:  # not self-dual, or the game ended early
         alive = _alive(k, levels, problem.goal, deadline)
         return k.unique(np.concatenate([lv[m] for lv, m in zip(levels, alive, strict=True)]))

@@ -5,11 +5,16 @@ Two ways to a verdict:
 - **the solvable set** (``apps.count.solvable``): every position reachable from the
   problem's start that can still reach its goal, computed once by the level sweep and
   cached on disk (``$PEGSAT_CACHE``, else ``$XDG_CACHE_HOME/pegsat``, else
-  ``~/.cache/pegsat``; one ``.npy`` file per problem, named by the SHA-256 of its JSON form,
-  written atomically). A jump is alive exactly when its position is in the set; the verdict
-  is exact and instant. Used when the problem's forward tree is small enough to sweep
-  (``SWEEP_PEGS``: starts of at most 32 pegs on boards of at most 36 holes: the English board;
-  its central game's set is 1.7 million positions, 13 MB, 3.4 s to build here);
+  ``~/.cache/pegsat``; one ``sealed`` file per problem, named by the fingerprint of the
+  problem and its symmetries, written atomically). A cached file is believed only after
+  ``sealed.read`` (kind, version, fingerprint, length, SHA-256) and ``unsound`` (sorted,
+  canonical, every member a goal or a parent of a member) pass; else it is rebuilt, and a
+  cache that cannot be written is skipped, each with a note. A jump is alive exactly when
+  its position is in the set; the verdict is exact and instant. Used when the problem's
+  forward tree is small enough to sweep (``SWEEP_PEGS``: starts of at most 32 pegs on boards
+  of at most 36 holes: the English board; its central game's set is 1.7 million positions,
+  13 MB). The sweep has its own budget (``sweep``) and honours the memory budget; past
+  either, the planners below decide;
 - **the planners** elsewhere: for each jump, the cheap proofs (counting, position classes, a
   pagoda) and then the depth-first search under a short time limit each: solvable (a plan
   was found and replayed), dead (with the kind of proof) or unknown (time limit).
@@ -20,18 +25,18 @@ from the ``moves`` planner under the same short limit (``moves_left``; None othe
 
 from __future__ import annotations
 
-import hashlib
-import json
 import os
 from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
 
-from ..deadline import Deadline
+from .. import sealed
+from ..deadline import Deadline, Timeout
 from ..engine.bitboard import engine, stabilizer
-from ..engine.kernel import kernel, words
-from ..files import Staging
+from ..engine.kernel import Kernel, kernel, words
+from ..errors import PegsatError
+from ..limits import memory_budget
 from ..model.codec import problem_to_json
 from ..model.problem import Problem
 from ..model.result import Status
@@ -64,39 +69,87 @@ def sweepable(problem: Problem) -> bool:
             and words(problem.board) == 1)
 
 
-def solvable_set(problem: Problem, deadline: Deadline | None = None) -> np.ndarray:
-    """The problem's solvable set, from the cache or computed and cached."""
+CACHE_KIND, CACHE_VERSION = "solvable-set", 2
+CHECK_CHUNK = 1 << 20  # positions whose children are looked up together when a cache is checked
+
+
+def solvable_set(problem: Problem, deadline: Deadline | None = None,
+                 notes: list[str] | None = None) -> np.ndarray:
+    """The problem's solvable set: from the cache when the cached file passes every check
+    (``sealed.read``: its kind, version, problem and symmetries, length and SHA-256; then
+    ``unsound``), else computed and cached. A cache that fails is rebuilt and one that cannot
+    be written is skipped; either is said in ``notes``. Raises ``Timeout`` (``MemoryBudget``)
+    when the sweep passes ``deadline`` (the memory budget)."""
     from .count import solvable
 
-    key = hashlib.sha256(json.dumps(problem_to_json(problem), sort_keys=True).encode()).hexdigest()[:32]
-    path = cache_dir() / f"solvable-{key}.npy"
-    if path.is_file():
+    notes = [] if notes is None else notes
+    k = kernel(problem.board, tuple(tuple(p) for p in stabilizer(problem)))
+    fingerprint = sealed.digest(problem_to_json(problem), [list(p) for p in k.group], CACHE_VERSION)
+    path = cache_dir() / f"solvable-{fingerprint[:32]}.bin"
+    if path.exists():
         try:
-            return np.load(path, allow_pickle=False)
-        except (OSError, ValueError):
-            pass  # a damaged cache file is rebuilt
+            arr = sealed.read(path, CACHE_KIND, CACHE_VERSION, fingerprint, memory_budget() // 8)
+            why = unsound(k, problem, arr)
+            if why is None:
+                return arr
+            raise sealed.Stale(why)
+        except sealed.Stale as exc:
+            notes.append(f"the cached solvable set {path} was not used ({exc}); rebuilt")
     arr = solvable(problem, deadline)
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
-        with Staging() as stage:
-            tmp = stage.path(path)
-            with open(tmp, "wb") as fh:
-                np.save(fh, arr, allow_pickle=False)
-            stage.commit()
-    except OSError:
-        pass  # no cache is only slower
+        sealed.write(path, CACHE_KIND, CACHE_VERSION, fingerprint, arr)
+    except (OSError, PegsatError) as exc:
+        why = exc.strerror if isinstance(exc, OSError) else str(exc)
+        notes.append(f"cannot write the cache {path} ({why}); going on without it")
     return arr
+
+
+def unsound(k: Kernel, problem: Problem, arr: np.ndarray) -> str | None:
+    """Why ``arr`` cannot be the problem's solvable set, or None. Checked: strictly sorted,
+    canonical, on the board; the start in it unless it is empty; every member a goal or the
+    parent of a member. The last makes every member truly solvable (by induction on the
+    pegs: a member's child in the set is solvable), so a set with any dead position is
+    refused; a set missing positions is caught by the SHA-256 alone."""
+    board, goal = problem.board, problem.goal
+    if len(arr) > 1 and not bool(np.all(arr[1:] > arr[:-1])):
+        return "not strictly sorted"
+    if bool(np.any(arr & np.uint64(~board.full & ((1 << 64) - 1)))):
+        return "a position has pegs off the board"
+    if len(arr) and not k.contains(arr, int(k.canon(k.array([problem.start]))[0])):
+        return "the start is not in it"
+    for lo in range(0, len(arr), CHECK_CHUNK):
+        part = arr[lo:lo + CHECK_CHUNK]
+        if not np.array_equal(k.canon(part), part):
+            return "a position is not in canonical form"
+        degree = k.degree(part).astype(np.int64)
+        hits = k.member(arr, k.step(part)).astype(np.int64)
+        ends = np.cumsum(degree)
+        alive = np.zeros(len(part), dtype=bool)
+        has = degree > 0
+        alive[has] = np.add.reduceat(hits, (ends - degree)[has]) > 0 if len(hits) else False
+        if not bool(np.all(alive | k.goals(part, goal))):
+            return "a position in it has no child in it and is not a goal"
+    return None
 
 
 class Hinter:
     """Verdicts for positions of one problem (reused by ``play`` across a whole game)."""
 
-    def __init__(self, problem: Problem, per_jump: float = 2.0, moves_left: bool = True) -> None:
+    def __init__(self, problem: Problem, per_jump: float = 2.0, moves_left: bool = True,
+                 sweep: Deadline | None = None) -> None:
+        """``sweep``: the budget for building the solvable set; past it, or past the memory
+        budget, the planners decide each position (said in ``notes``)."""
         self.problem, self.per_jump, self.want_moves = problem, per_jump, moves_left
         self.eng = engine(problem.board)
         self.alive: np.ndarray | None = None
+        self.notes: list[str] = []
         if sweepable(problem):
-            self.alive = solvable_set(problem)
+            try:
+                self.alive = solvable_set(problem, sweep, self.notes)
+            except (Timeout, MemoryError) as exc:
+                why = str(exc) or ("the sweep's time limit" if type(exc) is Timeout else "out of memory")
+                self.notes.append(f"the solvable set was not built ({why}): the planners decide each jump")
             self.kernel = kernel(problem.board, tuple(tuple(p) for p in stabilizer(problem)))
 
     def at(self, pos: int) -> Problem:
@@ -148,7 +201,7 @@ class Hinter:
 
 
 def report(posed, plan_text: str | None, notation: str = "auto", per_jump: float = 2.0,
-           moves_left: bool = True) -> dict:
+           moves_left: bool = True, sweep: Deadline | None = None) -> dict:
     """``pegsat hint``'s answer: the position after the game so far and every legal jump."""
     from ..formats.notation import format_plan
     from .verify import verify
@@ -158,7 +211,7 @@ def report(posed, plan_text: str | None, notation: str = "auto", per_jump: float
     pos = rep.final if rep else posed.problem.start
     from ..formats.render import hint_strip
 
-    hinter = Hinter(posed.problem, per_jump, moves_left=moves_left)
+    hinter = Hinter(posed.problem, per_jump, moves_left=moves_left, sweep=sweep)
     here = hinter.position(pos)
     verdicts = hinter.jumps(pos)
     rows = [{"jump": format_plan(board, (v.jump,)), "status": v.status, "reason": v.reason,
@@ -166,5 +219,5 @@ def report(posed, plan_text: str | None, notation: str = "auto", per_jump: float
     done = rep.jumps if rep else 0
     title = f"{posed.problem.describe()}: the jumps after {done} jumps"
     return {"problem": posed.problem.describe(), "jumps_so_far": done, "position": here.status,
-            "reason": here.reason, "moves_left": here.moves_left, "hints": rows,
+            "reason": here.reason, "moves_left": here.moves_left, "hints": rows, "notes": hinter.notes,
             "svg": hint_strip(posed.problem, pos, verdicts, title)}

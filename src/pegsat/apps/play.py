@@ -17,20 +17,25 @@ rebinding finds nothing. The page reads no files; bodies are capped at 64 KB.
 
 from __future__ import annotations
 
+import errno
 import json
+import sys
 import threading
 from http import HTTPStatus
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from importlib import resources
 
+from ..deadline import Deadline
 from ..engine.bitboard import count_moves, replay, replay_plan
-from ..errors import PlanError
+from ..errors import PegsatError, PlanError
+from ..files import clip, parse_json
 from ..formats.notation import format_plan
 from ..formats.svg import RADIUS, layout
 from .hint import Hinter
 from .pose import Posed
 
 MAX_BODY = 64 * 1024
+TIMEOUT = 10.0  # seconds a client may take to send a request
 
 
 def page(posed: Posed) -> str:
@@ -51,9 +56,9 @@ def page(posed: Posed) -> str:
 class Game:
     """The server's side of one game: the problem and its verdicts (thread-safe)."""
 
-    def __init__(self, posed: Posed, per_position: float = 2.0) -> None:
+    def __init__(self, posed: Posed, per_position: float = 2.0, sweep: Deadline | None = None) -> None:
         self.posed = posed
-        self.hinter = Hinter(posed.problem, per_position, moves_left=False)
+        self.hinter = Hinter(posed.problem, per_position, moves_left=False, sweep=sweep)
         self.lock = threading.Lock()
 
     def replay(self, jumps) -> tuple[int, int]:
@@ -104,65 +109,98 @@ class Game:
         return {"plan": plan + "\n", "text": note, "won": problem.goal.satisfied(pos)}
 
 
-def make_server(posed: Posed, port: int = 0, per_position: float = 2.0) -> ThreadingHTTPServer:
-    """The server, bound to 127.0.0.1 (``port`` 0: a free one); not yet serving."""
-    game = Game(posed, per_position)
-    html = page(posed).encode("utf-8")
+class Server(ThreadingHTTPServer):
+    """The standard threaded server with a backlog for dozens of clients at once (the
+    default of 5 resets connections under a burst), quiet when a client goes away."""
 
-    class Handler(BaseHTTPRequestHandler):
-        server_version = "pegsat"
+    request_queue_size = 128
+    daemon_threads = True
+    game: Game
+    html: bytes
 
-        def log_message(self, fmt, *args):  # quiet: the terminal shows the address only
-            return
+    def handle_error(self, request, client_address) -> None:
+        exc = sys.exc_info()[1]
+        if isinstance(exc, (ConnectionError, TimeoutError)):
+            return  # a client that disconnected or stalled: nothing to tell the player
+        sys.stderr.write(f"play: a request failed ({type(exc).__name__}: {clip(exc)})\n")
 
-        def allowed(self) -> bool:
-            port_ = self.server.server_address[1]
-            hosts = {f"127.0.0.1:{port_}", f"localhost:{port_}"}
-            if self.headers.get("Host") not in hosts:
-                return False
-            origin = self.headers.get("Origin")
-            return origin is None or origin in {f"http://{h}" for h in hosts}
 
-        def send(self, code: int, body: bytes, kind: str) -> None:
-            self.send_response(code)
-            self.send_header("Content-Type", kind)
-            self.send_header("Content-Length", str(len(body)))
-            self.send_header("Cache-Control", "no-store")
-            self.send_header("X-Content-Type-Options", "nosniff")
-            self.send_header("Content-Security-Policy", "default-src 'self'; style-src 'unsafe-inline'; "
-                             "script-src 'unsafe-inline'; img-src 'self' data:")
-            self.end_headers()
-            self.wfile.write(body)
+def make_server(posed: Posed, port: int = 0, per_position: float = 2.0,
+                sweep: Deadline | None = None) -> Server:
+    """The server, bound to 127.0.0.1 (``port`` 0: a free one) before any verdict is built,
+    so a port in use is one line at once; not yet serving. ``sweep``: as ``Hinter``'s."""
+    try:
+        server = Server(("127.0.0.1", port), _Handler)
+    except OSError as exc:
+        if exc.errno == errno.EADDRINUSE:
+            raise PegsatError(f"port {port} on 127.0.0.1 is in use; give another --port, or 0 for a "
+                              "free one") from None
+        raise PegsatError(f"cannot listen on 127.0.0.1:{port} ({exc.strerror})") from None
+    try:
+        server.game = Game(posed, per_position, sweep)
+        server.html = page(posed).encode("utf-8")
+    except BaseException:
+        server.server_close()
+        raise
+    return server
 
-        def json(self, code: int, data: dict) -> None:
-            self.send(code, json.dumps(data).encode(), "application/json")
 
-        def do_GET(self):  # noqa: N802 - http.server's name
-            if not self.allowed():
-                return self.json(HTTPStatus.FORBIDDEN, {"error": "foreign host or origin"})
-            if self.path in ("/", "/index.html"):
-                return self.send(HTTPStatus.OK, html, "text/html; charset=utf-8")
+class _Handler(BaseHTTPRequestHandler):
+    server: Server
+    server_version = "pegsat"
+    timeout = TIMEOUT  # seconds a client may take to send its request: a stalled one is dropped
+
+    def log_message(self, fmt, *args):  # quiet: the terminal shows the address only
+        return
+
+    def allowed(self) -> bool:
+        port_ = self.server.server_address[1]
+        hosts = {f"127.0.0.1:{port_}", f"localhost:{port_}"}
+        if self.headers.get("Host") not in hosts:
+            return False
+        origin = self.headers.get("Origin")
+        return origin is None or origin in {f"http://{h}" for h in hosts}
+
+    def send(self, code: int, body: bytes, kind: str) -> None:
+        self.send_response(code)
+        self.send_header("Content-Type", kind)
+        self.send_header("Content-Length", str(len(body)))
+        self.send_header("Cache-Control", "no-store")
+        self.send_header("X-Content-Type-Options", "nosniff")
+        self.send_header("Content-Security-Policy", "default-src 'self'; style-src 'unsafe-inline'; "
+                         "script-src 'unsafe-inline'; img-src 'self' data:")
+        self.end_headers()
+        self.wfile.write(body)
+
+    def json(self, code: int, data: dict) -> None:
+        self.send(code, json.dumps(data).encode(), "application/json")
+
+    def do_GET(self):  # noqa: N802 - http.server's name
+        if not self.allowed():
+            return self.json(HTTPStatus.FORBIDDEN, {"error": "foreign host or origin"})
+        if self.path in ("/", "/index.html"):
+            return self.send(HTTPStatus.OK, self.server.html, "text/html; charset=utf-8")
+        return self.json(HTTPStatus.NOT_FOUND, {"error": "not found"})
+
+    def do_POST(self):  # noqa: N802
+        if not self.allowed():
+            return self.json(HTTPStatus.FORBIDDEN, {"error": "foreign host or origin"})
+        game = self.server.game
+        actions = {"/api/status": game.status, "/api/hint": game.hint, "/api/save": game.save}
+        action = actions.get(self.path)
+        if action is None:
             return self.json(HTTPStatus.NOT_FOUND, {"error": "not found"})
+        try:
+            size = int(self.headers.get("Content-Length", "0"))
+        except ValueError:
+            size = -1
+        if not 0 <= size <= MAX_BODY or self.headers.get_content_type() != "application/json":
+            return self.json(HTTPStatus.BAD_REQUEST, {"error": "a JSON body of at most 64 KB"})
+        try:
+            body = parse_json(self.rfile.read(size) or b"{}", "request")
+            return self.json(HTTPStatus.OK, action(body.get("jumps", [])))
+        except PlanError as exc:
+            return self.json(HTTPStatus.OK, {"status": "error", "text": f"illegal game: {exc}"})
+        except (ValueError, AttributeError, PegsatError) as exc:
+            return self.json(HTTPStatus.BAD_REQUEST, {"error": f"bad request: {clip(exc, 200)}"})
 
-        def do_POST(self):  # noqa: N802
-            if not self.allowed():
-                return self.json(HTTPStatus.FORBIDDEN, {"error": "foreign host or origin"})
-            actions = {"/api/status": game.status, "/api/hint": game.hint, "/api/save": game.save}
-            action = actions.get(self.path)
-            if action is None:
-                return self.json(HTTPStatus.NOT_FOUND, {"error": "not found"})
-            try:
-                size = int(self.headers.get("Content-Length", "0"))
-            except ValueError:
-                size = -1
-            if not 0 <= size <= MAX_BODY or self.headers.get_content_type() != "application/json":
-                return self.json(HTTPStatus.BAD_REQUEST, {"error": "a JSON body of at most 64 KB"})
-            try:
-                body = json.loads(self.rfile.read(size) or b"{}")
-                return self.json(HTTPStatus.OK, action(body.get("jumps", [])))
-            except (ValueError, AttributeError) as exc:
-                return self.json(HTTPStatus.BAD_REQUEST, {"error": f"bad request: {exc}"})
-            except PlanError as exc:
-                return self.json(HTTPStatus.OK, {"status": "error", "text": f"illegal game: {exc}"})
-
-    return ThreadingHTTPServer(("127.0.0.1", port), Handler)

@@ -36,7 +36,10 @@ def solve(problem: Problem, planner: str = "auto", config: Config | None = None,
           deadline: Deadline | None = None) -> Result:
     t0 = time.perf_counter()
     backend = get_planner(planner)
-    result = _solve(problem, backend, deadline or Deadline(), config or Config())
+    try:
+        result = _solve(problem, backend, deadline or Deadline(), config or Config())
+    except MemoryError:  # the system refused memory: a limit reached, so "unknown"
+        result = Result(Status.UNKNOWN, problem, backend.NAME, detail="out of memory")
     result = _verified(result, problem)
     return replace(result, stats=dict(result.stats, total_s=time.perf_counter() - t0))
 

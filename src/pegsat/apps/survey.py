@@ -25,6 +25,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 
+from .. import sealed
 from ..deadline import Deadline
 from ..engine.bitboard import replay, replay_plan, same_game
 from ..errors import PegsatError
@@ -132,17 +133,48 @@ def settle(board: Board, v: int, s: int, planner: str, time_limit: float | None,
     return entry(status, r.proof.value if r.proof else None)
 
 
-def read_results(path: Path) -> dict[tuple[str, str], Entry]:
-    """Finished entries of an earlier run; a torn last line (killed mid-write) is skipped."""
+def stamp(board: Board, planner: str) -> str:
+    """What a results line belongs to: the board's holes and lines, and the planner (a
+    min-moves survey's entries mean more than a plain one's)."""
+    return sealed.digest(board.names, board.lines, planner, "survey", 1)[:16]
+
+
+def read_results(path: Path, board: Board | None = None,
+                 planner: str = "auto") -> dict[tuple[str, str], Entry]:
+    """Finished entries of an earlier run of this survey (its ``stamp``). A line is skipped,
+    and its problem solved again, when it is torn (killed mid-write), belongs to another
+    board or planner, or holds a plan that does not replay. ``board`` None: every finished
+    entry, unchecked (for reading a results file, not for resuming)."""
     done: dict[tuple[str, str], Entry] = {}
+    mark = stamp(board, planner) if board is not None else None
     for d in read_jsonl(path):
+        if mark is not None and d.pop("stamp", None) != mark:
+            continue
+        d.pop("stamp", None)
         try:
             e = Entry(**d)
         except TypeError:
             continue
-        if e.status in ("solved", "unsolvable"):
-            done[(e.vacancy, e.survivor)] = e
+        if e.status not in ("solved", "unsolvable"):
+            continue
+        if board is not None and not _replays(board, e):
+            continue
+        done[(e.vacancy, e.survivor)] = e
     return done
+
+
+def _replays(board: Board, e: Entry) -> bool:
+    """The entry names holes of the board, and a solved one's plan replays (its moves too)."""
+    if not (board.has_hole(e.vacancy) and board.has_hole(e.survivor)):
+        return False
+    if e.status != "solved":
+        return True
+    v, s = board.hole(e.vacancy), board.hole(e.survivor)
+    problem = single_vacancy(board, v, Goal.survivor(board, s))
+    try:
+        return e.plan is not None and replay(problem, parse_plan(board, e.plan)).moves == e.moves
+    except PegsatError:
+        return False
 
 
 def run(board: Board, results: Path, *, planner: str = "auto", time_limit: float | None = 60.0,
@@ -160,7 +192,8 @@ def run(board: Board, results: Path, *, planner: str = "auto", time_limit: float
     if board.n > 64:
         raise PegsatError(f"survey: board {board.name} has {board.n} holes; at most 64")
     whole = Deadline(budget) if budget else Deadline()
-    done = read_results(results)
+    done = read_results(results, board, planner)
+    mark = stamp(board, planner)
     reversal = planner != "moves"  # the fewest moves of v -> s and s -> v differ
     pairs = list(orbit_pairs(board, reversal=reversal))
     names = board.names
@@ -174,7 +207,7 @@ def run(board: Board, results: Path, *, planner: str = "auto", time_limit: float
         def one(i: int, v: int, s: int, seconds: float | None, layers: float | None) -> None:
             e = settle(board, v, s, planner, seconds, layers, cap=whole if budget else None)
             given[i] = e.seconds if seconds is None else seconds + (seconds if layers is None else layers)
-            out.write(asdict(e))
+            out.write({**asdict(e), "stamp": mark})
             if e.status in ("solved", "unsolvable"):
                 done[(names[v], names[s])] = e
             if progress:

@@ -26,7 +26,7 @@ from typing import TYPE_CHECKING
 
 from ..engine.bitboard import Replay, replay_plan
 from ..errors import DimacsError, PegsatError
-from ..files import read_text, write_atomic
+from ..files import parse_json, read_text, write_atomic
 from ..model.codec import problem_from_json, problem_to_json
 from ..model.problem import Problem
 from .encoder import EncodeOptions, Formula, encode
@@ -125,10 +125,8 @@ def read_instance(path: str | Path) -> tuple[Formula, CNF]:
             meta["magic"] = body
     if "magic" not in meta or "problem" not in meta:
         raise DimacsError(f"{path}: not written by 'pegsat export' (no pegsat header)")
-    try:
-        problem = problem_from_json(json.loads(meta["problem"]), DimacsError)
-    except json.JSONDecodeError:
-        raise DimacsError(f"{path}: the header's problem line is not valid JSON") from None
+    problem = problem_from_json(parse_json(meta["problem"], f"{path}: the header's problem line",
+                                           DimacsError), DimacsError)
     try:
         steps = int(meta.get("horizon", "").split()[0])
         f = encode(problem, _options_from_text(meta.get("encoding", "")), steps=steps)

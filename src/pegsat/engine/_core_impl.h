@@ -231,11 +231,11 @@ static Py_ssize_t SFX(sort_unique)(char *buf, Py_ssize_t n) {
     if (n < 2) return n;
     POS *a = (POS *)buf;
     POS *tmp = malloc(n * sizeof(POS));
-    if (!tmp) { PyErr_NoMemory(); return -1; }
+    if (!tmp) return -1;  /* runs without the GIL: the caller raises MemoryError once it holds it */
     const int buckets = 1 << RADIX;
     const unsigned dmask = (unsigned)buckets - 1;
     size_t *count = malloc(buckets * sizeof(size_t));
-    if (!count) { free(tmp); PyErr_NoMemory(); return -1; }
+    if (!count) { free(tmp); return -1; }
     POS *from = a, *to = tmp;
     POS all_or = 0, all_and = ~(POS)0;
     for (Py_ssize_t i = 0; i < n; i++) { all_or |= a[i]; all_and &= a[i]; }

@@ -80,7 +80,10 @@ def new_table(bits: int, width: int = 1) -> np.ndarray:
     touch (1.4 s for 512 MB once here), which a long search repays and a short one does not.
     Threads of one process share it (``planners.search``'s portfolio); a one-word slot is
     read and written whole, atomically."""
-    buf = mmap.mmap(-1, (8 * width) << bits, flags=mmap.MAP_PRIVATE | mmap.MAP_ANONYMOUS)
+    try:
+        buf = mmap.mmap(-1, (8 * width) << bits, flags=mmap.MAP_PRIVATE | mmap.MAP_ANONYMOUS)
+    except OSError as exc:  # ENOMEM: the same limit as a refused malloc
+        raise MemoryError(f"a dead table of 2^{bits} slots: {exc.strerror}") from None
     if hasattr(mmap, "MADV_HUGEPAGE") and bits >= HUGE_FROM:
         try:
             buf.madvise(mmap.MADV_HUGEPAGE)

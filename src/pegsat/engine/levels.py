@@ -25,13 +25,13 @@ checks the deadline, which raises ``Timeout``, and the memory the levels hold: p
 
 from __future__ import annotations
 
-import os
 from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
 
-from ..deadline import Deadline, Timeout
+from ..deadline import Deadline
+from ..limits import MemoryBudget, memory_budget
 from ..model.board import Board, Perm
 from ..process import cores
 from .bitboard import engine, permute
@@ -39,25 +39,6 @@ from .kernel import Kernel, kernel
 
 SLICE = 1 << 19  # positions expanded per deadline check
 Keep = Callable[[np.ndarray, int], np.ndarray]
-
-
-class MemoryBudget(Timeout):
-    """The levels outgrew ``memory_budget()``: stop as at a time limit ("unknown")."""
-
-
-def memory_budget() -> int:
-    """Bytes the levels of one search may hold: ``PEGSAT_MEMORY_GB``, else 40% of the
-    machine's memory (a level is sorted and merged in copies, so peaks reach about twice)."""
-    gb = os.environ.get("PEGSAT_MEMORY_GB", "")
-    try:
-        if gb and float(gb) > 0:
-            return int(float(gb) * (1 << 30))
-    except ValueError:
-        pass
-    try:
-        return int(0.4 * os.sysconf("SC_PHYS_PAGES") * os.sysconf("SC_PAGE_SIZE"))
-    except (ValueError, OSError, AttributeError):
-        return 4 << 30
 
 
 class Levels:

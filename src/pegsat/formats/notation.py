@@ -22,7 +22,8 @@ from dataclasses import dataclass
 
 from ..engine.bitboard import split_moves
 from ..errors import NotationError
-from ..model.board import Board
+from ..files import clip
+from ..model.board import Board, as_id
 from . import pddl
 
 Hops = list[tuple[int, int]]
@@ -80,14 +81,15 @@ def _read_chains(hole: Callable[[Board, str, int], int]):
 
 def _name(board: Board, token: str, move_no: int) -> int:
     if not board.has_hole(token):
-        raise NotationError(f"move {move_no}: board {board.name} has no hole named {token!r}")
+        raise NotationError(f"move {move_no}: board {board.name} has no hole named {clip(token)!r}")
     return board.hole(token)
 
 
 def _id(board: Board, token: str, move_no: int) -> int:
-    if not token.isdigit() or int(token) >= board.n:
-        raise NotationError(f"move {move_no}: {token!r} is not a hole id 0..{board.n - 1}")
-    return int(token)
+    h = as_id(token)
+    if h is None or h >= board.n:
+        raise NotationError(f"move {move_no}: {clip(token)!r} is not a hole id 0..{board.n - 1}")
+    return h
 
 
 def _write_coords(board: Board, plan, task=None) -> str:
@@ -101,8 +103,8 @@ def _read_coords(board: Board, text: str, task=None) -> Hops:
     chains = []
     for move_no, chunk in enumerate((c for c in re.split(r"[\n;]", text) if c.strip()), start=1):
         nums = chunk.replace(",", " ").split()
-        if not all(x.isdigit() for x in nums) or len(nums) < 4 or len(nums) % 2:
-            raise NotationError(f"move {move_no} {chunk.strip()!r}: expected 'row col row col ...'")
+        if not all(as_id(x) is not None for x in nums) or len(nums) < 4 or len(nums) % 2:
+            raise NotationError(f"move {move_no} {clip(chunk.strip())!r}: expected 'row col row col ...'")
         chain = []
         for i in range(0, len(nums), 2):
             rc = (int(nums[i]), int(nums[i + 1]))

@@ -21,6 +21,7 @@ from dataclasses import dataclass, field
 from functools import cached_property
 
 from ..errors import BoardError, NotationError
+from ..files import clip
 
 Line = tuple[int, int, int]
 Jump = tuple[int, int, int]
@@ -222,6 +223,11 @@ def _automorphisms(n: int, lines: tuple[Line, ...]) -> tuple[Perm, ...]:
     return tuple(found)
 
 
+def as_id(text: str) -> int | None:
+    """A plain decimal hole id (ASCII digits, few enough to be one), else None."""
+    return int(text) if text.isascii() and text.isdigit() and len(text) <= 9 else None
+
+
 def parse_holes(board: Board, items) -> list[int]:
     """Holes from names or ids: a string of names separated by spaces or commas, or a list."""
     if isinstance(items, str):
@@ -231,10 +237,11 @@ def parse_holes(board: Board, items) -> list[int]:
         s = str(it)
         if board.has_hole(s):
             out.append(board.hole(s))
-        elif isinstance(it, int) or s.isdigit():
-            if not 0 <= int(s) < board.n:
-                raise NotationError(f"hole id {s} is not on board {board.name} (0..{board.n - 1})")
-            out.append(int(s))
+        elif isinstance(it, int) or (s.isascii() and s.isdigit()):
+            h = it if isinstance(it, int) else as_id(s)
+            if h is None or not 0 <= h < board.n:
+                raise NotationError(f"hole id {clip(s)} is not on board {board.name} (0..{board.n - 1})")
+            out.append(h)
         else:
-            raise NotationError(f"board {board.name} has no hole named {s!r}")
+            raise NotationError(f"board {board.name} has no hole named {clip(s)!r}")
     return out

@@ -17,6 +17,7 @@ from dataclasses import dataclass, field, fields, replace
 from typing import Any
 
 from ..errors import ProblemError
+from ..files import clip
 from .board import Board, parse_holes
 from .lattice import EMPTY_MARK, PEG_MARKS
 from .problem import Goal, Problem, bits, default_vacancy
@@ -152,6 +153,8 @@ def _check(f, value: Any, where: str) -> Any:
     kind = f.metadata["kind"]
     if kind == "count":
         if isinstance(value, str) and value.strip().lstrip("+").isdigit():
+            if len(value) > 18:
+                raise ProblemError(f"{where}: {clip(value)} pegs is more than any board holds")
             value = int(value)
         if isinstance(value, bool) or not isinstance(value, int):
             raise ProblemError(f"{where} must be a whole number of pegs, got {value!r}")

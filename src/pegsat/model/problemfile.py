@@ -25,11 +25,10 @@ an empty hole, in the board's own layout or as ``pegsat show`` prints it.
 
 from __future__ import annotations
 
-import tomllib
 from pathlib import Path
 
 from ..errors import PegsatError, ProblemError
-from ..files import read_text
+from ..files import parse_toml, read_text
 from .boardfile import load_board
 from .options import ProblemOptions
 from .problem import Problem
@@ -39,10 +38,7 @@ TOP_KEYS = ("name", "board", "start", "goal", "special", "expect")
 
 def read_problem_file(path: Path, overrides: ProblemOptions | None = None) -> Problem:
     text = read_text(path, "problem file", ProblemError)
-    try:
-        data = tomllib.loads(text)
-    except tomllib.TOMLDecodeError as exc:
-        raise ProblemError(f"{path}: not valid TOML ({exc})") from None
+    data = parse_toml(text, f"{path}", ProblemError)
     unknown = sorted(set(data) - set(TOP_KEYS))
     if unknown:
         raise ProblemError(f"{path}: unknown key(s) {unknown}; a problem file has {list(TOP_KEYS)}")

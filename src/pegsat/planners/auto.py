@@ -22,7 +22,7 @@ from dataclasses import replace
 from ..deadline import Deadline
 from ..model.problem import Problem
 from ..model.result import Result, Status
-from ..process import Child, ChildDied
+from ..process import OUT_OF_MEMORY, Child, ChildDied
 from . import sat, search
 from .config import Config, any_problem
 
@@ -63,8 +63,9 @@ class PlannerProcess:
                 msg = self.child.receive(timeout)
             except ChildDied as exc:
                 msg = Result(Status.ERROR, self.problem, self.name, detail=str(exc))
-            if isinstance(msg, tuple):  # ("error", text) from process.Child
-                msg = Result(Status.ERROR, self.problem, self.name, detail=str(msg[1]))
+            if isinstance(msg, tuple):  # ("error", text) or (OUT_OF_MEMORY, text) from process.Child
+                status = Status.UNKNOWN if msg[0] == OUT_OF_MEMORY else Status.ERROR
+                msg = Result(status, self.problem, self.name, detail=str(msg[1]))
             self.result = msg
         return self.result
 

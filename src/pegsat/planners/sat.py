@@ -21,9 +21,10 @@ from typing import Any
 from ..deadline import Deadline
 from ..encoding.encoder import encode
 from ..errors import PegsatError
+from ..files import clip
 from ..model.problem import Problem
 from ..model.result import Proof, Result, Status
-from ..process import Child, ChildDied
+from ..process import OUT_OF_MEMORY, Child, ChildDied
 from .config import Config, any_problem, horizon_schedule, split_open_goals
 
 NAME = "sat"
@@ -40,7 +41,7 @@ def solver_names() -> list[str]:
 
 def check_solver(name: str) -> None:
     if name not in solver_names():
-        raise PegsatError(f"unknown SAT solver {name!r}; python-sat has {', '.join(solver_names())}")
+        raise PegsatError(f"unknown SAT solver {clip(name)!r}; python-sat has {', '.join(solver_names())}")
 
 
 def solve(problem: Problem, deadline: Deadline, config: Config) -> Result:
@@ -175,7 +176,8 @@ class SatJob:
             knew = f"; refuted {len(refuted)} of {len(lengths)} horizons" if refuted else ""
             return Result(Status.UNKNOWN, problem, NAME, detail=f"time limit reached{knew}",
                           stats=stats)
-        return Result(Status.ERROR, problem, NAME, detail=str(payload), stats=stats)
+        status = Status.UNKNOWN if kind == OUT_OF_MEMORY else Status.ERROR
+        return Result(status, problem, NAME, detail=str(payload), stats=stats)
 
     def stop(self) -> None:
         self.proc.stop()

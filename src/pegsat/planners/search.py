@@ -89,6 +89,7 @@ from ..engine.levels import memory_budget
 from ..model import region
 from ..model.problem import Problem, dual
 from ..model.result import Proof, Result, Status
+from ..process import OUT_OF_MEMORY
 from . import beam
 from .config import Config, any_problem
 
@@ -137,10 +138,12 @@ def covers_open_goal(problem: Problem) -> bool:
 
 def table_bits(problem: Problem) -> int:
     """Dead-table size (2**bits slots): 32 MB up to 36 holes, 512 MB (one word) or 256 MB
-    per process (two words) above; the diamond's first one-peg plan needed a 2**26 table."""
-    if problem.board.n <= 36:
-        return 22
-    return 26 if words(problem.board) == 1 else 24
+    per process (two words) above; the diamond's first one-peg plan needed a 2**26 table.
+    Never more than a quarter of the memory budget (a process under ``ulimit -v``)."""
+    bits = 22 if problem.board.n <= 36 else 26 if words(problem.board) == 1 else 24
+    while bits > 16 and (8 * words(problem.board)) << bits > memory_budget() // 4:
+        bits -= 1
+    return bits
 
 
 def solve(problem: Problem, deadline: Deadline, config: Config) -> Result:
@@ -434,6 +437,8 @@ def _whole(problem: Problem, deadline: Deadline, config: Config, memo: dict | No
                       detail="depth-first search exhausted every reachable position")
     if kind == "error":
         return Result(Status.ERROR, problem, NAME, stats=stats, detail=str(plan))
+    if kind == OUT_OF_MEMORY:
+        return Result(Status.UNKNOWN, problem, NAME, stats=stats, detail=str(plan))
     why = "stopped" if deadline.stop is not None and deadline.stop() else "time limit reached"
     return Result(Status.UNKNOWN, problem, NAME, stats=stats, detail=why)
 
@@ -475,6 +480,8 @@ def _portfolio(problem: Problem, pagodas: list[D.Pagoda], workers: int, deadline
         try:
             own = table if table is not None else D.new_table(table_bits(problem), words(problem.board))
             answer = _descend(problem, pagodas, own, seed, mine)
+        except MemoryError:  # a limit: this member knows nothing
+            answer = (OUT_OF_MEMORY, "out of memory", {})
         except Exception as exc:  # one member's failure is reported, not raised past the race
             answer = ("error", f"{type(exc).__name__}: {exc}", {})
         if answer[0] in ("found", "exhausted"):

@@ -56,18 +56,18 @@ Weights are exact fractions written as strings ("3/8"); checking uses ``fraction
 from __future__ import annotations
 
 import hashlib
-import json
 import zipfile
 from dataclasses import dataclass
 from fractions import Fraction
-from pathlib import Path
+from pathlib import Path, PurePosixPath
 from typing import Any
 
 from ..analysis import pagoda
 from ..analysis.invariants import check_witness, odd_line
 from ..deadline import Deadline, Timeout
 from ..errors import BoardError, PegsatError
-from ..files import read_text
+from ..files import parse_json, read_text
+from ..limits import memory_budget
 from ..model.catalogue import get_board
 from ..model.codec import problem_from_json, problem_to_json
 from ..model.problem import Goal, Problem, dual, goal_positions, holes_of
@@ -99,10 +99,7 @@ def make(problem: Problem, kind: str, evidence: dict[str, Any]) -> dict[str, Any
 def load(path: str | Path) -> dict[str, Any]:
     """A certificate file, checked for its format, version and kind (else CertificateError)."""
     text = read_text(path, "certificate", CertificateError)
-    try:
-        data = json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise CertificateError(f"{path}: not JSON ({exc})") from None
+    data = parse_json(text, str(path), CertificateError)
     if not isinstance(data, dict) or data.get("format") != FORMAT:
         raise CertificateError(f"{path}: not a pegsat certificate (no \"format\": \"{FORMAT}\")")
     if data.get("version") != VERSION:
@@ -216,9 +213,23 @@ def sha256(path: Path) -> str:
     return h.hexdigest()
 
 
+def companion(base: Path, name: object, staged: dict[str, Path]) -> Path:
+    """The file a certificate names: beside it or below it, never an absolute path or one
+    that climbs out with ``..`` (a certificate from elsewhere must not make ``check`` read,
+    or hash, any file of the checker's machine). ValueError for any other name."""
+    if isinstance(name, str) and name in staged:
+        return staged[name]
+    if not isinstance(name, str) or not name or "\0" in name or "\\" in name:
+        raise ValueError(f"{str(name)[:60]!r} is not a file name")
+    rel = PurePosixPath(name)
+    if rel.is_absolute() or ".." in rel.parts:
+        raise ValueError(f"{name[:60]!r} is not beside the certificate (absolute, or with ..)")
+    return base / rel
+
+
 def _sat(problem: Problem, ev: dict, base: Path, staged: dict, deadline: Deadline) -> str:
-    cnf = staged.get(ev["cnf"], base / ev["cnf"])
-    proof = staged.get(ev["proof"], base / ev["proof"])
+    cnf = companion(base, ev["cnf"], staged)
+    proof = companion(base, ev["proof"], staged)
     for f, key in ((cnf, "cnf_sha256"), (proof, "proof_sha256")):
         if not f.is_file():
             return f"rejected: {f} is missing"
@@ -295,17 +306,21 @@ def _exhaustive(problem: Problem, ev: dict, base: Path, staged: dict, deadline: 
 
 
 def _dead_set(problem: Problem, ev: dict, base: Path, staged: dict, deadline: Deadline) -> str:
-    f = staged.get(ev["positions"], base / ev["positions"])
+    f = companion(base, ev["positions"], staged)
+    count = ev["count"]
+    if not isinstance(count, int) or isinstance(count, bool) or count < 0:
+        return "rejected: the count of dead positions is not a whole number"
+    if 3 * 8 * count > memory_budget():  # the set, its children and their canonical forms
+        return (f"{UNFINISHED}{count} dead positions are more than this machine's memory budget "
+                "holds (PEGSAT_MEMORY_GB)")
     if not f.is_file():
         return f"rejected: {f} is missing"
     if sha256(f) != ev["sha256"]:
         return f"rejected: {f} does not match its SHA-256 in the certificate"
     try:
-        dead = independent.load_positions(f)
-    except (OSError, ValueError, EOFError, zipfile.BadZipFile) as exc:
-        return f"rejected: {f} is not a positions file ({str(exc)[:60]})"
-    if len(dead) != ev["count"]:
-        return f"rejected: {f} holds {len(dead)} positions, the certificate says {ev['count']}"
+        dead = independent.load_positions(f, count)
+    except (OSError, ValueError, EOFError, zipfile.BadZipFile, NotImplementedError) as exc:
+        return f"rejected: {f} is not a file of {count} positions ({str(exc)[:80]})"
     board = problem.board
     index = {h: i for i, h in enumerate(board.names)}
     group = [[int(x) for x in p] for p in ev["symmetries"]]

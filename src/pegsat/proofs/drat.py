@@ -24,7 +24,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ..deadline import Deadline
-from ..process import Child, ChildDied
+from ..process import OUT_OF_MEMORY, Child, ChildDied
 
 
 @dataclass(frozen=True)
@@ -83,7 +83,7 @@ def check_dratify(cnf: Path, proof: Path, deadline: Deadline, engine: str = "aut
                 break
     finally:
         child.stop()
-    if msg[0] == "error":
+    if msg[0] in ("error", OUT_OF_MEMORY):
         return DratVerdict(name, None, time.perf_counter() - t, str(msg[1])[:120])
     ok, how, detail = msg
     return DratVerdict(f"{name} ({how})", ok, time.perf_counter() - t, detail)

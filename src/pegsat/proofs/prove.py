@@ -40,6 +40,7 @@ from ..errors import PegsatError, PlanError
 from ..files import Staging
 from ..model.problem import Problem, holes_of
 from ..model.result import Proof, Result, Status
+from ..process import OUT_OF_MEMORY
 from . import certificate
 from .cheap import cheap_proofs
 
@@ -63,7 +64,7 @@ class _Files:
         from . import independent
 
         if self.cert is not None:
-            target = Path(self.cert).with_suffix(f".{hint}.npz")
+            target = beside(self.cert, f".{hint}.npz")
             name, path = _rel(target, Path(self.cert).parent), self.stage.path(target)
         else:
             path = Path(self.tmp) / f"{hint}.npz"
@@ -118,9 +119,15 @@ def _prove(problem, deadline, stage, files, certificate_path, cnf, proof, solver
             return split, {}
         return _exhaustive(problem, deadline, files, "dead"), {}
     if certificate_path is not None and proof is None:
-        proof = Path(certificate_path).with_suffix(".drat")
+        proof = beside(certificate_path, ".drat")
     if proof is not None and cnf is None:
-        cnf = Path(proof).with_suffix(".cnf")
+        cert = certificate_path
+        cnf = Path(proof).with_suffix(".cnf") if cert is None else beside(cert, ".cnf")
+    if certificate_path is not None:
+        for f in (proof, cnf):
+            if _rel(Path(f), Path(certificate_path).parent).startswith(("/", "..")):
+                raise PegsatError(f"{f}: a certificate's files go in its directory or below it "
+                                  "(it names them relative to itself)")
     return _sat(problem, deadline, stage, cnf, proof, solver, second, certificate_path)
 
 
@@ -275,8 +282,9 @@ def _sat(problem: Problem, deadline: Deadline, stage: Staging, cnf_path, proof_p
                               detail=f"time limit: {name} had not answered ({info.variables} variables, "
                               f"{info.clauses} clauses)"), {}
             kind, payload = got
-            if kind == "error":
-                return Result(Status.ERROR, problem, NAME, detail=f"{name}: {payload}", stats=stats), {}
+            if kind in ("error", OUT_OF_MEMORY):
+                status = Status.UNKNOWN if kind == OUT_OF_MEMORY else Status.ERROR
+                return Result(status, problem, NAME, detail=f"{name}: {payload}", stats=stats), {}
             if kind == "sat":
                 plan = f.decode({v for v in payload[1] if v > 0})
                 try:
@@ -297,6 +305,12 @@ def _sat(problem: Problem, deadline: Deadline, stage: Staging, cnf_path, proof_p
         return (Result(Status.UNSOLVABLE, problem, NAME, proof=Proof.UNSAT, stats=stats,
                        certificate=certificate.make(problem, "sat", ev)),
                 {ev["cnf"]: cnf, ev["proof"]: drat})
+
+
+def beside(cert: str | Path, suffix: str) -> Path:
+    """A companion file of a certificate, named after its whole name (``c4.json.drat``): two
+    certificates never share one, so writing one never spoils another."""
+    return Path(cert).with_name(Path(cert).name + suffix)
 
 
 def _rel(path: Path, base: Path) -> str:

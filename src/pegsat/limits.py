@@ -1,0 +1,69 @@
+"""The limits a run may reach besides time, read once and ended the one way: "unknown".
+
+``memory_budget()`` is the bytes one search's positions may hold: ``PEGSAT_MEMORY_GB``
+(checked: a positive, finite number of gigabytes, else one line and exit 2), else 40% of the
+memory this process may have: the machine's, or less where an address-space limit
+(``ulimit -v``) or a cgroup (a container's ``memory.max``) says so (a level is sorted and
+merged in copies, so peaks reach about twice).
+Past it a search raises ``MemoryBudget``, a kind of ``deadline.Timeout``: the answer is
+"unknown", never a proof. A ``MemoryError`` that still escapes (an allocation refused by the
+system, as under ``ulimit -v``) is turned into the same "unknown" at the command line's edge.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+
+from .deadline import Timeout
+from .errors import PegsatError
+
+ENV = "PEGSAT_MEMORY_GB"
+MAX_GB = 1 << 20  # a budget past a petabyte is a typo
+
+
+class MemoryBudget(Timeout):
+    """The positions outgrew ``memory_budget()``: stop as at a time limit ("unknown")."""
+
+
+def memory_budget() -> int:
+    """Bytes one search's positions may hold (see the module's docstring)."""
+    text = os.environ.get(ENV, "").strip()
+    if text:
+        try:
+            gb = float(text)
+        except ValueError:
+            gb = math.nan
+        if not (math.isfinite(gb) and 0 < gb <= MAX_GB):
+            shown = text if len(text) <= 40 else text[:40] + "..."
+            raise PegsatError(f"{ENV}={shown!r}: give a positive number of gigabytes (at most {MAX_GB})")
+        return int(gb * (1 << 30))
+    return int(SHARE * available())
+
+
+SHARE = 0.4
+
+
+def available() -> int:
+    """Bytes this process may use at most: the least of the machine's memory, its
+    address-space limit and its cgroup's limit, where each is known."""
+    found = []
+    try:
+        found.append(os.sysconf("SC_PHYS_PAGES") * os.sysconf("SC_PAGE_SIZE"))
+    except (ValueError, OSError, AttributeError):
+        found.append(16 << 30)
+    try:
+        import resource
+
+        soft = resource.getrlimit(resource.RLIMIT_AS)[0]
+        if soft != resource.RLIM_INFINITY:
+            found.append(soft)
+    except (ImportError, OSError, ValueError):
+        pass
+    try:
+        text = open("/sys/fs/cgroup/memory.max").read().strip()
+        if text.isdigit():
+            found.append(int(text))
+    except OSError:
+        pass
+    return min(found)
