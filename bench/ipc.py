@@ -13,7 +13,7 @@ when Fast Downward had no answer by the limit).
 Optimal tracks (``pegsol-08-strips``, ``pegsol-opt11-strips``): pegsat ``--min-moves``
 against ``astar(lmcut())``. Satisficing (``pegsol-sat11-strips``): pegsat ``auto`` and
 ``--min-moves`` against ``--alias lama-first``. Unsolvability tracks (2016): ``row5``
-(``../shared``; domain ``pegsolitaire-invasion``, boards of 6-300 holes) and ``pegsol16``
+(``PEGSAT_IPC_DIR``; domain ``pegsolitaire-invasion``, boards of 6-300 holes) and ``pegsol16``
 (the ``pegsol`` set, domain ``pegsolitaire-netbenefit``; not shipped: give its directory
 with ``--pegsol2016``), pegsat ``auto`` against ``astar(blind())``, which proves
 unsolvability by exhausting the reachable states. Every plan, Fast Downward's included, is
@@ -45,7 +45,8 @@ from pegsat.engine.bitboard import replay  # noqa: E402
 from pegsat.errors import PlanError  # noqa: E402
 from pegsat.formats.pddl import read_ipc_plan, read_task  # noqa: E402
 
-IPC = ROOT.parent / "shared" / "instances" / "ipc-pegsol"
+#: the competitions' files: the directory ``PEGSAT_IPC_DIR`` names (or ``--ipc DIR``)
+IPC = Path(os.environ.get("PEGSAT_IPC_DIR") or "/nonexistent/pegsat-ipc")
 TRACKS = {"08": "pegsol-08-strips", "opt11": "pegsol-opt11-strips", "sat11": "pegsol-sat11-strips",
           "row5": "unsolve-2016-pegsol-row5", "pegsol16": "pegsol16"}
 PEGSAT = Path(sys.executable).parent / "pegsat"
@@ -136,6 +137,9 @@ def run_fd(script: Path, domain: Path, problem: Path, config: str, limit: float,
 
 
 def rows():
+    if not (IPC / "optimal_costs.tsv").is_file():
+        print(f"(08, opt11, sat11: no optimal_costs.tsv in {IPC}; give --ipc DIR or PEGSAT_IPC_DIR)")
+        return
     with open(IPC / "optimal_costs.tsv") as fh:
         yield from csv.DictReader((ln for ln in fh if not ln.startswith("#")), delimiter="\t")
 
@@ -168,8 +172,12 @@ def main() -> None:
     ap.add_argument("--time-limit", type=float, default=120.0)
     ap.add_argument("--tracks", default="08,opt11,sat11,row5,pegsol16")
     ap.add_argument("--pegsol2016", help="directory of the 2016 unsolvability track's pegsol set")
+    ap.add_argument("--ipc", help="directory of the competitions' files (default: $PEGSAT_IPC_DIR)")
     ap.add_argument("--no-fd", action="store_true")
     args = ap.parse_args()
+    if args.ipc:
+        global IPC
+        IPC = Path(args.ipc)
     fd = None if args.no_fd else fast_downward()
     print(f"Fast Downward: {fd or 'not installed (pip install up-fast-downward)'}")
     print(f"{'problem':<18}{'pegs':>5}{'want':>6}  {'pegsat':<7}{'answer':>7}{'wall s':>8}{'MB':>6}"

@@ -20,6 +20,7 @@ from __future__ import annotations
 import argparse
 import csv
 import multiprocessing as mp
+import os
 import resource
 import statistics
 import sys
@@ -39,7 +40,8 @@ from pegsat.planners.moves import (  # noqa: E402
     survivor_distances,
 )
 
-IPC = ROOT.parent / "shared" / "instances" / "ipc-pegsol"
+#: the competitions' files: the directory ``PEGSAT_IPC_DIR`` names
+IPC = Path(os.environ.get("PEGSAT_IPC_DIR") or "/nonexistent/pegsat-ipc")
 #: George Bell's triangle-5 values quoted in issue 4 (vacancy, survivor) -> moves; None = impossible
 BELL_T5 = {("c5", "c5"): 9, ("a1", "a1"): 10, ("a1", "c5"): 10, ("a1", "a4"): 11, ("a4", "a4"): 11,
            ("c5", "b3"): 10, ("b3", "c5"): 11, ("b3", "b3"): None}
@@ -122,7 +124,9 @@ def main() -> None:
             (opt, proof, lower, detail), secs, mem = measured(run_moves, problem, args.time_limit)
             ratio = "" if base is None else f"{'>' if base[1] else ''}{base[0] / secs:.1f}x"
             row(name, "moves", opt, expect, proof, secs, mem, ratio)
-    if "ipc" in only:
+    if "ipc" in only and not (IPC / "optimal_costs.tsv").is_file():
+        print(f"(ipc: no optimal_costs.tsv in {IPC}; set PEGSAT_IPC_DIR to the competitions' files)")
+    elif "ipc" in only:
         times, bad = [], []
         for variant, prob, cost, dup in ipc_rows():
             from pegsat.formats.pddl import read_task

@@ -1,10 +1,73 @@
+import os
 from pathlib import Path
 
 import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
 INSTANCES = ROOT / "instances"
-SHARED = ROOT.parent / "shared"
+#: the planning competitions' own files (the directory with optimal_costs.tsv and the
+#: pegsol-08-strips, ... folders), where ``PEGSAT_IPC_DIR`` names one: tests marked ``ipc``
+#: read them and are skipped, with this reason, where it names none
+IPC = Path(os.environ.get("PEGSAT_IPC_DIR") or "/nonexistent/pegsat-ipc")
+NO_IPC = "PEGSAT_IPC_DIR names no directory of the competitions' PDDL files (.ci/run sets it)"
+
+
+def pytest_collection_modifyitems(config, items):
+    if not IPC.is_dir():
+        skip = pytest.mark.skip(reason=NO_IPC)
+        for item in items:
+            if "ipc" in item.keywords:
+                item.add_marker(skip)
+
+
+# Problems of the competitions, stated as facts and written by pegsat's own exporter, so the
+# default run needs no file from elsewhere (tests marked ``ipc`` compare them with the files).
+#: IPC 2008 pegsol p10 and p29 (English board, goal one peg at d4); p10's optimal cost is 6
+#: moves (the competition's optimal_costs.tsv: Fast Downward A*+LM-cut and SymK agree)
+IPC_FACTS = {
+    "p10": "c1 d1 c2 d2 c3 d3 b4 e4 f4 c5 d5 c6 d6",
+    "p29": "vacant c1 a3 c3 a5 c5",
+}
+
+
+def ipc_problem(name: str):
+    """The IPC 2008 problem ``name`` as a Problem (see IPC_FACTS)."""
+    from pegsat.model.catalogue import get_board
+    from pegsat.model.problem import Goal, Problem
+
+    b = get_board("english")
+    words = IPC_FACTS[name].split()
+    holes = sum(1 << b.hole(h) for h in words if h != "vacant")
+    start = b.full & ~holes if words[0] == "vacant" else holes
+    return Problem(b, start, Goal.survivor(b, b.hole("d4")), name=name)
+
+
+@pytest.fixture
+def ipc08(tmp_path):
+    """A directory holding ``domain.pddl`` and ``pNN.pddl`` for IPC_FACTS, as pegsat writes them."""
+    from pegsat.formats.pddl import write_pddl
+
+    for name in IPC_FACTS:
+        write_pddl(ipc_problem(name), tmp_path / name)
+        (tmp_path / name / "problem.pddl").rename(tmp_path / f"{name}.pddl")
+        (tmp_path / name / "domain.pddl").replace(tmp_path / "domain.pddl")
+        (tmp_path / name).rmdir()
+    return tmp_path
+
+
+def invasion(n: int, reach: int):
+    """Conway's soldiers on a narrow board, as the IPC 2016 unsolvability track's "row5"
+    problems pose them: an n x n army (the first n columns of ``square-{n}x{n + 5}``), goal a
+    peg ``reach`` columns past the army in its middle row. The track's probNN is
+    ``invasion(NN, 5)`` (unsolvable: Conway's pagoda argument) and satprobNN
+    ``invasion(10 + NN, 4)`` (solvable)."""
+    from pegsat.model.catalogue import get_board
+    from pegsat.model.problem import Goal, Problem
+
+    b = get_board(f"square-{n}x{n + 5}")
+    start = sum(1 << b.hole(f"{chr(97 + c)}{r + 1}") for c in range(n) for r in range(n))
+    goal = b.hole(f"{chr(97 + n - 1 + reach)}{(n + 2) // 2}")
+    return Problem(b, start, Goal(full=1 << goal), name=f"invasion-{n}")
 
 
 @pytest.fixture

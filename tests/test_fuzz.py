@@ -1,9 +1,9 @@
 """Fuzzing every reader through the command line: hostile bytes never give a traceback or a
 hang, and bad input is exactly one line on stderr with exit 2.
 
-The seed corpus is every example file in instances/ (problems, boards, plans), the files in
-tests/fuzz/ (certificates of three kinds, a DIMACS instance and a model for it, a job file)
-and, where ../shared is beside the checkout, an IPC PDDL problem. Hypothesis mutates them
+The seed corpus is every example file in instances/ (problems, boards, plans) and the files in
+tests/fuzz/ (certificates of three kinds, a DIMACS instance and a model for it, a job file,
+and the IPC 2008 problem p10 as pegsat's exporter writes it, with its domain). Hypothesis mutates them
 structurally (tokens replaced by hostile values, lines duplicated or dropped, bytes
 flipped, inserted or cut, a byte-order mark, Latin-1 bytes) or draws raw bytes, writes the
 result under the seed's file name and runs the command that reads that kind of file.
@@ -28,13 +28,11 @@ from pegsat.errors import PegsatError
 
 ROOT = Path(__file__).resolve().parent.parent
 CORPUS = Path(__file__).resolve().parent / "fuzz"
-SHARED = ROOT.parent / "shared" / "instances" / "ipc-pegsol" / "pegsol-08-strips"
 QUICK = ["--planner", "search", "--workers", "1", "--time-limit", "1"]
 
 SEEDS = sorted([*ROOT.glob("instances/*.toml"), *ROOT.glob("instances/boards/*.txt"),
-                *ROOT.glob("instances/plans/*.plan"), *CORPUS.iterdir()])
-if (SHARED / "p01.pddl").exists():
-    SEEDS.append(SHARED / "p01.pddl")
+                *ROOT.glob("instances/plans/*.plan"),
+                *(f for f in CORPUS.iterdir() if f.suffix != ".domain")])
 
 HOSTILE = ["-1", "0", "99999999999", "nan", "inf", "1.7", "true", "[]", "{}", '""', "null", "z9",
            "-", "\x00", "'", '"', "[[", "]]", "=", "#", "a1-a1", "é", "\\", "\n\n\n", "1e308"]
@@ -58,7 +56,7 @@ def command(seed: Path, path: Path) -> list[str] | None:
     if name.endswith(".model"):
         return ["decode", str(CORPUS / "t4.cnf"), str(path)]
     if name.endswith(".pddl"):
-        return ["solve", str(path), "--pddl", str(SHARED / "domain.pddl"), *QUICK]
+        return ["solve", str(path), "--pddl", str(CORPUS / "sequential.domain"), *QUICK]
     return None  # job files: the batch reader itself (a Dask cluster per example is too slow)
 
 

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
-from conftest import SHARED
+from conftest import IPC, NO_IPC, invasion, ipc_problem
 
 from pegsat.apps.solve import solve
 from pegsat.cli import main
@@ -14,11 +14,12 @@ from pegsat.errors import ProblemError
 from pegsat.formats.pddl import read_task
 from pegsat.model.result import Status
 
-IPC = SHARED / "instances" / "ipc-pegsol"
-
 
 def ipc_costs():
-    """(variant, problem, optimal cost) once per distinct problem body."""
+    """(variant, problem, optimal cost, pegs) once per distinct problem body (none where the
+    competitions' files are absent)."""
+    if not IPC.is_dir():
+        return []
     rows, seen = [], set()
     with open(IPC / "optimal_costs.tsv") as fh:
         for row in csv.DictReader((ln for ln in fh if not ln.startswith("#")), delimiter="\t"):
@@ -28,6 +29,7 @@ def ipc_costs():
     return rows
 
 
+@pytest.mark.ipc
 def test_reads_p01_onto_the_english_board():
     p = read_task(IPC / "pegsol-08-strips" / "p01.pddl", IPC / "pegsol-08-strips" / "domain.pddl").problem
     assert p.board.name == "english"
@@ -36,6 +38,24 @@ def test_reads_p01_onto_the_english_board():
     assert p.describe().startswith("english: pegs at d2 c3 e3 b4 e4")
 
 
+@pytest.mark.ipc
+def test_the_facts_the_default_run_states_are_the_competitions_files():
+    """conftest's IPC_FACTS and invasion() against the files they stand in for."""
+    def same(a, b):
+        return (a.start, a.goal, a.board.names, a.board.lines) == (b.start, b.goal, b.board.names,
+                                                                   b.board.lines)
+
+    d = IPC / "pegsol-08-strips"
+    for name in ("p10", "p29"):
+        assert same(read_task(d / f"{name}.pddl", d / "domain.pddl").problem, ipc_problem(name))
+    d = IPC / "unsolve-2016-pegsol-row5"
+    for n in range(1, 16):
+        assert same(read_task(d / f"prob{n:02d}.pddl", d / "domain.pddl").problem, invasion(n, 5))
+    for n in range(1, 6):
+        assert same(read_task(d / f"satprob{n:02d}.pddl", d / "domain.pddl").problem, invasion(10 + n, 4))
+
+
+@pytest.mark.ipc
 def test_reads_the_invasion_domain():
     d = IPC / "unsolve-2016-pegsol-row5"
     p = read_task(d / "prob01.pddl", d / "domain.pddl").problem
@@ -44,10 +64,12 @@ def test_reads_the_invasion_domain():
 
 
 # Every IPC 2008/2011 problem but the central game (tested in test_moves): optimal cost.
-CASES = [c for c in ipc_costs() if c[3] < 32]
+CASES = [pytest.param(*c, id=f"{c[0]}/{c[1]}") for c in ipc_costs() if c[3] < 32] or [
+    pytest.param("-", "-", 0, 0, id="absent", marks=pytest.mark.skip(reason=NO_IPC))]
 
 
-@pytest.mark.parametrize("variant, name, cost, pegs", CASES, ids=[f"{v}/{n}" for v, n, _, _ in CASES])
+@pytest.mark.ipc
+@pytest.mark.parametrize("variant, name, cost, pegs", CASES)
 def test_ipc_optimal_cost(variant, name, cost, pegs):
     p = read_task(IPC / variant / f"{name}.pddl", IPC / variant / "domain.pddl").problem
     assert p.pegs == pegs
@@ -88,8 +110,8 @@ def test_bad_pddl_is_one_line_exit_2(tmp_path, fname):
     assert r.output.count("\n") == 1 and message in r.output
 
 
-def test_cli_solves_pddl_with_min_moves():
-    r = CliRunner().invoke(main, ["solve", str(IPC / "pegsol-08-strips" / "p10.pddl"), "--min-moves"])
+def test_cli_solves_pddl_with_min_moves(ipc08):
+    r = CliRunner().invoke(main, ["solve", str(ipc08 / "p10.pddl"), "--min-moves"])
     assert r.exit_code == 0, r.output
     assert "optimal: 6 moves" in r.output
 

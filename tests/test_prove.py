@@ -5,14 +5,13 @@ from fractions import Fraction
 
 import pytest
 from click.testing import CliRunner
-from conftest import SHARED
+from conftest import invasion
 
 from pegsat.analysis import pagoda
 from pegsat.analysis.invariants import possible_survivors, separating_weight
 from pegsat.apps.survey import read_results, run, table
 from pegsat.cli import main
 from pegsat.deadline import Deadline
-from pegsat.formats.pddl import read_task
 from pegsat.formats.svg import board_svg
 from pegsat.model.catalogue import get_board
 from pegsat.model.problem import Goal, Problem, single_vacancy
@@ -20,7 +19,6 @@ from pegsat.model.result import Status
 from pegsat.proofs import certificate
 from pegsat.proofs.prove import prove
 
-ROW5 = SHARED / "instances" / "ipc-pegsol" / "unsolve-2016-pegsol-row5"
 T5 = get_board("triangle-5")
 
 
@@ -32,7 +30,7 @@ def cli(*args):
 
 @pytest.mark.parametrize("n", range(1, 16))
 def test_every_unsolvable_reach_the_row_problem_has_a_pagoda(n):
-    p = read_task(ROW5 / f"prob{n:02d}.pddl", ROW5 / "domain.pddl").problem
+    p = invasion(n, 5)
     assert pagoda.find(p) is not None
     res = prove(p, use_sat=False)
     # prob01 is one peg on a row of six: no jump at all, the cheaper argument wins
@@ -42,12 +40,12 @@ def test_every_unsolvable_reach_the_row_problem_has_a_pagoda(n):
 
 @pytest.mark.parametrize("n", range(1, 6))
 def test_no_pagoda_for_the_solvable_ones(n):
-    p = read_task(ROW5 / f"satprob{n:02d}.pddl", ROW5 / "domain.pddl").problem
+    p = invasion(10 + n, 4)
     assert pagoda.find(p) is None
 
 
 def test_pagoda_check_is_exact():
-    p = read_task(ROW5 / "prob01.pddl", ROW5 / "domain.pddl").problem  # 1x6 row, peg at a1, goal f1
+    p = invasion(1, 5)  # 1x6 row, peg at a1, goal f1
     w = pagoda.find(p)
     assert pagoda.check(p, w) is None
     assert "not more than the start" in pagoda.check(p, {h: Fraction(0) for h in w})
@@ -57,8 +55,11 @@ def test_pagoda_check_is_exact():
 
 
 def test_tampered_pagoda_certificate_is_rejected(tmp_path):
+    from pegsat.formats.pddl import write_pddl
+
     cert = tmp_path / "c.json"
-    r = cli("prove", ROW5 / "prob04.pddl", "--certificate", cert)
+    write_pddl(invasion(4, 5), tmp_path, "netbenefit")
+    r = cli("prove", tmp_path / "problem.pddl", "--certificate", cert)
     assert r.exit_code == 10 and "proof: pagoda" in r.output
     assert cli("check", cert).exit_code == 0
     data = json.loads(cert.read_text())

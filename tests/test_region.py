@@ -1,7 +1,7 @@
 """Regions around a partial goal (model.region) and the search's use of them."""
 
 import pytest
-from conftest import SHARED
+from conftest import invasion
 
 from pegsat.apps.solve import solve
 from pegsat.deadline import Deadline
@@ -12,8 +12,6 @@ from pegsat.model.problem import Goal, Problem, holes_of
 from pegsat.model.result import Status
 from pegsat.planners import search
 from pegsat.planners.config import Config
-
-ROW5 = SHARED / "instances" / "ipc-pegsol" / "unsolve-2016-pegsol-row5"
 
 
 def soldiers(width: int, field: int, empty: int, reach: int) -> Problem:
@@ -83,11 +81,9 @@ def test_a_region_without_a_plan_is_never_reported(monkeypatch):
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("name", ["satprob01", "satprob02", "satprob03", "satprob04", "satprob05"])
-def test_row5_solvable_problems(name):
+@pytest.mark.parametrize("n", range(1, 6))
+def test_row5_solvable_problems(n):
     """The 2016 unsolvability track's row5 solvable problems (176-300 holes): reach row 4."""
-    from pegsat.formats.pddl import load
-
-    p = load(str(ROW5 / f"{name}.pddl")).problem
+    p = invasion(10 + n, 4)
     r = solve(p, "auto", deadline=Deadline(60))
     assert r.status is Status.SOLVED, r.detail

@@ -144,7 +144,8 @@ def _refute(problem: Problem, pos: int, found: list[tuple[tuple[int, ...], int]]
             return []
         q = Problem(problem.board, pos, problem.goal)
         w = find(q)
-        return [] if w is None else [integral(w, goal_bound(q, w)[0])]
+        bound = None if w is None else goal_bound(q, w)
+        return [] if w is None or bound is None else [integral(w, bound[0])]
     new: list[tuple[tuple[int, ...], int]] = []
     for k, s in enumerate(survivors):
         if out[k] if out is not None else any(_weighs(pos, w) < w[s] for w, _ in found):
@@ -221,7 +222,7 @@ def mine(problem: Problem, dead: np.ndarray, known: list[tuple[tuple[int, ...], 
     # matrices without BLAS: 2 s for 20,000 positions and 700 pagodas), and exact: the sums
     # are integers far below 2^53
     has = ((dead[:, None] >> shifts) & np.uint64(1)).astype(np.float64)
-    parts = list(survivors) or [None]
+    parts: list[int | None] = list(survivors) or [None]
 
     def cuts(items: list[tuple[tuple[int, ...], int]]) -> np.ndarray:
         """[position, item, part]: the item rules the position out for the part."""
@@ -231,7 +232,7 @@ def mine(problem: Problem, dead: np.ndarray, known: list[tuple[tuple[int, ...], 
         floors = np.array([[x[1] if h is None else x[0][h] for h in parts] for x in items], dtype=np.float64)
         return (has @ w.T)[:, :, None] < floors[None, :, :]
 
-    known_cut = cuts(known).any(axis=1)  # [position, part]
+    known_cut = np.asarray(cuts(known).any(axis=1))  # [position, part]
     done = known_cut.copy()
     found: list[tuple[tuple[int, ...], int]] = []
     for i in range(len(dead)):
@@ -246,7 +247,7 @@ def mine(problem: Problem, dead: np.ndarray, known: list[tuple[tuple[int, ...], 
     if not found:
         return []
     c = cuts(found)
-    full = (known_cut | c.any(axis=1)).all(axis=1)  # positions the found pagodas finish off
+    full = np.asarray((known_cut | c.any(axis=1)).all(axis=1))  # positions the found pagodas finish off
     c &= (full[:, None] & ~known_cut)[:, None, :]
     # one row per (position, part) some new pagoda counts for; the gains are one product
     # each round (summing the boolean cube took 2.3 s for 16,000 positions, 800 pagodas)

@@ -158,7 +158,7 @@ def run(jobs: list[Job], results: Path, *, workers: int = 2, scheduler: str | No
             share = max(1, local_cores() // window) if cluster is not None else 1
             pending = iter(todo)
             futures: dict[str, Any] = {}
-            by_key: dict[str, str] = {}
+            by_key: dict[Any, str] = {}
             flow = as_completed()
 
             def submit_next() -> None:

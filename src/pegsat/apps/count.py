@@ -275,13 +275,13 @@ def solvable(problem: Problem, deadline: Deadline | None = None) -> np.ndarray:
         raise PegsatError("the solvable set needs a board of at most 64 holes and no special peg")
     goals = goal_positions(problem)
     s = mirror(problem, goals[0]) if goals is not None and len(goals) == 1 else None
-    total = problem.pegs - goals[0].bit_count() if s is not None else None
-    m = total // 2 if total is not None else None
+    total = problem.pegs - goals[0].bit_count() if goals and s is not None else 0  # jumps in a game
+    m = total // 2
     threads = cores()
     with ThreadPoolExecutor(threads) as pool:
         sweep = _Sweep(problem, pool, threads, deadline, None)
         k, levels = sweep.k, [sweep.k.unique(sweep.k.canon(sweep.k.array([problem.start])))]
-        while total is None or len(levels) <= total - m:  # self-dual: to the middle only
+        while s is None or len(levels) <= total - m:  # self-dual: to the middle only
             deadline.check()
             cur = levels[-1]
             if (k.degree(cur) == 0).all():
@@ -290,7 +290,7 @@ def solvable(problem: Problem, deadline: Deadline | None = None) -> np.ndarray:
             sweep.keep(levels[-1])
     if s is None or len(levels) <= total - m:  # not self-dual, or the game ended early
         alive = _alive(k, levels, problem.goal, deadline)
-        return k.unique(np.concatenate([lv[m] for lv, m in zip(levels, alive, strict=True)]))
+        return k.unique(np.concatenate([lv[ok] for lv, ok in zip(levels, alive, strict=True)]))
 
     # Self-dual: the positions j jumps before the goal are s(~F_j). The middle level m is
     # alive where it meets s(~F_{total-m}); below it, a position is alive when one of its

@@ -190,7 +190,8 @@ class Hinter:
         problem = self.at(pos)
         cheap = cheap_proofs(problem)
         if cheap is not None:
-            return Verdict(-1, "dead", f"{cheap.proof.value}: {cheap.detail}")
+            how = cheap.proof.value if cheap.proof is not None else cheap.kind
+            return Verdict(-1, "dead", f"{how}: {cheap.detail}")
         r = solve(problem, "search", deadline=Deadline(self.per_jump))
         if r.status is Status.SOLVED:
             moves = self._moves(pos)

@@ -115,8 +115,9 @@ def settle(board: Board, v: int, s: int, planner: str, time_limit: float | None,
         # is, and is sometimes much easier (French c1 -> e4: unknown after 60 s; e4 -> c1:
         # found). On boards of more than 36 holes the search already took turns on it (its
         # stats count the games), and a self-dual game would only be played again: not then.
-        if r.stats.get("games", 0) < 2 and not same_game(problem, dual(problem)):
-            d = solve(dual(problem), planner, deadline=budget(time_limit))
+        reverse = dual(problem)  # a single survivor's game always has one
+        if reverse is not None and r.stats.get("games", 0) < 2 and not same_game(problem, reverse):
+            d = solve(reverse, planner, deadline=budget(time_limit))
             if d.plan is not None:
                 rep = replay_plan(problem, tuple(reversed(d.plan)))  # verified before it is kept
                 return entry("solved", "dual", moves=rep.moves, plan=format_plan(board, rep.plan))

@@ -270,6 +270,7 @@ def add_special(f: Formula) -> None:
         return f.pool.id(("special", h, t))
 
     add = f.clauses.append
+    assert p.special is not None
     add([s(p.special, 0)])
     for t in range(f.horizon + 1):
         for h in range(board.n):

@@ -56,10 +56,11 @@ class Beam:
     def _backward(self) -> None:
         lv, k = self.levels, self.levels.kernel
         jumps = self.problem.pegs - self.problem.goal.min_pegs
-        while len(lv.bwd[-1]) and len(lv.bwd[-1]) <= BACK_LIMIT and len(lv.bwd) <= jumps:
+        back = lv.side("backward")
+        while len(back[-1]) and len(back[-1]) <= BACK_LIMIT and len(back) <= jumps:
             lv.grow("backward")
         # peg counts per backward level, to test a forward level only against its own
-        self.counts = [set(np.unique(k.popcount(b)).tolist()) for b in lv.bwd]
+        self.counts = [set(np.unique(k.popcount(b)).tolist()) for b in back]
         self.ready = True
 
     def _meeting(self, pegs: int):
@@ -73,10 +74,12 @@ class Beam:
         if not js:
             return None, []
 
+        back = lv.side("backward")
+
         def meets(part: np.ndarray) -> np.ndarray:
             hit = np.zeros(len(part), dtype=bool)
             for j in js:
-                hit |= k.member(lv.bwd[j], part)
+                hit |= k.member(back[j], part)
             return hit
         return meets, js
 

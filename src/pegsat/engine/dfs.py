@@ -40,6 +40,7 @@ import mmap
 import random
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
@@ -156,7 +157,8 @@ class DepthFirst:
         self.target, self.target_pegs = target, target_pegs
         self.nodes = self.stored = self.hits = self.cuts = 0
         self.attempts = 0
-        self._last = self._live = None
+        self._last: Any = None  # the core search whose plan ``plan`` reads
+        self._live: tuple[Any, ...] | None = None  # the descents under way
 
     def attempt(self, order: Sequence[int], budget: int, check: Callable[[], None] | None = None,
                 lanes: Sequence[Sequence[int]] = ()) -> int:
@@ -204,6 +206,8 @@ class DepthFirst:
                 self.cuts += st["pagoda_cuts"]
 
     def plan(self) -> tuple[int, ...]:
+        if self._last is None:
+            raise ValueError("no descent has run")
         return tuple(self._last.path())
 
     def stored_now(self) -> int:

@@ -100,7 +100,7 @@ class Kernel:
         computed (then they are read, not generated again). ``out``: counts to add into
         (else new ones). One-word positions."""
         out_mod, out_apx = out if out is not None else (np.zeros(len(nxt), dtype=U64), np.zeros(len(nxt)))
-        extra = () if kids is None else (self._buf(kids), self._buf(degree))
+        extra = () if kids is None or degree is None else (self._buf(kids), self._buf(degree))
         self.core.push(self._buf(cur), self._buf(t_mod), self._buf(t_apx), self._buf(nxt), out_mod, out_apx,
                        *extra)
         return out_mod, out_apx

@@ -27,6 +27,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
+from typing import Any
 
 import numpy as np
 
@@ -55,8 +56,9 @@ class Levels:
         self.starts = tuple(starts)
         self.mirror = mirror
         self.budget = memory_budget()
-        self.fwd = [self.level_of(self.starts)]
-        self.bwd = None if goals is None else [self.level_of(goals)]  # mirrored: never grown
+        self.fwd: list[np.ndarray] = [self.level_of(self.starts)]
+        #: the backward levels (None: no goal positions listed, or mirrored: never grown)
+        self.bwd: list[np.ndarray] | None = None if goals is None else [self.level_of(goals)]
 
     def level_of(self, positions: Sequence[int]) -> np.ndarray:
         k = self.kernel
@@ -74,7 +76,15 @@ class Levels:
         if self.mirror is not None:
             k = self.kernel
             return k.unique(k.canon(k.permute(k.complement(self.fwd[d]), self.mirror)))
-        return self.bwd[d]
+        return self.side(side)[d]
+
+    def side(self, side: str) -> list[np.ndarray]:
+        """The levels kept of one side (the backward side only when it is grown)."""
+        if side == "forward":
+            return self.fwd
+        if self.bwd is None:
+            raise ValueError("this search has no backward levels")
+        return self.bwd
 
     def expand(self, pos: np.ndarray, reverse: bool) -> np.ndarray:
         """The canonical positions one step after (``reverse``: before) some of ``pos``."""
@@ -82,15 +92,15 @@ class Levels:
             return self.kernel.step(pos, reverse=reverse)
         return self.kernel.moves(pos, reverse=reverse)
 
-    def _slices(self, side: str, work: Callable[[np.ndarray], object]) -> Iterator:
+    def _slices(self, side: str, work: Callable[[np.ndarray], Any]) -> Iterator:
         """``work(children)`` of each slice of the side's last level, in order. At most
         ``SLICE`` positions per slice, and one slice per core at least: the core and numpy's
         sort release the GIL, so slices expand side by side."""
-        levels = self.fwd if side == "forward" else self.bwd
+        levels = self.side(side)
         cur, reverse = levels[-1], side == "backward"
         size = min(SLICE, max(1024, -(-len(cur) // cores())))
 
-        def one(lo: int) -> np.ndarray:
+        def one(lo: int) -> Any:
             self.deadline.check()
             return work(self.expand(cur[lo:lo + size], reverse))
 
@@ -115,7 +125,7 @@ class Levels:
         unbuilt: a search that stops at its first meeting skips the rest of its last level.
         ``prune(part)``: the slice's positions worth keeping, on the slices' threads."""
         k = self.kernel
-        levels = self.fwd if side == "forward" else self.bwd
+        levels = self.side(side)
         held = sum(a.nbytes for a in self.fwd + (self.bwd or []))
 
         def distinct(children: np.ndarray) -> tuple[np.ndarray, np.ndarray | None]:
@@ -158,7 +168,7 @@ class Levels:
         if side == "backward" and self.mirror is not None:
             pos = permute(self.mirror, pos ^ self.board.full)
             side = "forward"
-        return self._in(self.fwd[d] if side == "forward" else self.bwd[d], pos)
+        return self._in(self.side(side)[d], pos)
 
     def _in(self, level: np.ndarray, pos: int) -> bool:
         k = self.kernel

@@ -87,7 +87,7 @@ def canon(board: Board, group: Sequence[Perm], pos: int) -> int:
 def step(board: Board, group: Sequence[Perm], level: Iterable[int], reverse: bool = False) -> set[int]:
     """Canonical positions one jump after (``reverse``: before) some position of ``level``."""
     eng = engine(board)
-    out = set()
+    out: set[int] = set()
     for pos in level:
         ks = eng.unplayable(pos) if reverse else eng.legal(pos)
         out.update(canon(board, group, pos ^ eng.flip[k]) for k in ks)

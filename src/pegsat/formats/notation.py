@@ -115,13 +115,16 @@ def _read_coords(board: Board, text: str, task=None) -> Hops:
     return _hops(chains)
 
 
+def _write_ipc(board: Board, plan, task=None) -> str:
+    return pddl.write_ipc_plan(board, plan, task).rstrip("\n")
+
+
 #: name -> notation. ``auto`` (reading only) is not a notation but a guess among these.
 NOTATIONS: dict[str, Notation] = {
     "names": Notation("names", _write_chains(lambda b, h: b.names[h]), _read_chains(_name)),
     "ids": Notation("ids", _write_chains(lambda b, h: str(h)), _read_chains(_id)),
     "coords": Notation("coords", _write_coords, _read_coords),
-    "ipc": Notation("ipc", lambda b, plan, task=None: pddl.write_ipc_plan(b, plan, task).rstrip("\n"),
-                    pddl.read_ipc_plan),
+    "ipc": Notation("ipc", _write_ipc, pddl.read_ipc_plan),
 }
 
 

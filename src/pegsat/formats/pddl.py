@@ -136,11 +136,14 @@ def read_task(path: str | Path, domain: str | Path | None = None) -> Task:
     if domain is not None and dom != dname:
         raise PddlError(f"{src}: the problem is for domain {dom!r}, the domain file defines {dname!r}")
     locations = _objects(sections.get(":objects", []), src)
-    lines, occupied, free = [], set(), set()
+    lines: list[tuple[int, int, int]] = []
+    occupied: set[int] = set()
+    free: set[int] = set()
     for fact in sections.get(":init", []):
         head = fact[0] if isinstance(fact, list) and fact else None
         if head == "in-line" and len(fact) == 4:
-            lines.append(tuple(_loc(x, locations, src) for x in fact[1:]))
+            a, b, c = (_loc(x, locations, src) for x in fact[1:])
+            lines.append((a, b, c))
         elif head in ("occupied", "free") and len(fact) == 2:
             (occupied if head == "occupied" else free).add(_loc(fact[1], locations, src))
         elif head not in _IGNORED_INIT:
@@ -172,7 +175,8 @@ def _show(x) -> str:
 
 
 def _objects(items: list, src: str) -> list[str]:
-    out, pending = [], []
+    out: list[str] = []
+    pending: list[str] = []
     it = iter(items)
     for tok in it:
         if tok == "-":
@@ -211,16 +215,17 @@ def _board(name: str, locations: list[str], lines: list[tuple[int, int, int]], s
     if not lines:
         raise PddlError(f"{src}: no IN-LINE facts: the board has no jump")
     norm = {(min(a, c), b, max(a, c)) for a, b, c in lines}
-    coords = [_POS.match(x) for x in locations]
-    if all(coords):
-        cells = [(int(m.group(1)), int(m.group(2))) for m in coords]
+    matches = [_POS.match(x) for x in locations]
+    coords = [m for m in matches if m is not None]
+    cells = [(int(m.group(1)), int(m.group(2))) for m in coords]
+    if len(coords) == len(locations):
         try:
             lattice = board_from_cells(name, "square", cells)
         except Exception:
             lattice = None
         if lattice is not None:
             r0, c0 = min(r for r, _ in cells), min(c for _, c in cells)
-            hole = {rc: i for i, rc in enumerate(lattice.coords)}
+            hole = {rc: i for i, rc in enumerate(lattice.coords or ())}
             where = {i: hole[(r - r0, c - c0)] for i, (r, c) in enumerate(cells)}
             mapped = {(min(where[a], where[c]), where[b], max(where[a], where[c])) for a, b, c in norm}
             if mapped == set(lattice.lines):
@@ -231,7 +236,7 @@ def _board(name: str, locations: list[str], lines: list[tuple[int, int, int]], s
                 return lattice, where
     label = name if name not in LISTED else f"{name} (from PDDL)"  # not the catalogue's board
     board = Board(label, "graph", tuple(locations), tuple(norm),
-                  tuple((int(m.group(1)), int(m.group(2))) for m in coords) if all(coords) else None)
+                  tuple(cells) if len(coords) == len(locations) else None)
     return board, {i: i for i in range(len(locations))}
 
 

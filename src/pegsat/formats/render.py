@@ -90,7 +90,10 @@ def _panel(board, at, ox: float, oy: float, pos: int, chain: list[int], removed:
     return out
 
 
-def strip_svg(board, title: str, panels: list[tuple[int, list[int], list[int], str, str | None]],
+Panel = tuple[int, list[int], list[int], str, "str | None"]
+
+
+def strip_svg(board, title: str, panels: list[Panel],
               per_row: int = PER_ROW) -> str:
     """Small boards in rows: each panel is (position, chain of holes, removed holes, caption,
     frame colour or None)."""
@@ -115,7 +118,8 @@ def plan_strip(problem: Problem, plan, per_row: int = PER_ROW) -> str:
     """The plan as a strip: one numbered small board per move, before the move is played."""
     board = problem.board
     rep = replay_plan(problem, plan)  # only a verified plan is drawn
-    panels, i = [], 0
+    panels: list[Panel] = []
+    i = 0
     for n, move in enumerate(split_moves(board, plan), start=1):
         chain = [board.jumps[move[0]][0]] + [board.jumps[k][2] for k in move]
         removed = [board.jumps[k][1] for k in move]
@@ -129,7 +133,7 @@ def plan_strip(problem: Problem, plan, per_row: int = PER_ROW) -> str:
 def hint_strip(problem: Problem, pos: int, verdicts, title: str, per_row: int = PER_ROW) -> str:
     """One small board per legal jump from ``pos``, framed by its verdict (``apps.hint``)."""
     board = problem.board
-    panels = []
+    panels: list[Panel] = []
     for v in verdicts:
         a, b, c = board.jumps[v.jump]
         colour = {"alive": ALIVE, "dead": DEAD}.get(v.status, "#999")

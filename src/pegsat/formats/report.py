@@ -42,8 +42,8 @@ def error_json(message: str) -> dict[str, Any]:
 
 
 def positions_text(r: Result) -> list[str]:
-    out = []
-    for i, pos in enumerate(replay_plan(r.problem, r.plan).positions):
+    out: list[str] = []
+    for i, pos in enumerate(replay_plan(r.problem, r.plan or ()).positions):
         out.append(f"\nafter {i} jumps:" if i else "\nstart:")
         out.append(render(r.problem.board, pos))
     return out

@@ -61,7 +61,7 @@ def problem_from_json(data: Any, error: type[PegsatError] = PegsatError) -> Prob
         bd = data.get("board")
         _need(isinstance(bd, dict), "'board' must be an object")
         holes = bd.get("holes", bd.get("names"))
-        _need(isinstance(holes, list) and holes and all(isinstance(h, str) for h in holes),
+        _need(isinstance(holes, list) and bool(holes) and all(isinstance(h, str) for h in holes),
               "'board.holes' must be a non-empty list of hole names")
         index = {h: i for i, h in enumerate(holes)}
 
@@ -89,7 +89,8 @@ def problem_from_json(data: Any, error: type[PegsatError] = PegsatError) -> Prob
         _need(isinstance(lattice, str), "'board.lattice' must be a string")
         name = bd.get("name", "board")
         _need(isinstance(name, str), "'board.name' must be a string")
-        board = Board(name, lattice, tuple(holes), tuple(tuple(hole(x) for x in ln) for ln in lines),
+        triples = tuple((hole(ln[0]), hole(ln[1]), hole(ln[2])) for ln in lines)
+        board = Board(name, lattice, tuple(holes), triples,
                       tuple(tuple(c) for c in coords) if coords is not None else None)
         g = data.get("goal")
         _need(isinstance(g, dict), "'goal' must be an object")

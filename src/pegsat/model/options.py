@@ -183,5 +183,6 @@ def parse_drawing(board: Board, text: str) -> int:
     marks = [ch for ch in text if ch in PEG_MARKS or ch == EMPTY_MARK]
     if len(marks) != board.n:
         raise ProblemError(f"the drawing marks {len(marks)} holes but board {board.name} has {board.n}")
-    order = sorted(range(board.n), key=lambda h: board.coords[h])
+    coords = board.coords
+    order = sorted(range(board.n), key=lambda h: coords[h])
     return bits(h for h, m in zip(order, marks, strict=True) if m != EMPTY_MARK)

@@ -53,16 +53,20 @@ def distances(board: Board, seeds) -> list[int | None]:
     """Steps from the nearest seed hole to every hole (None: unreachable)."""
     near: list[set[int]] = [set() for _ in range(board.n)]
     for a, b, c in board.lines:
-        near[a].add(b), near[b].update((a, c)), near[c].add(b)
+        near[a].add(b)
+        near[b].update((a, c))
+        near[c].add(b)
     dist: list[int | None] = [None] * board.n
     queue = deque(seeds)
     for s in seeds:
         dist[s] = 0
     while queue:
         x = queue.popleft()
+        dx = dist[x]
+        assert dx is not None  # queued holes have their distance
         for y in near[x]:
             if dist[y] is None:
-                dist[y] = dist[x] + 1  # type: ignore[operator]
+                dist[y] = dx + 1
                 queue.append(y)
     return dist
 

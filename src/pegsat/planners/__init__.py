@@ -31,7 +31,7 @@ PLANNERS = {
 def get_planner(name: str) -> Backend:
     if name not in PLANNERS:
         raise PegsatError(f"unknown planner {name!r}; choose from {', '.join(PLANNERS)}")
-    return importlib.import_module(PLANNERS[name])  # type: ignore[return-value]
+    return importlib.import_module(PLANNERS[name])
 
 
 def refusal(backend: Backend, problem: Problem) -> Result | None:

@@ -94,9 +94,9 @@ def solve(problem: Problem, deadline: Deadline, config: Config) -> Result:
                 r = job.wait()
                 if r.status is not Status.UNKNOWN:
                     return _won(r, "sat")
-            got = cp.poll(0.05)
-            if got is not None and got.status is not Status.UNKNOWN:
-                return _won(got, "cpsat")
+            polled = cp.poll(0.05)
+            if polled is not None and polled.status is not Status.UNKNOWN:
+                return _won(polled, "cpsat")
             if deadline.expired():
                 return Result(Status.UNKNOWN, problem, NAME, stats=searched,
                               detail="time limit reached (search, sat, cpsat)")

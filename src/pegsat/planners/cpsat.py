@@ -50,7 +50,7 @@ def solve(problem: Problem, deadline: Deadline, config: Config) -> Result:
         stats["solve_s"] += time.perf_counter() - t1
         stats["workers"] = solver.parameters.num_workers
         if status in (cp_model.OPTIMAL, cp_model.FEASIBLE):
-            true_vars = {v for v in range(1, f.pool.top + 1) if solver.BooleanValue(xs[v])}
+            true_vars = {v for v in range(1, f.pool.top + 1) if solver.boolean_value(xs[v])}
             return Result(Status.SOLVED, problem, NAME, plan=f.decode(true_vars), stats=stats)
         if steps is not None:  # a short horizon proves nothing either way
             if deadline.expired():
@@ -62,7 +62,7 @@ def solve(problem: Problem, deadline: Deadline, config: Config) -> Result:
         if status == cp_model.UNKNOWN:
             return Result(Status.UNKNOWN, problem, NAME, detail="time limit reached", stats=stats)
         return Result(Status.ERROR, problem, NAME,
-                      detail=f"CP-SAT status {solver.StatusName(status)}", stats=stats)
+                      detail=f"CP-SAT status {solver.status_name(status)}", stats=stats)
     raise AssertionError("the schedule always ends with the full horizon")
 
 
@@ -80,7 +80,7 @@ def _solve_interruptibly(solver, model, deadline: Deadline) -> int:
 
     def run() -> None:
         try:
-            out.append(solver.Solve(model))
+            out.append(solver.solve(model))
         finally:
             done.set()
 
@@ -105,17 +105,17 @@ def _model(f: Formula):
     from ortools.sat.python import cp_model
 
     model = cp_model.CpModel()
-    xs = [None] + [model.NewBoolVar(f"v{i}") for i in range(1, f.pool.top + 1)]
+    xs: list[Any] = [None] + [model.new_bool_var(f"v{i}") for i in range(1, f.pool.top + 1)]
 
     def lit(v: int):
-        return xs[v] if v > 0 else xs[-v].Not()
+        return xs[v] if v > 0 else xs[-v].negated()
 
     for cl in f.clauses:
-        model.AddBoolOr([lit(v) for v in cl])
+        model.add_bool_or([lit(v) for v in cl])
     for group in f.exactly_one:
-        model.AddExactlyOne([lit(v) for v in group])
+        model.add_exactly_one([lit(v) for v in group])
     for group in f.at_most_one:
-        model.AddAtMostOne([lit(v) for v in group])
+        model.add_at_most_one([lit(v) for v in group])
     for lits, lo, hi in f.bounds:
-        model.AddLinearConstraint(sum(lit(v) for v in lits), lo, len(lits) if hi is None else hi)
+        model.add_linear_constraint(sum(lit(v) for v in lits), lo, len(lits) if hi is None else hi)
     return model, xs

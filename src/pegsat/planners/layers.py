@@ -131,7 +131,9 @@ class Layers:
         p = self.problem = problem
         self.learn, self.learn_min, self.given = learn, learn_min, given
         self.board = b = p.board
-        self.goals = goal_positions(p)
+        goals = goal_positions(p)
+        assert goals is not None  # supports() asked for a goal of a fixed peg count
+        self.goals = goals
         self.total = p.pegs - self.goals[0].bit_count()
         self.levels = Levels(b, stabilizer(p), (p.start,), self.goals, deadline, by="jumps",
                              mirror=mirror(p, self.goals[0]) if len(self.goals) == 1 else None)
@@ -185,8 +187,10 @@ class Layers:
                 continue
             found += 1
             if side == "forward":
-                bound, _ = pagoda.goal_bound(q, w)
-                iw, floor = pagoda.integral(w, bound)
+                least = pagoda.goal_bound(q, w)
+                if least is None:
+                    continue
+                iw, floor = pagoda.integral(w, least[0])
             else:
                 start = sum((w[h] for h in range(b.n) if p.start >> h & 1), w[0] * 0)
                 iw, floor = pagoda.integral(w, start)
@@ -205,7 +209,7 @@ class Layers:
                 side = "forward"
             else:
                 b = lv.depth("backward")
-                side = "backward" if len(lv.bwd[-1]) < len(lv.fwd[-1]) else "forward"
+                side = "backward" if len(lv.side("backward")[-1]) < len(lv.fwd[-1]) else "forward"
             if a + b == self.total:
                 return (a, b) if lv.kernel.member(lv.level("backward", b), lv.fwd[a]).any() else None
             if a + b + 1 == self.total:
@@ -220,7 +224,7 @@ class Layers:
         lies on a plan by definition), and the first hit ends the search: the largest
         level's cost is mostly saved (French d3 -> d5: the 18th level)."""
         lv = self.levels
-        levels = lv.fwd if side == "forward" else lv.bwd
+        levels = lv.side(side)
         target = lv.level("backward", b) if side == "forward" else lv.fwd[a]
         cur = levels[-1]
         for lo in range(0, len(cur), SLICE):
@@ -248,7 +252,7 @@ class Layers:
                                 "levels": [first, last]}
                                for w, floor, first, last in pg.items] for side, pg in self.pagodas.items()},
             "forward_levels": [len(x) for x in lv.fwd],
-            "backward_levels": [] if self.self_dual else [len(x) for x in lv.bwd],
+            "backward_levels": [] if self.self_dual else [len(x) for x in lv.side("backward")],
         }
 
 
@@ -261,7 +265,7 @@ def solve(problem: Problem, deadline: Deadline, config: Config) -> Result:
         lv = search.levels
         why = str(exc) or "time limit"
         return Result(Status.UNKNOWN, problem, NAME, stats=_stats(search, t0),
-                      detail=f"{why}: {len(lv.fwd) - 1} forward + {len(lv.bwd or [0]) - 1} "
+                      detail=f"{why}: {len(lv.fwd) - 1} forward + {max(0, len(lv.bwd or []) - 1)} "
                       f"backward levels of {search.total} searched")
     stats = _stats(search, t0)
     if meeting is None:

@@ -283,7 +283,7 @@ def fewest_over_vacancies(board: Board, deadline: Deadline | None = None):
     problem = single_vacancy(board, 0, Goal.one_peg())
     search = Search(problem, deadline or Deadline(), starts=starts, group=board.symmetries)
     best, _, meeting = search.run()
-    if best is None:
+    if best is None or meeting is None:
         return None
     start, plan = search.walk(meeting)
     vacancy = (board.full & ~start).bit_length() - 1
@@ -299,7 +299,8 @@ def solve(problem: Problem, deadline: Deadline, config: Config) -> Result:
     quick = deadline.within(QUICK_S if rem is None else min(QUICK_S, QUICK_SHARE * rem))
     search = Search(problem, quick)
     search.pause_above = QUICK_LEVEL
-    first = upper = None
+    first: Result | None = None
+    upper: int | None = None
     upper_s = 0.0
     try:
         try:
@@ -328,12 +329,12 @@ def solve(problem: Problem, deadline: Deadline, config: Config) -> Result:
                       detail=f"{why}: no plan found; any plan needs >= {lower} moves")
     stats = _stats(search, t0, upper_s, lower0)
     how = _how(search)
-    if best is not None:
+    if best is not None and meeting is not None:
         _, plan = search.walk(meeting)
         moves = count_moves(problem.board, plan)
         return Result(Status.SOLVED_OPTIMAL, problem, NAME, plan=plan, lower_bound=best, stats=stats,
                       detail=f"optimal: {moves} moves; {how} found none with {best - 1}")
-    if upper is not None:
+    if upper is not None and first is not None:
         return Result(Status.SOLVED_OPTIMAL, problem, NAME, plan=first.plan, lower_bound=upper, stats=stats,
                       detail=f"optimal: {upper} moves (plan from {first.planner}); "
                       f"{how} found none with {upper - 1}")

@@ -16,7 +16,7 @@ must hold for every solver. A killed solve is "unknown", with the horizons alrea
 from __future__ import annotations
 
 import time
-from typing import Any
+from typing import Any, cast
 
 from ..deadline import Deadline
 from ..encoding.encoder import encode
@@ -160,6 +160,7 @@ class SatJob:
     def wait(self) -> Result:
         got = self._final(self.deadline)
         kind, payload = got if got is not None else ("timeout", list(self.proc.refuted))
+        payload = cast(Any, payload)
         f, problem, stats = self.formula, self.problem, self.stats
         stats["solve_s"] = time.perf_counter() - self.t1 - stats["encode_s"]
         if kind == "sat":

@@ -220,7 +220,7 @@ def _in_turns(problem: Problem, games: list[_Game], refuted: dict[int, tuple[Pro
     # each game keeps its dead table between turns (a later turn resumes, it does not
     # start over); with many games the tables are halved
     memo: dict[int, dict] = {i: {"smaller": int(len(games) > 4)} for i in range(len(games))}
-    totals: dict[str, float] = {}
+    totals: dict[str, Any] = {}
     turn = FIRST_TURN
     while True:
         live = [i for i, g in enumerate(games)
@@ -258,7 +258,8 @@ def _in_turns(problem: Problem, games: list[_Game], refuted: dict[int, tuple[Pro
                 plan = tuple(reversed(r.plan)) if g.reverse else r.plan
                 how = (" (found on the time-reversed game)" if g.reverse
                        else f" (from a beam of {r.stats['beam_width']} positions)" if g.key == BEAM else "")
-                stats = {**totals, "solve_s": round(time.perf_counter() - t0, 3), "games": len(games)}
+                stats: dict[str, Any] = {**totals, "solve_s": round(time.perf_counter() - t0, 3),
+                                         "games": len(games)}
                 if g.key >= 0:
                     stats["survivor"] = names[g.key]
                 return Result(Status.SOLVED, problem, NAME, plan=plan, stats=stats,
@@ -281,14 +282,14 @@ def _in_turns(problem: Problem, games: list[_Game], refuted: dict[int, tuple[Pro
             why += "; survivor undecided at " + " ".join(names[k] for k in open_keys)
         return Result(Status.UNKNOWN, problem, NAME, stats=stats, detail=why)
 
-    def how(proof: Proof, reverse: bool) -> str:
+    def said(proof: Proof, reverse: bool) -> str:
         return proof.value + (" on the time-reversed game" if reverse else "")
 
     if list(refuted) == [-1]:
         proof, reverse = refuted[-1]
         return Result(Status.UNSOLVABLE, problem, NAME, proof=Proof.DUAL if reverse else proof, stats=stats,
-                      detail=f"refuted by {how(proof, reverse)}")
-    parts = ", ".join(f"{names[k]} by {how(*v)}" for k, v in sorted(refuted.items()))
+                      detail=f"refuted by {said(proof, reverse)}")
+    parts = ", ".join(f"{names[k]} by {said(*v)}" for k, v in sorted(refuted.items()))
     return Result(Status.UNSOLVABLE, problem, NAME, proof=Proof.SPLIT, stats=stats,
                   detail=f"{ruled_out} holes ruled out by position classes; survivors (up to "
                   f"symmetry) refuted: {parts}")
@@ -407,6 +408,7 @@ def _whole(problem: Problem, deadline: Deadline, config: Config, memo: dict | No
         code = D.BUDGET
     learn_s = 0.0
     pagodas: list[D.Pagoda] = []
+    stats: dict[str, Any]
     if code == D.FOUND:
         kind, plan, stats = "found", quick.plan(), quick.stats()
     elif code == D.EXHAUSTED:

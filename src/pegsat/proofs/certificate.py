@@ -87,7 +87,7 @@ class Verdict:
     ok: bool
     kind: str
     message: str
-    problem: Problem | None = None  # the problem the evidence was checked against
+    problem: Problem  # the problem the evidence was checked against
     finished: bool = True  # False: a checker ran out of time (then ok is False too)
 
 
@@ -237,10 +237,10 @@ def _sat(problem: Problem, ev: dict, base: Path, staged: dict, deadline: Deadlin
             return f"rejected: {f} does not match its SHA-256 in the certificate"
     from ..encoding.dimacs import read_instance
 
-    f, _ = read_instance(cnf)  # re-encodes the header's problem, compares every clause
-    if f.short:
+    formula, _ = read_instance(cnf)  # re-encodes the header's problem, compares every clause
+    if formula.short:
         return "rejected: the CNF has a short horizon; its UNSAT proves nothing"
-    mine, theirs = problem_to_json(f.problem), problem_to_json(problem)
+    mine, theirs = problem_to_json(formula.problem), problem_to_json(problem)
     for key in ("board", "start", "goal"):
         if mine[key] != theirs[key]:
             return f"rejected: the CNF encodes another problem ({key} differs)"
@@ -292,9 +292,9 @@ def _exhaustive(problem: Problem, ev: dict, base: Path, staged: dict, deadline: 
     for key in ("forward_levels", "backward_levels"):
         if got[key] != ev[key]:
             return f"rejected: route 1: the re-run search gives other {key.replace('_', ' ')}"
-    n = sum(len(v) for v in given.values())
+    used = sum(len(v) for v in given.values())
     size = sum(got["forward_levels"]) + sum(got["backward_levels"])
-    one = (f"route 1 (re-run of pegsat's level search): {n} integer pagodas checked exactly, no plan "
+    one = (f"route 1 (re-run of pegsat's level search): {used} integer pagodas checked exactly, no plan "
            f"met, level sizes identical ({size} positions)")
     walk = independent.refute(problem, [(list(w), floor) for w, floor, _, _ in given["forward"]], deadline)
     if walk.ok is False:
@@ -362,9 +362,10 @@ def _split(problem: Problem, ev: dict, base: Path, staged: dict, deadline: Deadl
         if not isinstance(sub, dict) or sub.get("format") != FORMAT or sub.get("version") != VERSION \
                 or sub.get("kind") not in KINDS or sub.get("kind") == "split":
             return f"rejected: the evidence for {name} is not a certificate of a plain kind"
-        want = Problem(board, problem.start, Goal.survivor(board, h))
-        if part["reversed"]:
-            want = dual(want)
+        game = Problem(board, problem.start, Goal.survivor(board, h))
+        want = dual(game) if part["reversed"] else game
+        if want is None:
+            return f"rejected: survivor {name} has no time-reversed game"
         try:
             got = problem_from_json(sub["problem"], CertificateError)
         except CertificateError as exc:

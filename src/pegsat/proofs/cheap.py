@@ -9,6 +9,8 @@ checked exactly). Each comes with its certificate's evidence (``proofs.certifica
 
 from __future__ import annotations
 
+from typing import cast
+
 from ..analysis import pagoda
 from ..analysis.invariants import separating_weight
 from ..engine.bitboard import engine
@@ -58,7 +60,7 @@ def _classes(problem: Problem):
         items.append({"target": name, "holes": [names[h] for h in holes_of(w.weights)],
                       "start_parity": w.start_parity, "goal_parity": w.goal_parity})
     if targets[0][0] == "pattern":
-        detail = ("position classes: the weighting on " + " ".join(items[0]["holes"])
+        detail = ("position classes: the weighting on " + " ".join(cast(list[str], items[0]["holes"]))
                   + " is even on every line and has different parity at start and goal")
     else:
         detail = "position classes: no hole is in the start's class"

@@ -136,7 +136,8 @@ def refute(problem: Problem, pagodas: list[tuple[list[int], int]], deadline: Dea
             return [p for p in batch if all(_weight(w, p) >= f for w, f in pagodas)]
         raw = np.frombuffer(b"".join(p.to_bytes(width, "little") for p in batch), dtype=np.uint8)
         holes = np.unpackbits(raw.reshape(len(batch), width), axis=1, bitorder="little")[:, :board.n]
-        keep = (holes.astype(np.float64) @ mat >= floors).all(axis=1)
+        assert mat is not None
+        keep = np.asarray((holes.astype(np.float64) @ mat >= floors).all(axis=1))
         return [p for p, k in zip(batch, keep.tolist(), strict=True) if k]
 
     level = set(alive([problem.start]))

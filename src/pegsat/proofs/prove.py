@@ -136,6 +136,7 @@ def _checked(r: Result, base: Path, staged: dict[str, Path], deadline: Deadline)
     where they are staged, before they replace anything). A check cut short by the deadline
     (a long DRAT replay) leaves the result as the solvers gave it, and says so."""
     cert = r.certificate
+    assert cert is not None  # only results with a certificate are checked
     verdict = certificate.check(cert, base, staged=staged, deadline=deadline)
     if not verdict.finished:
         return replace(r, detail=f"{verdict.message}; the certificate is written: "
@@ -162,14 +163,14 @@ def _exhaustive(problem: Problem, deadline: Deadline, files: _Files, hint: str, 
                                  limit or deadset.LIMIT)
         except deadset.Inconsistent as exc:
             return Result(Status.ERROR, problem, NAME, detail=f"internal error: {exc}")
-        if got.kind == "plan":
+        if got.kind == "plan" and got.plan is not None:
             try:
                 replay_plan(problem, got.plan)
             except PlanError as exc:
                 return Result(Status.ERROR, problem, NAME, detail=f"the search's plan does not replay: {exc}")
             return Result(Status.SOLVED, problem, NAME, plan=got.plan, stats=got.stats or {},
                           detail="not unsolvable: the depth-first search found a plan")
-        if got.kind == "dead":
+        if got.kind == "dead" and got.dead is not None:
             names = problem.board.names
             name = files.put(hint, got.dead)
             ev = {"positions": name, "count": len(got.dead), "sha256": certificate.sha256(files.staged[name]),
@@ -190,6 +191,7 @@ def _exhaustive(problem: Problem, deadline: Deadline, files: _Files, hint: str, 
         except PlanError as exc:
             return Result(Status.ERROR, problem, NAME, detail=f"the search's plan does not replay: {exc}")
         return replace(r, detail="not unsolvable: the exhaustive search found a plan")
+    assert r.certificate is not None  # layers certifies every refutation
     return replace(r, certificate=certificate.make(problem, "exhaustive", r.certificate["evidence"]))
 
 
@@ -211,7 +213,7 @@ def _by_survivor(problem: Problem, deadline: Deadline, files: _Files) -> Result 
     for h, pair in games:
         for game, rev in pair:
             c = cheap_proofs(game)
-            if c is not None:
+            if c is not None and c.certificate is not None:
                 found[h] = (rev, c.certificate)
                 break
     todo = [(h, game, rev) for h, pair in games if h not in found for game, rev in pair]
@@ -244,6 +246,7 @@ def _by_survivor(problem: Problem, deadline: Deadline, files: _Files) -> Result 
     ruled = []
     for h in out:
         w = separating_weight(board, problem.start, 1 << h)
+        assert w is not None  # survivor_candidates ruled h out by this very weighting
         ruled.append({"target": names[h], "holes": [names[x] for x in holes_of(w.weights)]})
     parts = [{"survivor": names[h], "reversed": rev, "certificate": cert} for h, (rev, cert) in found.items()]
     said = ", ".join(f"{names[h]} by {cert['kind']}{' on the reversed game' if rev else ''}"
@@ -299,12 +302,13 @@ def _sat(problem: Problem, deadline: Deadline, stage: Staging, cnf_path, proof_p
                           detail=f"UNSAT at the full horizon ({info.horizon} steps) by {solver} and "
                           f"{second}; pass --proof to keep the DRAT proof and the CNF"), {}
         base = Path(certificate_path).parent if certificate_path else Path(cnf_path).parent
-        ev = {"cnf": _rel(Path(cnf_path), base), "cnf_sha256": certificate.sha256(cnf),
-              "proof": _rel(Path(proof_path), base), "proof_sha256": certificate.sha256(drat),
+        cnf_name, proof_name = _rel(Path(cnf_path), base), _rel(Path(proof_path), base)
+        ev = {"cnf": cnf_name, "cnf_sha256": certificate.sha256(cnf),
+              "proof": proof_name, "proof_sha256": certificate.sha256(drat),
               "solvers": [solver, second], "horizon": info.horizon}
         return (Result(Status.UNSOLVABLE, problem, NAME, proof=Proof.UNSAT, stats=stats,
                        certificate=certificate.make(problem, "sat", ev)),
-                {ev["cnf"]: cnf, ev["proof"]: drat})
+                {cnf_name: cnf, proof_name: drat})
 
 
 def beside(cert: str | Path, suffix: str) -> Path:
