@@ -18,6 +18,7 @@ LAYERS = [
     {"planners"},
     {"proofs"},
     {"apps"},
+    {"api"},
     {"cli"},
 ]
 

@@ -22,6 +22,7 @@ import click
 
 from .errors import PegsatError, Unknown
 from .files import clip
+from .formats.notation import NOTATIONS
 from .limits import memory_budget
 from .model.options import ProblemOptions
 from .model.result import EXIT, INTERRUPTED, Status
@@ -151,6 +152,22 @@ OUT_FILE = OutFile()
 POSITIVE = click.IntRange(min=1)
 
 
+def time_limit(help: str = "Seconds; past it the answer is 'unknown'.", default: float | None = None):
+    """The one ``--time-limit`` option (its help says what it bounds in each command)."""
+    return click.option("--time-limit", type=SECONDS, default=default, show_default=default is not None,
+                        help=help)
+
+
+#: plan notations, from the registry; ``auto`` (reading only) guesses among them
+WRITE_NOTATION = click.Choice(list(NOTATIONS))
+READ_NOTATION = click.Choice(["auto", *NOTATIONS])
+
+
+def read_notation(fn):
+    return click.option("--notation", default="auto", type=READ_NOTATION, show_default=True,
+                        help="How PLAN is written; auto also recognises IPC plans.")(fn)
+
+
 #: hint and play: the budget of the sweep that builds (or checks) the solvable set
 SWEEP_LIMIT = click.option("--sweep-limit", type=SECONDS, default=60.0, show_default=True,
                            help="Seconds for building the solvable set (English-sized games); past "
@@ -236,8 +253,7 @@ def _read_plan_arg(plan: str) -> str:
 @click.argument("problem")
 @click.argument("plan")
 @problem_options
-@click.option("--notation", default="auto", type=click.Choice(["auto", "names", "ids", "coords", "ipc"]),
-              help="auto also recognises IPC plans (one ground action per line).")
+@read_notation
 @click.option("--pddl", "domain", type=click.Path(exists=True, dir_okay=False),
               help="PROBLEM is a PDDL problem file of this domain file.")
 @click.option("--show/--summary", "show_positions", default=False, help="Print every position.")
@@ -277,11 +293,11 @@ def verify(problem: str, plan: str, notation: str, domain: str | None, show_posi
               help="python-sat solver for --planner sat (e.g. kissat404, glucose4).")
 @click.option("--workers", type=click.IntRange(1, 256), help="Cores per problem: search processes and "
               "CP-SAT workers (default: every core).")
-@click.option("--time-limit", type=SECONDS, help="Seconds; past it the answer is 'unknown'.")
+@time_limit()
 @click.option("--steps", default="parallel", type=click.Choice(["parallel", "sequential"]),
               show_default=True, help="Step semantics of the SAT/CP-SAT encoding.")
 @click.option("--no-symmetry", is_flag=True, help="Do not break symmetries in the encoding.")
-@click.option("--notation", type=click.Choice(["names", "ids", "coords", "ipc"]),
+@click.option("--notation", type=WRITE_NOTATION,
               help="Plan notation (default: ipc for PDDL input, else names).")
 @click.option("--pddl", "domain", type=click.Path(exists=True, dir_okay=False),
               help="PROBLEM is a PDDL problem file of this domain file.")
@@ -362,7 +378,7 @@ def export(problem: str, out: str, steps: str, no_symmetry: bool, card: str,
               help="SAT step: write the DRAT proof here (default: beside the certificate).")
 @click.option("--cnf", type=OUT_FILE,
               help="SAT step: write the CNF here (default: the proof's name with .cnf).")
-@click.option("--time-limit", type=SECONDS, help="Seconds for the search or SAT step; past it: unknown.")
+@time_limit("Seconds for the search or SAT step; past it: unknown.")
 @click.option("--no-sat", is_flag=True, help="Stop after counting, classes and pagoda.")
 @click.option("--sat", "sat_only", is_flag=True,
               help="After the pagoda step go to SAT + DRAT directly, skipping the exhaustive search.")
@@ -395,7 +411,7 @@ def prove(problem: str, cert_out: str | None, proof: str | None, cnf: str | None
 @main.command()
 @click.argument("problem")
 @problem_options
-@click.option("--time-limit", type=SECONDS, help="Seconds; past it nothing is reported (exit 20).")
+@time_limit("Seconds; past it the count stops with the levels finished (exit 20).")
 @click.option("--json", "as_json", is_flag=True, help="The census as JSON on stdout.")
 @click.option("--quiet", is_flag=True, help="No progress lines on stderr.")
 def count(problem: str, time_limit: float | None, as_json: bool, quiet: bool,
@@ -420,12 +436,11 @@ def count(problem: str, time_limit: float | None, as_json: bool, quiet: bool,
 @click.argument("problem")
 @click.argument("plan", required=False)
 @problem_options
-@click.option("--time-limit", type=SECONDS, default=2.0, show_default=True,
-              help="Seconds per jump for the planners (not used with the solvable set).")
+@time_limit("Seconds per jump for the planners (not used with the solvable set).", 2.0)
 @SWEEP_LIMIT
 @click.option("--no-moves", is_flag=True, help="Do not compute the fewest moves left.")
 @click.option("--out", type=OUT_FILE, help="Also draw the jumps as a strip (FILE.svg).")
-@click.option("--notation", type=click.Choice(["auto", "names", "ids", "coords", "ipc"]), default="auto")
+@read_notation
 @click.option("--json", "as_json", is_flag=True)
 def hint(problem: str, plan: str | None, time_limit: float, sweep_limit: float, no_moves: bool,
          out: str | None, notation: str, as_json: bool, options: ProblemOptions) -> None:
@@ -463,8 +478,7 @@ def hint(problem: str, plan: str | None, time_limit: float, sweep_limit: float, 
 @problem_options
 @click.option("--port", type=click.IntRange(0, 65535), default=0, show_default=True,
               help="Port on 127.0.0.1 (0: a free one).")
-@click.option("--time-limit", type=SECONDS, default=2.0, show_default=True,
-              help="Seconds per position for the planners (not used with the solvable set).")
+@time_limit("Seconds per position for the planners (not used with the solvable set).", 2.0)
 @SWEEP_LIMIT
 @click.option("--no-browser", is_flag=True, help="Print the address only; do not open a browser.")
 def play(problem: str, port: int, time_limit: float, sweep_limit: float, no_browser: bool,
@@ -494,8 +508,8 @@ def play(problem: str, port: int, time_limit: float, sweep_limit: float, no_brow
 
 @main.command()
 @click.argument("cert", type=click.Path(dir_okay=False))
-@click.option("--time-limit", type=SECONDS, help="Seconds for the long checks (DRAT replay, search "
-              "re-run); past it: not settled, exit 20.")
+@time_limit("Seconds for the long checks (DRAT replay, search "
+           "re-run); past it: not settled, exit 20.")
 def check(cert: str, time_limit: float | None) -> None:
     """Re-verify a certificate written by 'pegsat prove', exactly and independently.
 
@@ -518,8 +532,7 @@ def check(cert: str, time_limit: float | None) -> None:
               help="JSON-lines results file, appended as problems are settled; a rerun resumes "
               "from it (default: survey-BOARD.jsonl).")
 @click.option("--min-moves", is_flag=True, help="Solve with the fewest moves (slower).")
-@click.option("--time-limit", type=SECONDS, default=60.0, show_default=True,
-              help="Seconds per problem; past it the problem stays unknown.")
+@time_limit("Seconds per problem; past it the problem stays unknown.", 60.0)
 @click.option("--layers-limit", type=SECONDS,
               help="Seconds for the last, exhaustive step on problems the planners left unknown "
               "(default: --time-limit; French d3 -> d5 needs about 1000).")
@@ -579,7 +592,7 @@ def survey(board: str, results: str | None, min_moves: bool, time_limit: float, 
 @click.option("--planner", type=click.Choice(list(PLANNERS)), default="auto", show_default=True,
               help="Planner for every job (see pegsat solve --help).")
 @click.option("--scheduler", help="Address of an existing Dask scheduler (tcp://host:8786) instead.")
-@click.option("--time-limit", type=SECONDS, default=60.0, show_default=True, help="Seconds per job.")
+@time_limit("Seconds per job.", 60.0)
 @click.option("--min-moves", is_flag=True, help="Solve each job with the fewest moves.")
 @click.option("--quiet", is_flag=True, help="No progress bar.")
 def batch(jobs: str, results: str | None, workers: int, planner: str, scheduler: str | None,
@@ -619,7 +632,7 @@ def batch(jobs: str, results: str | None, workers: int, planner: str, scheduler:
               help="SVG: every move as an arrow on one board instead of a strip.")
 @click.option("--per-row", type=click.IntRange(1, 50), default=6, show_default=True,
               help="Strip: boards per row.")
-@click.option("--notation", default="auto", type=click.Choice(["auto", "names", "ids", "coords", "ipc"]))
+@read_notation
 def render(problem: str, plan: str, out: str, overview: bool, per_row: int, notation: str,
            options: ProblemOptions) -> None:
     """Draw PLAN (a file or the moves) for PROBLEM as SVG or a self-contained HTML page."""

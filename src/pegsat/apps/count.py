@@ -82,6 +82,9 @@ class Census:
     def total(self, field: str) -> int:
         return sum(getattr(lv, field) for lv in self.levels)
 
+    def to_dict(self) -> dict:
+        return self.to_json()
+
     def to_json(self) -> dict:
         fields = ("classes", "positions", "alive_classes", "alive_positions", "dead_classes",
                   "dead_positions")

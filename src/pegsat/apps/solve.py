@@ -21,7 +21,7 @@ from __future__ import annotations
 import time
 from dataclasses import replace
 
-from ..analysis.invariants import fixed_survivor, survivor_candidates
+from ..analysis import games
 from ..deadline import Deadline
 from ..engine.bitboard import replay_plan
 from ..errors import PlanError
@@ -55,19 +55,20 @@ def _solve(problem: Problem, backend: Backend, deadline: Deadline, config: Confi
     cheap = cheap_proofs(problem)
     if cheap is not None:
         return replace(cheap, planner=backend.NAME)
-    goal = problem.goal
-    if goal.fixed_count == 1 and not goal.full and not backend.covers_open_goal(problem):
-        return _split_survivors(problem, backend, deadline, config)
+    survivors = games.split(problem)
+    if survivors is not None and not backend.covers_open_goal(problem):
+        return _split_survivors(survivors, backend, deadline, config)
     return backend.solve(problem, deadline, config)
 
 
-def _split_survivors(problem: Problem, backend: Backend, deadline: Deadline, config: Config) -> Result:
+def _split_survivors(split: games.Split, backend: Backend, deadline: Deadline, config: Config) -> Result:
+    problem = split.problem
     board, name = problem.board, backend.NAME
-    reps, ruled_out = survivor_candidates(problem)
     totals = {"encode_s": 0.0, "solve_s": 0.0, "subproblems": 0}
     unknown, refuted = [], []
-    for h in reps:
-        sub = fixed_survivor(problem, h)
+    for h in split.survivors:
+        (game,) = split.games(h, both=False)
+        sub = game.problem
         r = cheap_proofs(sub) or backend.solve(sub, deadline, config)
         totals["subproblems"] += 1
         totals["encode_s"] += r.stats.get("encode_s", 0.0)
@@ -85,7 +86,7 @@ def _split_survivors(problem: Problem, backend: Backend, deadline: Deadline, con
                       detail=f"survivor undecided at {' '.join(unknown)} (time limit)"
                       + (f"; refuted {' '.join(refuted)}" if refuted else ""))
     return Result(Status.UNSOLVABLE, problem, name, proof=Proof.SPLIT, stats=totals,
-                  detail=f"{len(ruled_out)} holes ruled out by position classes; survivors "
+                  detail=f"{len(split.ruled_out)} holes ruled out by position classes; survivors "
                   f"{' '.join(refuted)} (up to symmetry) refuted by {name}")
 
 

@@ -26,13 +26,14 @@ from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 
 from .. import sealed
+from ..analysis import games
 from ..deadline import Deadline
-from ..engine.bitboard import replay, replay_plan, same_game
+from ..engine.bitboard import replay, replay_plan
 from ..errors import PegsatError
 from ..files import JsonLines, read_jsonl
 from ..formats.notation import format_plan, parse_plan
 from ..model.board import Board
-from ..model.problem import Goal, dual, single_vacancy
+from ..model.problem import Goal, single_vacancy
 from ..model.result import Proof, Status
 from .solve import solve
 
@@ -113,13 +114,13 @@ def settle(board: Board, v: int, s: int, planner: str, time_limit: float | None,
     if r.status is Status.UNKNOWN and planner != "moves":
         # The time-reversed game (vacancy s -> survivor v) is solvable exactly when this one
         # is, and is sometimes much easier (French c1 -> e4: unknown after 60 s; e4 -> c1:
-        # found). On boards of more than 36 holes the search already took turns on it (its
-        # stats count the games), and a self-dual game would only be played again: not then.
-        reverse = dual(problem)  # a single survivor's game always has one
-        if reverse is not None and r.stats.get("games", 0) < 2 and not same_game(problem, reverse):
-            d = solve(reverse, planner, deadline=budget(time_limit))
+        # found). On large boards the search already took turns on it (its stats count the
+        # games), and a self-dual game would only be played again: not then.
+        reverse = games.reversed_game(problem)
+        if reverse is not None and r.stats.get("games", 0) < 2:
+            d = solve(reverse.problem, planner, deadline=budget(time_limit))
             if d.plan is not None:
-                rep = replay_plan(problem, tuple(reversed(d.plan)))  # verified before it is kept
+                rep = replay_plan(problem, reverse.lift(d.plan))  # verified before it is kept
                 return entry("solved", "dual", moves=rep.moves, plan=format_plan(board, rep.plan))
             if d.status is Status.UNSOLVABLE:
                 return entry("unsolvable", f"dual-{d.proof.value if d.proof else 'proof'}")
@@ -271,6 +272,9 @@ class Table:
         out.append("settled by: " + ", ".join(f"{k} {n} ({100 * n / total:.0f}%)"
                                               for k, n in shares.most_common() if n))
         return out
+
+    def to_dict(self) -> dict:
+        return self.to_json()
 
     def to_json(self) -> dict:
         names = self.board.names

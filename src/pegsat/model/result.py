@@ -74,6 +74,18 @@ class Result:
     def exit_code(self) -> int:
         return EXIT[self.status]
 
+    def to_dict(self) -> dict[str, Any]:
+        """The result as plain JSON values: each jump of the plan as its three hole names
+        (from, over, to)."""
+        names = self.problem.board.names
+        jumps = self.problem.board.jumps
+        return {"status": self.status.value, "problem": self.problem.describe(),
+                "board": self.problem.board.name, "planner": self.planner,
+                "proof": self.proof.value if self.proof else None, "kind": self.kind, "detail": self.detail,
+                "plan": None if self.plan is None else [[names[h] for h in jumps[k]] for k in self.plan],
+                "moves": self.moves, "lower_bound": self.lower_bound, "optimal": self.optimal,
+                "stats": dict(self.stats)}
+
     @property
     def kind(self) -> str | None:
         """The certificate kind of the proof (counting, classes, pagoda, exhaustive, sat)."""

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 
+from ..analysis import games
 from ..deadline import Deadline
 from ..model.problem import Problem
 from ..model.result import Result, Status
@@ -30,7 +31,7 @@ NAME = "auto"
 OPTIMAL = False  # its plans are not proven to have the fewest moves
 supports = any_problem
 SEARCH_SHARE = 0.6  # of the time budget, for the search alone
-#: on boards where the search takes turns (more than ``search.SPLIT_ABOVE`` holes): its turns
+#: on boards where the search takes turns (more than ``analysis.games.SPLIT_ABOVE`` holes): its turns
 #: double, and SAT and CP-SAT had solved none of these boards' hard problems in minutes
 #: (0.85 until diamond e1 -> one peg, refuted by the search in 47-49 s, needed more than 51 s
 #: of a 60 s budget)
@@ -75,7 +76,7 @@ class PlannerProcess:
 
 def solve(problem: Problem, deadline: Deadline, config: Config) -> Result:
     left = deadline.remaining()
-    share = BIG_SEARCH_SHARE if problem.board.n > search.SPLIT_ABOVE else SEARCH_SHARE
+    share = BIG_SEARCH_SHARE if games.large(problem) else SEARCH_SHARE
     first = deadline.within(SEARCH_ALONE if left is None else left * share)
     r = search.solve(problem, first, config)
     if r.status is not Status.UNKNOWN or deadline.expired():

@@ -1,69 +1,46 @@
 """``search``: depth-first search with a dead-position table, in the compiled core.
 
 The method of the classic brute-force solvers (``engine.dfs``), with what the larger boards
-need on top (issue 13):
+need on top:
 
 - **pagodas**: before searching, integer pagodas for the problem's goal are learned by LP
   from randomly played positions (``analysis.pagoda.learn``); the core ends a branch whose
   weight falls below a pagoda's floor. On a goal of one peg anywhere they are weighed against
   each survivor the position classes allow (``analysis.pagoda.survivors_of``): a branch ends
-  when every survivor is ruled out, each by some pagoda weighing it below its weight on that
-  survivor (diamond e1's open game, same 20 pagodas: 49.8 -> 47.5 s; with pagodas learned and
-  mined that way, 58.5 -> 49.6 s).
+  when every survivor is ruled out, each by some pagoda.
 - **a quick descent** of ``QUICK`` nodes in this process, far-first, before anything else:
-  the English and French problems mostly end there, before the LP and the forks would cost
-  more than the search (the English survey went from 5.3 s to 3.0 s).
+  most English and French problems end there, before the LP and the threads would cost more
+  than the search.
 - **restarts**: a first descent in far-first order (the jumping peg farthest from the goal
   first), then descents with random tie-breaking and Luby budgets; the dead table carries
   over, so nothing proven is lost and a descent that exhausts the tree is a proof. From the
-  second descent on, each thread runs ``LANES`` descents at once, interleaved (``engine.dfs``:
-  a lane yields once it has asked for its children's table slots, so one lane's memory
-  misses overlap the other's work): diamond e1's open game 1.3x faster.
+  second descent on, each thread runs ``LANES`` descents interleaved (``engine.dfs``: one
+  lane's memory misses overlap another's work).
 - **a portfolio**: ``config.workers`` threads (default: every core; the core releases the
   GIL), each with its own random order, share one dead table (one-word positions; boards of
   more than 64 holes give each its own). The first answer wins.
-
-- **turns** on boards of more than ``SPLIT_ABOVE`` holes: the open goal itself, each
-  class-compatible survivor, and each game's time-reversed game (``model.problem.dual``:
-  vacancy and survivor swapped; a plan of it, reversed, is a plan here, and its refutation
-  refutes the game), every one in turn for 2 s, then 3, 4.5, ... (from 16 s on doubling);
-  each keeps its dead table and pagodas, so a turn resumes the last (its descents replay the
-  last turn's orders with the dead positions known: taking new orders each turn instead
-  made diamond d2 -> one peg 48-69 s against 18 s). A game still open after a turn of 8 s
-  or more, and the open goal's game after every turn, mines new pagodas from its dead table
-  (``analysis.pagoda.mine``): positions proven dead the hard way mostly fall to a pagoda of
-  their own, and a few such pagodas rule out many; the mining, and the growth of the table
-  (on another thread meanwhile), happen just before the game's next turn, so a problem
-  another game settles in the meantime never pays for them. The
-  reversal is often far easier one way (diamond e1 -> e3: exhausted in 1.6 s; e3 -> e1:
-  open after 40 s). From the second round on the open goal's own game gets a turn
-  ``WHOLE_TURN`` times as long as all the others' together and half the memory for its dead
-  table: its exhaustion is the one proof that covers every survivor, and the largest
-  (diamond e1: about 300 M nodes; with equal turns and memory its table overflowed and the
-  proof took 303 s; with turns as long as the others' together, 102 s; now 46-51 s).
-
-Measured (bench/engine.py, 2 cores): German e5 -> e5 and e5 -> one peg in about 1 s, diamond
-d2 -> one peg in 3.3 s and e3 -> one peg in 3.9 s (the beam's first plan), e4 -> one peg
-refuted in 9.1 s, diamond e1 -> one peg refuted in 48 s (the open game's search
-exhausted), where the pure-Python search ran out of 5 s.
-A special peg, or a board of more than 128 holes, goes to the pure-Python reference
-(``engine.reference.depth_first``), one process, far-first order.
-
-- **a beam's turn** (``engine.beam``) in every round of the turns (right after the open
-  goal's game, else last): beams of doubling
-  width toward exact backward levels, resumed across turns. It proves nothing, but it found
-  German e2 -> e2, d1 -> a4 and e1 <-> e4 in seconds, which the depth-first games left open
-  for minutes (the German survey: 24 problems unknown after 30 minutes, then 4 after 17).
-
+- **turns** on boards of more than ``SPLIT_ABOVE`` holes (``analysis.games``): the open goal
+  itself, each class-compatible survivor, and each game's time-reversed game (a plan of it,
+  reversed, is a plan here, and its refutation refutes the game), every one in turn, for
+  ``FIRST_TURN`` seconds and longer each round. Each game keeps its dead table and pagodas,
+  so a turn resumes the last. A game still open after long turns, and the open goal's game
+  after every turn, mines new pagodas from its dead table (``analysis.pagoda.mine``); the
+  mining and the table's growth happen just before the game's next turn, so a problem
+  another game settles meanwhile never pays for them. From the second round on the open
+  goal's game gets ``WHOLE_TURN`` times the others' turns together and half the memory for
+  its table: its exhaustion is the one proof that covers every survivor, and the largest.
+- **a beam's turn** (``engine.beam``) in every round (right after the open goal's game, else
+  last): beams of doubling width toward exact backward levels, resumed across turns; it
+  proves nothing, but finds plans the depth-first games leave open for minutes.
 - **regions first** on boards of more than ``LOCAL_ABOVE`` holes whose goal fixes only some
   holes (``model.region``): the search runs on the holes within distance 1, 2, ... of the
-  goal (at most 128, so in the compiled core), and a region's plan is the board's. The
-  planning competition's row5 ``satprob`` problems (176-300 holes, reach row 4 from a field
-  of pegs) end at radius 9 in about 2 s each; the whole board was out of reach.
+  goal (at most 128, so in the compiled core), and a region's plan is the board's.
 
-Runs are repeatable: the orders come from a fixed seed (only which portfolio member answers
-first can differ). The environment variable ``PEGSAT_SEED=N`` shifts the seed and
-randomises the first descent too, for measuring the run-to-run spread (bench/engine.py).
+A special peg, or a board of more than 128 holes, goes to the pure-Python reference
+(``engine.reference.depth_first``). Runs are repeatable: the orders come from a fixed seed
+(only which portfolio member answers first can differ); ``PEGSAT_SEED=N`` shifts it, for
+measuring the run-to-run spread. Current figures (diamond e1 -> one peg refuted, the German
+and diamond surveys): ``bench/engine.py``.
 """
 
 from __future__ import annotations
@@ -78,8 +55,7 @@ from typing import Any
 
 import numpy as np
 
-from ..analysis import pagoda
-from ..analysis.invariants import both_ways, fixed_survivor, survivor_candidates
+from ..analysis import games, pagoda
 from ..deadline import Deadline, Timeout
 from ..engine import dfs as D
 from ..engine import reference
@@ -100,27 +76,20 @@ supports = any_problem
 QUICK = 200_000  # nodes of the first descent, in process, without pagodas
 PROBE = 400_000  # nodes of the first descent with pagodas (deterministic order)
 BASE = 100_000  # nodes per Luby unit of the later descents (per lane)
-#: descents run at once in each thread from the second on (``engine.dfs``: lanes): one lane's
-#: dead-table misses overlap another's work. Diamond e1's open game, 20 pagodas, 2 threads:
-#: 53.6 s with one lane, 43.5 s with two, 40.9 s with three, 44.2 s with four
+#: descents run at once in each thread from the second on (``engine.dfs``: lanes); more
+#: lanes' state crowds the caches (measured by bench/engine.py's node-rate rows)
 LANES = 2
 SEED = 20261122
 LOCAL_ABOVE = 64  # holes: bigger boards with a partial goal try regions first
 LOCAL_SLICE = 30.0  # seconds per region when there is no time limit
-SPLIT_ABOVE = 36  # holes: bigger boards take turns on each survivor, and each game both ways
 FIRST_TURN = 2.0  # seconds of every game's first turn ...
-#: ... 1.5 times longer each round up to LONG_TURN seconds, then twice as long. Growing by 1.5
-#: rather than 2, the game that answers first waits less for the others' overshoot (diamond
-#: e3 -> one peg: 33 s against 53 s, its plan on a reversed game that needs 7 s alone; d2,
-#: e4 and German e5 unchanged), but an exhaustion that takes minutes pays more per-turn
-#: overheads (restarted descents, pagoda mining): diamond e1 410 s against 298 s, and 317 s
-#: with doubling from 16 s turns on (same day)
+#: ... 1.5 times longer each round up to LONG_TURN seconds, then twice as long: growing
+#: slowly, the game that answers first waits less for the others' overshoot; past LONG_TURN
+#: a minutes-long exhaustion's per-turn overheads (restarted descents, mining) weigh more
 TURN_GROWTH, LONG_TURN = 1.5, 16.0
 WHOLE = -2  # the key of the open goal's own game (first in every round)
 #: from the second round on, the open goal's game gets a turn this many times as long as all
-#: the other open games' turns together (diamond e1, its exhaustion the proof, one run each:
-#: 1 -> 88.5 s, 2 -> 66.3 s, 3 -> 49.4 s, 4 -> 53.0 s; with 3 a 60 s limit sometimes ended
-#: its second turn a few seconds short of the proof, for the others' third turns)
+#: the other open games' turns together (its exhaustion settles every survivor at once)
 WHOLE_TURN = 4
 BEAM = -3  # the key of the beam's turn (second in every round after an open goal's game, else last)
 GROW_AT = 0.5  # a game's dead table this full is made four times larger between turns
@@ -151,7 +120,7 @@ def solve(problem: Problem, deadline: Deadline, config: Config) -> Result:
         found = _local(problem, deadline, config)
         if found is not None:
             return found
-    if SPLIT_ABOVE < problem.board.n <= MAX_HOLES and problem.special is None:
+    if games.large(problem) and problem.board.n <= MAX_HOLES and problem.special is None:
         split = _games(problem)
         if split is not None:
             return _in_turns(problem, *split, deadline, config)
@@ -175,37 +144,36 @@ def _games(problem: Problem) -> tuple[list[_Game], dict[int, tuple[Proof, bool]]
     reversed game; holes ruled out by the classes), or None when the goal is neither one
     peg anywhere nor an exact pattern (no survivors to split, no reversed game). A single
     game (self-dual) still takes turns: its dead table can grow between them."""
-    goal = problem.goal
     refuted: dict[int, tuple[Proof, bool]] = {}
     ruled_out = 0
-    if goal.full == 0 and goal.min_pegs <= 1 and goal.max_pegs == 1:
-        reps, out = survivor_candidates(problem)
-        ruled_out = len(out)
-        subs = [(h, fixed_survivor(problem, h)) for h in reps]
+    survivors = games.split(problem)
+    if survivors is not None:
+        ruled_out = len(survivors.ruled_out)
+        pairs = [(h, survivors.games(h)) for h in survivors.survivors]
         whole = [_Game(WHOLE, problem, False)]  # one search for every survivor at once
     elif dual(problem) is not None:
-        subs, whole = [(-1, problem)], []
+        back = games.reversed_game(problem)
+        pairs, whole = [(-1, [games.Game(problem)] + ([back] if back is not None else []))], []
     else:
         return None
-    games = list(whole)
-    for key, sub in subs:
-        pair = both_ways(sub)
-        for game, reverse in pair:  # a pagoda may rule out one direction and not the other
-            if game is not problem and pagoda.find(game) is not None:  # (the problem's: tried)
-                refuted[key] = (Proof.PAGODA, reverse)
+    turns = list(whole)
+    for key, pair in pairs:
+        for game in pair:  # a pagoda may rule out one direction and not the other
+            # (the problem's own pagoda was tried before)
+            if game.problem is not problem and pagoda.find(game.problem) is not None:
+                refuted[key] = (Proof.PAGODA, game.reverse)
                 break
         else:
-            games.extend(_Game(key, game, reverse) for game, reverse in pair)
-    if not games and not refuted:
+            turns.extend(_Game(key, game.problem, game.reverse) for game in pair)
+    if not turns and not refuted:
         return None
-    if whole and not games[1:]:  # every survivor refuted by a pagoda already
-        games = []
-    elif games and beam.supports(problem) is None:
-        # right after the open goal's game: the first beam settles diamond d2 and e3 (3.3 and
-        # 3.8 s whole; 15.7 and 12.4 s with the beam behind every survivor's games); last for
-        # a fixed goal, whose games mostly answer in their first turn
-        games.insert(1 if whole else len(games), _Game(BEAM, problem, False))
-    return games, refuted, ruled_out
+    if whole and not turns[1:]:  # every survivor refuted by a pagoda already
+        turns = []
+    elif turns and beam.supports(problem) is None:
+        # right after the open goal's game (a first beam often settles the open goal); last
+        # for a fixed goal, whose games mostly answer in their first turn
+        turns.insert(1 if whole else len(turns), _Game(BEAM, problem, False))
+    return turns, refuted, ruled_out
 
 
 def _in_turns(problem: Problem, games: list[_Game], refuted: dict[int, tuple[Proof, bool]], ruled_out: int,

@@ -90,6 +90,10 @@ class Verdict:
     problem: Problem  # the problem the evidence was checked against
     finished: bool = True  # False: a checker ran out of time (then ok is False too)
 
+    def to_dict(self) -> dict[str, Any]:
+        return {"ok": self.ok, "kind": self.kind, "message": self.message,
+                "problem": self.problem.describe(), "finished": self.finished}
+
 
 def make(problem: Problem, kind: str, evidence: dict[str, Any]) -> dict[str, Any]:
     return {"format": FORMAT, "version": VERSION, "kind": kind, "problem": problem_to_json(problem),

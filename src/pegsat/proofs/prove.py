@@ -10,7 +10,7 @@ In order, stopping at the first that settles it:
    ends, pruned by pagodas it learns by LP; when nothing meets, the certificate is those
    pagodas and the level sizes, checked by re-running the search. It settles problems SAT
    cannot (French d3 -> d5); ``--sat`` skips it. On
-   boards of more than ``SPLIT_ABOVE`` holes a one-peg-anywhere goal is split first, as the
+   boards of more than ``analysis.games.SPLIT_ABOVE`` holes a one-peg-anywhere goal is split first, as the
    ``search`` planner splits it: each class-compatible survivor (one per orbit of the
    start's symmetries) is refuted by a cheap proof or an exhaustive search of its game or of
    the time-reversed game, whichever settles it (a ``split`` certificate holds them all);
@@ -34,6 +34,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
+from ..analysis import games
 from ..deadline import Deadline
 from ..engine.bitboard import replay_plan
 from ..errors import PegsatError, PlanError
@@ -45,7 +46,6 @@ from . import certificate
 from .cheap import cheap_proofs
 
 NAME = "prove"
-SPLIT_ABOVE = 36  # holes: on bigger boards an open one-peg goal is refuted survivor by survivor
 #: the first round over a split's games: this share of a game's time, this many dead positions
 QUICK_SHARE, QUICK_DEAD = 0.1, 1 << 22
 
@@ -114,7 +114,7 @@ def _prove(problem, deadline, stage, files, certificate_path, cnf, proof, solver
     from . import deadset
 
     if search and (layers.supports(problem) is None or deadset.supports(problem) is None):
-        split = _by_survivor(problem, deadline, files) if problem.board.n > SPLIT_ABOVE else None
+        split = _by_survivor(problem, deadline, files) if games.large(problem) else None
         if split is not None:
             return split, {}
         return _exhaustive(problem, deadline, files, "dead"), {}
@@ -200,23 +200,24 @@ def _by_survivor(problem: Problem, deadline: Deadline, files: _Files) -> Result 
     reversal, was solvable), "unknown" (a survivor left undecided), or None (not such a goal).
     Both directions of every survivor get a cheap proof first, then a small depth-first
     search each, then the whole exhaustive step; each an equal share of the time left."""
-    from ..analysis.invariants import both_ways, fixed_survivor, separating_weight, survivor_candidates
+    from ..analysis.invariants import separating_weight
     from . import deadset
 
-    g, board = problem.goal, problem.board
-    if g.full or g.min_pegs > 1 or g.max_pegs != 1:
+    survivors = games.split(problem)
+    if survivors is None:
         return None
-    reps, out = survivor_candidates(problem)
+    reps, out = survivors.survivors, survivors.ruled_out
+    board = problem.board
     names = board.names
-    games = [(h, both_ways(fixed_survivor(problem, h))) for h in reps]
+    pairs = [(h, survivors.games(h)) for h in reps]
     found: dict[int, tuple[bool, dict]] = {}
-    for h, pair in games:
-        for game, rev in pair:
-            c = cheap_proofs(game)
+    for h, pair in pairs:
+        for one in pair:
+            c = cheap_proofs(one.problem)
             if c is not None and c.certificate is not None:
-                found[h] = (rev, c.certificate)
+                found[h] = (one.reverse, c.certificate)
                 break
-    todo = [(h, game, rev) for h, pair in games if h not in found for game, rev in pair]
+    todo = [(h, one.problem, one.reverse) for h, pair in pairs if h not in found for one in pair]
     # Every game first gets a small depth-first search (one direction is often far easier:
     # diamond e4 -> b6 needs more than 2^25 dead positions, its reversal b6 -> e4 one: both
     # first jumps fall below pagodas), then what is still open the whole exhaustive step.

@@ -1,0 +1,267 @@
+"""pegsat as a library: the functions ``import pegsat`` offers, one per thing a user asks.
+
+Problems are posed as on the command line (a catalogue board, a board file, a TOML problem
+file or an IPC PDDL file, with the same options as keyword arguments), or built in Python
+from a board and positions. Every function takes ``time_limit`` seconds (None: no limit) and
+returns a typed value with ``to_dict()``: ``solve`` and ``prove`` a ``Result`` (status, plan,
+moves, proof, stats; a plan is returned only after the verifier replayed it), ``check`` a
+``Verdict``, ``count`` a ``Census``, ``hint`` a ``Hints``, ``survey`` a ``Table``.
+
+    >>> import pegsat
+    >>> p = pegsat.problem("english", survivor="d4")
+    >>> r = pegsat.solve(p, min_moves=True)
+    >>> r.status.value, r.moves, r.lower_bound
+    ('solved-optimal', 18, 18)
+
+In Jupyter, boards, problems, positions and results draw themselves (``_repr_svg_``,
+``_repr_html_``): the methods are added to the model's classes here, at the top of the
+layers, so the model stays free of drawing code.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import Any
+
+from .deadline import Deadline
+from .errors import PegsatError
+from .model.board import Board, parse_holes
+from .model.options import ProblemOptions
+from .model.problem import Problem, bits
+from .model.result import Result, Status
+
+__all__ = ["Board", "Hints", "Position", "Problem", "Result", "Status", "board", "check", "count", "hint",
+           "position", "problem", "prove", "solve", "survey", "verify"]
+
+
+def board(spec: str) -> Board:
+    """A catalogue board by name (``"english"``, ``"triangle-5"``, ``"square-4x6"``) or a board
+    file's path.
+
+    >>> pegsat.board("french").n
+    37
+    """
+    from .model.boardfile import load_board
+
+    return load_board(spec)
+
+
+def problem(spec: str | Board, *, domain: str | None = None, **options: Any) -> Problem:
+    """A problem: ``spec`` is a board (a ``Board``, a catalogue name, a board file), a TOML
+    problem file or an IPC PDDL problem file (``domain``: its domain file, else
+    ``domain.pddl`` beside it). ``options`` are the command line's problem options:
+    ``vacant``, ``start``, ``survivor``, ``pegs``, ``at_most``, ``pattern``, ``full``,
+    ``empty``, ``special``; holes by name or id, as a string or a list.
+
+    >>> pegsat.problem("english").describe()
+    'english: vacancy d4 -> 1 peg left'
+    >>> pegsat.problem("triangle-5", vacant="a1", survivor="a1").describe()
+    'triangle-5: vacancy a1 -> one peg at a1'
+    """
+    from .apps.pose import pose
+
+    try:
+        opts = ProblemOptions(**options)
+    except TypeError:
+        known = ", ".join(f.name for f in ProblemOptions.cli_fields())
+        raise PegsatError(f"unknown problem option among {sorted(options)}; the options are "
+                          f"{known}") from None
+    if isinstance(spec, Board):
+        return opts.pose(spec)
+    return pose(str(spec), opts, domain=domain).problem
+
+
+@dataclass(frozen=True)
+class Position:
+    """A position on a board (``pegs``: one bit per hole id), drawn in Jupyter."""
+
+    board: Board
+    pegs: int
+
+    @property
+    def holes(self) -> list[str]:
+        return [self.board.names[h] for h in range(self.board.n) if self.pegs >> h & 1]
+
+    def _repr_svg_(self) -> str:
+        from .formats.svg import board_svg
+
+        return board_svg(self.board, pegs=self.pegs)
+
+    def __str__(self) -> str:
+        from .formats.display import render
+
+        return render(self.board, self.pegs)
+
+
+def position(on: Board | str, holes: str | Iterable[str | int]) -> Position:
+    """The position with pegs on ``holes`` (names or ids).
+
+    >>> pegsat.position("english", "c1 d1 e1").holes
+    ['c1', 'd1', 'e1']
+    """
+    b = board(on) if isinstance(on, str) else on
+    return Position(b, bits(parse_holes(b, holes)))
+
+
+def solve(p: Problem, planner: str = "auto", *, min_moves: bool = False, time_limit: float | None = None,
+          workers: int | None = None, solver: str = "cadical195") -> Result:
+    """A plan (replayed by the verifier), a proof that there is none, or "unknown" past
+    ``time_limit``. ``min_moves``: the fewest moves and the proof that none has fewer.
+
+    >>> r = pegsat.solve(pegsat.problem("triangle-5", vacant="a1"))
+    >>> r.status.value, len(r.plan)
+    ('solved', 13)
+    """
+    from .apps.solve import solve as run
+    from .planners.config import Config
+    from .planners.sat import check_solver
+
+    check_solver(solver)
+    config = Config(solver=solver)
+    if workers:
+        config = replace(config, workers=workers)
+    return run(p, "moves" if min_moves else planner, config, Deadline(time_limit))
+
+
+def prove(p: Problem, *, time_limit: float | None = None, certificate: str | Path | None = None,
+          sat: bool = False) -> Result:
+    """Refute ``p`` with the cheapest argument a sceptic can check (counting, position classes,
+    a pagoda, an exhaustive search, SAT with a DRAT proof), writing the certificate to
+    ``certificate`` (JSON, with its companion files beside it); or find that it is solvable.
+
+    >>> r = pegsat.prove(pegsat.problem("english", survivor="c4"))
+    >>> r.status.value, r.kind
+    ('unsolvable', 'classes')
+    """
+    from .proofs.prove import prove as run
+
+    return run(p, Deadline(time_limit), certificate_path=certificate, search=not sat)
+
+
+def check(certificate: str | Path, *, time_limit: float | None = None):
+    """Re-verify a certificate file exactly and independently: a ``Verdict`` (``ok``,
+    ``kind``, ``message``, ``finished``)."""
+    from .proofs.certificate import check as run
+    from .proofs.certificate import load
+
+    return run(load(certificate), Path(certificate).parent, deadline=Deadline(time_limit))
+
+
+def count(p: Problem, *, time_limit: float | None = None):
+    """The game tree by jumps, level by level (a ``Census``; boards of at most 64 holes).
+
+    >>> c = pegsat.count(pegsat.problem("triangle-5", vacant="a1"))
+    >>> c.total("positions"), c.winning
+    (3016, 29760)
+    """
+    from .apps.count import count as run
+
+    return run(p, Deadline(time_limit))
+
+
+@dataclass(frozen=True)
+class Hints:
+    """The verdict on a position and on every legal jump from it (``apps.hint``)."""
+
+    problem: Problem
+    position: Position
+    status: str  # alive, dead, unknown
+    reason: str
+    jumps: dict[str, tuple[str, str]] = field(default_factory=dict)  # jump -> (status, reason)
+    notes: tuple[str, ...] = ()
+
+    def to_dict(self) -> dict[str, Any]:
+        jumps = {k: {"status": s, "reason": r} for k, (s, r) in self.jumps.items()}
+        return {"problem": self.problem.describe(), "position": self.position.holes, "status": self.status,
+                "reason": self.reason, "jumps": jumps, "notes": list(self.notes)}
+
+
+def hint(p: Problem, plan: str | None = None, *, time_limit: float = 2.0) -> Hints:
+    """Every legal jump from the start, or from where ``plan`` (the game so far) leads: alive
+    (still solvable), dead (with how it is known) or unknown (``time_limit`` per jump).
+
+    >>> h = pegsat.hint(pegsat.problem("triangle-5", vacant="a1"), "c3-a1")
+    >>> h.status, h.jumps["b4-b2"]
+    ('alive', ('alive', 'in the solvable set'))
+    """
+    from .apps.hint import Hinter
+    from .apps.verify import verify as replay_text
+    from .formats.notation import format_plan
+
+    pos = p.start
+    if plan is not None:
+        from .apps.pose import Posed
+
+        pos = replay_text(Posed(p), plan, "auto", partial=True).final
+    hinter = Hinter(p, time_limit, moves_left=False)
+    here = hinter.position(pos)
+    jumps = {format_plan(p.board, (v.jump,)): (v.status, v.reason) for v in hinter.jumps(pos)}
+    return Hints(p, Position(p.board, pos), here.status, here.reason, jumps, tuple(hinter.notes))
+
+
+def verify(p: Problem, plan: str):
+    """Replay ``plan`` (hole names, ids, coordinates or IPC actions) on ``p``; a ``Replay``
+    (``jumps``, ``moves``, ``positions``) or a ``PlanError`` naming the failing step.
+
+    >>> pegsat.verify(pegsat.problem("triangle-5", vacant="a1"), "c3-a1")
+    Traceback (most recent call last):
+    ...
+    pegsat.errors.PlanError: goal not reached after 1 jumps: wanted 1 peg left, 13 pegs left
+    """
+    from .apps.pose import Posed
+    from .apps.verify import verify as run
+
+    return run(Posed(p), plan, "auto")
+
+
+def survey(on: Board | str, *, results: str | Path | None = None, time_limit: float = 60.0,
+           budget: float | None = None, min_moves: bool = False):
+    """Every single-vacancy -> single-survivor problem of a board, classified (a ``Table``);
+    results are appended to ``results`` (JSON lines) as they are settled, and a rerun resumes."""
+    import tempfile
+
+    from .apps.survey import run, table
+
+    b = board(on) if isinstance(on, str) else on
+    with tempfile.TemporaryDirectory() as tmp:
+        path = Path(results) if results is not None else Path(tmp) / "survey.jsonl"
+        reps = run(b, path, planner="moves" if min_moves else "auto", time_limit=time_limit, budget=budget)
+    return table(b, reps)
+
+
+# --- pictures in Jupyter --------------------------------------------------------------------
+
+
+def _board_svg(self: Board) -> str:
+    from .formats.svg import board_svg
+
+    return board_svg(self)
+
+
+def _problem_svg(self: Problem) -> str:
+    from .formats.svg import board_svg
+
+    return board_svg(self.board, pegs=self.start)
+
+
+def _result_html(self: Result) -> str:
+    import html
+
+    from .formats.render import plan_strip
+
+    head = f"<p><b>{html.escape(self.status.value)}</b> by {html.escape(self.planner)}"
+    if self.proof is not None:
+        head += f" (proof: {html.escape(self.proof.value)})"
+    head += f": {html.escape(self.problem.describe())}"
+    if self.detail:
+        head += f"; {html.escape(self.detail)}"
+    if self.plan is None:
+        return head + "</p>"
+    return head + f"; {len(self.plan)} jumps, {self.moves} moves</p>" + plan_strip(self.problem, self.plan)
+
+
+Board._repr_svg_ = _board_svg  # type: ignore[attr-defined]
+Problem._repr_svg_ = _problem_svg  # type: ignore[attr-defined]
+Result._repr_html_ = _result_html  # type: ignore[attr-defined]
