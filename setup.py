@@ -10,4 +10,5 @@ if platform.machine() in ("x86_64", "AMD64"):
     flags.append("-mpopcnt")
 
 setup(ext_modules=[Extension("pegsat.engine._core", ["src/pegsat/engine/_core.c"],
-                             depends=["src/pegsat/engine/_core_impl.h"], extra_compile_args=flags)])
+                             depends=["src/pegsat/engine/_core_impl.h", "src/pegsat/engine/_levels_impl.h",
+                                      "src/pegsat/engine/_dfs_impl.h"], extra_compile_args=flags)])

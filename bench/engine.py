@@ -170,7 +170,7 @@ def rate_rows(args) -> list[list[str]]:
     except reference.Exhausted:
         pass
     ref_rate = ref_budget / (time.perf_counter() - t)
-    from pegsat.planners.search import table_bits
+    from pegsat.engine.drive import table_bits
     s = D.DepthFirst(p, table_bits=table_bits(p))  # the table the planner gives this board
     t = time.perf_counter()
     s.attempt(order, c_budget)

@@ -115,3 +115,24 @@ def test_a_back_edge_is_caught(tmp_path):
     found = imports("pegsat.engine.bad", bad)
     assert ("pegsat.planners.auto", 1) in found
     assert layer_of("pegsat.planners.auto") > layer_of("pegsat.engine.bad")
+
+
+def test_every_public_function_says_what_it_does():
+    """Module-level functions and methods of public classes whose names do not start with an
+    underscore carry a docstring (properties and click's ``convert`` aside)."""
+    missing = []
+
+    def visit(body, path, cls=""):
+        for node in body:
+            if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
+                props = any(isinstance(d, ast.Name) and d.id == "property" for d in node.decorator_list)
+                if node.name.startswith("_") or props or (cls and node.name == "convert"):
+                    continue
+                if not ast.get_docstring(node):
+                    missing.append(f"{path.relative_to(SRC.parent)}:{node.lineno} {cls}{node.name}")
+            elif isinstance(node, ast.ClassDef) and not node.name.startswith("_"):
+                visit(node.body, path, f"{node.name}.")
+
+    for path in MODULES.values():
+        visit(ast.parse(path.read_text()).body, path)
+    assert not missing, "no docstring: " + ", ".join(missing)

@@ -17,7 +17,8 @@ from pegsat.engine.kernel import kernel
 from pegsat.model.catalogue import get_board
 from pegsat.model.problem import Goal, Problem, single_vacancy
 from pegsat.model.result import Result, Status
-from pegsat.planners import beam, search
+from pegsat.planners import beam, game
+from pegsat.planners import turns as scheduler
 from pegsat.planners.config import Config
 
 
@@ -102,12 +103,12 @@ class Enough(Exception):
 
 
 def turns(monkeypatch, problem: Problem, seen: list[str], dfs_turns: int | None = None) -> Result:
-    """``search._in_turns`` on ``problem``'s depth-first game (a fake that always says
+    """``scheduler.in_turns`` on ``problem``'s depth-first game (a fake that always says
     "unknown", and raises ``Enough`` at its ``dfs_turns``-th turn) and the real beam's; the
     turns taken go to ``seen``, in order."""
-    real = search._beam_turn
+    real = scheduler.beam_turn
 
-    def whole(problem, deadline, config, memo=None):
+    def whole(problem, deadline, config, state=None):
         seen.append("dfs")
         if seen.count("dfs") == dfs_turns:
             raise Enough
@@ -117,12 +118,12 @@ def turns(monkeypatch, problem: Problem, seen: list[str], dfs_turns: int | None 
         seen.append("beam")
         return real(*args)
 
-    monkeypatch.setattr(search, "_whole", whole)
-    monkeypatch.setattr(search, "_beam_turn", beam_turn)
-    monkeypatch.setattr(search, "_mine", lambda *a: None)
-    monkeypatch.setattr(search, "_grow", lambda *a: None)
-    games = [search._Game(-1, problem, False), search._Game(search.BEAM, problem, False)]
-    return search._in_turns(problem, games, {}, 0, Deadline(600), Config(workers=1))
+    monkeypatch.setattr(game, "whole", whole)
+    monkeypatch.setattr(scheduler, "beam_turn", beam_turn)
+    monkeypatch.setattr(scheduler, "mine", lambda *a: None)
+    monkeypatch.setattr(scheduler, "grow", lambda *a: None)
+    games = [scheduler.Turn(scheduler.Part.ITSELF, problem), scheduler.Turn(scheduler.Part.BEAM, problem)]
+    return scheduler.in_turns(problem, games, {}, 0, Deadline(600), Config(workers=1))
 
 
 def test_the_beam_takes_its_turn_last_and_its_plan_wins(monkeypatch):

@@ -150,10 +150,10 @@ def test_pagodas_and_restarts_never_change_the_answer(problem):
 def test_level_sizes_match_the_reference(problem, reverse):
     b = problem.board
     group = D.goal_group(problem)
-    lv = Levels(b, group, (problem.start,), None, Deadline(30))
+    lv = Levels(b, group, (problem.start,), None)
     ref = {R.canon(b, lv.group, problem.start)}
     for _ in range(min(problem.pegs - 1, 8)):
-        got = lv.grow("forward")
+        got = lv.grow("forward", Deadline(30))
         ref = R.step(b, lv.group, ref)
         assert lv.kernel.ints(got) == sorted(ref)
 

@@ -198,9 +198,10 @@ def test_survey_falls_back_to_layers_when_the_planners_give_up(monkeypatch):
 
 
 def test_survey_skips_the_reversed_game_when_the_search_took_turns(monkeypatch):
-    """A planner that already played the reversed game (its stats count games) is not asked
-    to play it again; the exhaustive step still runs."""
+    """On a board where the search takes turns (it played the reversed game already) the
+    planner is not asked to play it again; the exhaustive step still runs."""
     import pegsat.apps.survey as survey_mod
+    from pegsat.analysis import games
     from pegsat.apps.survey import settle
     from pegsat.model.result import Result
 
@@ -209,10 +210,11 @@ def test_survey_skips_the_reversed_game_when_the_search_took_turns(monkeypatch):
     def turns_taken(problem, planner, config=None, deadline=None):
         asked.append((planner, problem.start))
         if planner == "auto":
-            return Result(Status.UNKNOWN, problem, "auto", stats={"games": 3}, detail="simulated")
+            return Result(Status.UNKNOWN, problem, "auto", detail="simulated")
         return real(problem, planner, config, deadline)
 
     monkeypatch.setattr(survey_mod, "solve", turns_taken)
+    monkeypatch.setattr(games, "SPLIT_ABOVE", 0)  # triangle-5 as large as the diamond
     h = T5.hole
     e = settle(T5, h("a1"), h("a1"), "auto", 10)
     assert [p for p, _ in asked] == ["auto", "layers"]

@@ -305,17 +305,18 @@ def test_dead_sets_agree_with_the_search_and_pass_the_checker(problem: Problem):
 def split_cert(tmp_path_factory):
     """triangle-5, vacancy b3, one peg anywhere but c5 (the one reachable survivor): no cheap
     proof and no single level search is needed, but it is what the 41- and 45-hole boards get."""
+    from pegsat.analysis import games
     from pegsat.model.problem import Goal
     from pegsat.proofs import prove as P
 
     b = get_board("triangle-5")
     p = single_vacancy(b, b.hole("b3"), Goal(min_pegs=1, max_pegs=1, empty=1 << b.hole("c5")))
     path = tmp_path_factory.mktemp("split") / "b3.json"
-    old, P.SPLIT_ABOVE = P.SPLIT_ABOVE, 0
+    old, games.SPLIT_ABOVE = games.SPLIT_ABOVE, 0
     try:
         r = P.prove(p, Deadline(120), certificate_path=path)
     finally:
-        P.SPLIT_ABOVE = old
+        games.SPLIT_ABOVE = old
     assert r.status is Status.UNSOLVABLE and r.proof.value == "split", r.detail
     return path
 

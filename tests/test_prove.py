@@ -253,7 +253,7 @@ def test_survey_budget_gives_the_unknown_a_second_longer_run(tmp_path, monkeypat
     pairs = len(list(survey_mod.orbit_pairs(T5, reversal=True)))
     assert table(T5, run(T5, tmp_path / "a.jsonl", time_limit=0.5)).unknown > 0  # no budget: one pass
     calls.clear()
-    t = table(T5, run(T5, tmp_path / "b.jsonl", time_limit=0.5, budget=120))
+    t = table(T5, run(T5, tmp_path / "b.jsonl", time_limit=0.5, budget=Deadline(120)))
     assert t.unknown == 0 and len(calls) == 2 * pairs
     second = calls[pairs:]
     assert all(c[2] > 0.5 and c[3] is not None and c[4] is not None for c in second)
@@ -275,7 +275,7 @@ def test_survey_budget_retries_the_hardest_with_everything_left(tmp_path, monkey
 
     budget = 20.0
     monkeypatch.setattr(survey_mod, "settle", needs_most_of_the_budget)
-    t = table(T5, run(T5, tmp_path / "a.jsonl", time_limit=0.5, budget=budget))
+    t = table(T5, run(T5, tmp_path / "a.jsonl", time_limit=0.5, budget=Deadline(budget)))
     assert t.unknown == 0
     for pair in hard:
         tries = handed[pair]

@@ -10,7 +10,7 @@ from pegsat.model import region
 from pegsat.model.lattice import board_from_cells
 from pegsat.model.problem import Goal, Problem, holes_of
 from pegsat.model.result import Status
-from pegsat.planners import search
+from pegsat.planners import game, search
 from pegsat.planners.config import Config
 
 
@@ -65,7 +65,7 @@ def test_a_region_without_a_plan_is_never_reported(monkeypatch):
     """Regions that end "unsolvable" leave the question to the whole board."""
     p = soldiers(9, 6, 5, 3)
     calls = []
-    real = search._whole
+    real = game.whole
 
     def whole(problem, deadline, config):
         calls.append(problem.board.n)
@@ -74,7 +74,7 @@ def test_a_region_without_a_plan_is_never_reported(monkeypatch):
             return Result(Status.UNSOLVABLE, problem, "search")
         return real(problem, deadline, config)
 
-    monkeypatch.setattr(search, "_whole", whole)
+    monkeypatch.setattr(game, "whole", whole)
     r = search.solve(p, Deadline(60), Config(workers=1))
     assert calls[-1] == p.board.n and len(calls) > 1
     assert r.status is Status.SOLVED and r.problem is p

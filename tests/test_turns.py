@@ -10,8 +10,9 @@ from pegsat.engine.bitboard import replay_plan, same_game
 from pegsat.model.catalogue import get_board
 from pegsat.model.problem import Goal, dual, single_vacancy
 from pegsat.model.result import Proof, Result, Status
-from pegsat.planners import search
+from pegsat.planners import game, turns
 from pegsat.planners.config import Config
+from pegsat.planners.turns import Part, Turn
 
 D = get_board("diamond")
 
@@ -19,8 +20,8 @@ D = get_board("diamond")
 def test_a_plan_of_the_reversed_game_is_turned_into_a_plan_here():
     e = get_board("english")
     p = single_vacancy(e, e.hole("d1"), Goal.survivor(e, e.hole("d4")))
-    game = search._Game(-1, dual(p), True)  # vacancy d4 -> survivor d1
-    r = search._in_turns(p, [game], {}, 0, Deadline(60), Config(workers=1))
+    reversed_game = Turn(Part.ITSELF, dual(p), True)  # vacancy d4 -> survivor d1
+    r = turns.in_turns(p, [reversed_game], {}, 0, Deadline(60), Config(workers=1))
     assert r.status is Status.SOLVED and "time-reversed" in r.detail
     assert replay_plan(p, r.plan).final == p.goal.full
 
@@ -42,61 +43,60 @@ def test_turns_grow_by_half_then_double(monkeypatch):
     MINE_FROM seconds: a problem settled in the meantime never pays for it."""
     e = get_board("english")
     probs = [single_vacancy(e, e.hole(h), Goal.one_peg()) for h in ("d4", "d1", "c1")]
-    games = [search._Game(search.WHOLE, probs[0], False), search._Game(3, probs[1], False),
-             search._Game(5, probs[2], True)]
-    turns: list[tuple[int, float]] = []
+    games = [Turn(Part.OPEN, probs[0]), Turn(3, probs[1]), Turn(5, probs[2], True)]
+    taken: list[tuple[int, float]] = []
 
     class Enough(Exception):
         pass
 
-    def whole(problem, deadline, config, memo=None):
-        if len(turns) == 18:
+    def whole(problem, deadline, config, state=None):
+        if len(taken) == 18:
             raise Enough
         i = next(k for k, q in enumerate(probs) if q is problem)
-        turns.append((i, deadline.remaining()))
+        taken.append((i, deadline.remaining()))
         events.append(("turn", i))
-        if i == 2 and len(turns) > 3:  # the reversed game refutes survivor 5 in its second turn
+        if i == 2 and len(taken) > 3:  # the reversed game refutes survivor 5 in its second turn
             return Result(Status.UNSOLVABLE, problem, "search", proof=Proof.EXHAUSTED)
         return Result(Status.UNKNOWN, problem, "search")
 
-    monkeypatch.setattr(search, "_whole", whole)
+    monkeypatch.setattr(game, "whole", whole)
     events: list[tuple[str, int]] = []
-    monkeypatch.setattr(search, "_mine", lambda problem, *a: events.append(("mine", probs.index(problem))))
-    monkeypatch.setattr(search, "_grow", lambda *a: None)
+    monkeypatch.setattr(turns, "mine", lambda problem, *a: events.append(("mine", probs.index(problem))))
+    monkeypatch.setattr(turns, "grow", lambda *a: None)
     with pytest.raises(Enough):
-        search._in_turns(probs[0], games, {}, 0, Deadline(10_000), Config(workers=1))
-    w = search.WHOLE_TURN
+        turns.in_turns(probs[0], games, {}, 0, Deadline(10_000), Config(workers=1))
+    w = turns.WHOLE_TURN
     want = [(0, 2), (1, 2), (2, 2), (0, 3 * w * 2), (1, 3), (2, 3)]  # two others, then one
     for t in (4.5, 6.75, 10.125, 15.1875, 22.78125, 45.5625):  # x1.5 below 16 s, then x2
         want += [(0, t * w), (1, t)]
-    assert [i for i, _ in turns] == [i for i, _ in want]
-    assert [t for _, t in turns] == pytest.approx([t for _, t in want], abs=0.05)
+    assert [i for i, _ in taken] == [i for i, _ in want]
+    assert [t for _, t in taken] == pytest.approx([t for _, t in want], abs=0.05)
     assert events[:7] == [("turn", 0), ("turn", 1), ("turn", 2), ("mine", 0), ("turn", 0), ("turn", 1),
                           ("turn", 2)]
     first = events.index(("mine", 1))  # just before the turn after its first of MINE_FROM s
-    spans = [t for i, t in turns if i == 1][:events[:first].count(("turn", 1))]
+    spans = [t for i, t in taken if i == 1][:events[:first].count(("turn", 1))]
     assert events[first + 1] == ("turn", 1)
-    assert spans[-1] >= search.MINE_FROM > spans[-2]
+    assert spans[-1] >= turns.MINE_FROM > spans[-2]
 
 
 def test_a_self_dual_game_is_not_played_twice():
     p = single_vacancy(D, D.hole("e1"), Goal.survivor(D, D.hole("e9")))  # e9 -> e1 is its mirror image
-    games, refuted, _ = search._games(p)
+    games, refuted, _ = turns.plan_turns(p)
     assert same_game(p, dual(p)) and not refuted
-    assert [g.reverse for g in games if g.key != search.BEAM] == [False]
-    assert games[-1].key == search.BEAM  # and the beam's turn, last
+    assert [g.reverse for g in games if g.key is not Part.BEAM] == [False]
+    assert games[-1].key is Part.BEAM  # and the beam's turn, last
 
 
 def test_an_open_goal_s_game_comes_first_then_the_beam_and_holds_half_the_memory():
     p = single_vacancy(D, D.hole("e1"), Goal.one_peg())
-    games, refuted, _ = search._games(p)
-    assert [g.key for g in games[:2]] == [search.WHOLE, search.BEAM] and not refuted
-    rest = [g for g in games if g.key >= 0]
+    games, refuted, _ = turns.plan_turns(p)
+    assert [g.key for g in games[:2]] == [Part.OPEN, Part.BEAM] and not refuted
+    rest = [g for g in games if isinstance(g.key, int)]
     assert len(rest) == 7  # e3, b6, e6 both ways; e9 once (e9 -> e1 is e1 -> e9 turned over)
-    assert search._share(games, refuted, games[0]) == 0.5
-    assert search._share(games, refuted, rest[0]) == pytest.approx(0.5 / 7)
+    assert turns.share(games, refuted, games[0]) == 0.5
+    assert turns.share(games, refuted, rest[0]) == pytest.approx(0.5 / 7)
     refuted.update({g.key: (Proof.EXHAUSTED, False) for g in rest})
-    assert search._share(games, refuted, games[0]) == 1.0
+    assert turns.share(games, refuted, games[0]) == 1.0
 
 
 def test_a_full_dead_table_grows_and_keeps_its_positions():
@@ -121,11 +121,11 @@ def test_a_table_grows_ahead_of_a_turn_that_would_fill_it():
     s = dfs.DepthFirst(p, table=dfs.new_table(14))
     s.attempt(dfs.far_first(p), 5_000)
     assert 0.2 < dfs.filled(s.table) < 0.33
-    state = {"table": s.table}
-    search._grow(p, state, 1.0, 1.4)
-    assert state["table"] is s.table
-    search._grow(p, state, 1.0, 6.0)
-    assert len(state["table"]) == 4 * len(s.table)
+    state = game.State(table=s.table)
+    turns.grow(p, state, 1.0, 1.4)
+    assert state.table is s.table
+    turns.grow(p, state, 1.0, 6.0)
+    assert len(state.table) == 4 * len(s.table)
 
 
 def test_diamond_e4_has_no_one_peg_finish():

@@ -173,6 +173,7 @@ class Hints:
     notes: tuple[str, ...] = ()
 
     def to_dict(self) -> dict[str, Any]:
+        """The hints as plain JSON values."""
         jumps = {k: {"status": s, "reason": r} for k, (s, r) in self.jumps.items()}
         return {"problem": self.problem.describe(), "position": self.position.holes, "status": self.status,
                 "reason": self.reason, "jumps": jumps, "notes": list(self.notes)}
@@ -227,7 +228,8 @@ def survey(on: Board | str, *, results: str | Path | None = None, time_limit: fl
     b = board(on) if isinstance(on, str) else on
     with tempfile.TemporaryDirectory() as tmp:
         path = Path(results) if results is not None else Path(tmp) / "survey.jsonl"
-        reps = run(b, path, planner="moves" if min_moves else "auto", time_limit=time_limit, budget=budget)
+        reps = run(b, path, planner="moves" if min_moves else "auto", time_limit=time_limit,
+                   budget=Deadline(budget) if budget else None)
     return table(b, reps)
 
 

@@ -164,6 +164,7 @@ READ_NOTATION = click.Choice(["auto", *NOTATIONS])
 
 
 def read_notation(fn):
+    """The ``--notation`` option of commands that read a plan."""
     return click.option("--notation", default="auto", type=READ_NOTATION, show_default=True,
                         help="How PLAN is written; auto also recognises IPC plans.")(fn)
 
@@ -175,11 +176,13 @@ SWEEP_LIMIT = click.option("--sweep-limit", type=SECONDS, default=60.0, show_def
 
 
 def notes(lines: list[str]) -> None:
+    """Print a library's notes on stderr."""
     for line in lines:
         click.echo(f"note: {line}", err=True)
 
 
 def deadline_of(seconds: float | None):
+    """The one deadline of a command, from its ``--time-limit``."""
     from .deadline import Deadline
 
     return Deadline(seconds)
@@ -564,7 +567,8 @@ def survey(board: str, results: str | None, min_moves: bool, time_limit: float, 
     t0 = time.perf_counter()
     try:
         reps = run_survey(b, path, planner="moves" if min_moves else "auto", time_limit=time_limit,
-                          layers_limit=layers_limit, budget=budget, progress=progress)
+                          layers_limit=layers_limit, budget=deadline_of(budget) if budget else None,
+                          progress=progress)
     except KeyboardInterrupt:
         click.echo(f"interrupted: finished problems are kept in {path}; rerun to resume", err=True)
         sys.exit(INTERRUPTED)

@@ -141,6 +141,7 @@ class Staging:
         self.temps: dict[Path, str] = {}
 
     def path(self, target: Path | str) -> Path:
+        """A temporary file beside ``target`` for any writer; committed over it by ``commit``."""
         target = Path(target)
         directory = target.parent if str(target.parent) else Path(".")
         try:
@@ -155,11 +156,13 @@ class Staging:
         return Path(tmp)
 
     def write(self, target: Path | str, write: Writer) -> None:
+        """Fill a temporary file for ``target`` with ``write(fh)``."""
         tmp = self.path(target)
         with open(tmp, "w", encoding="utf-8") as fh:
             write(fh)
 
     def commit(self) -> None:
+        """Every staged file renamed over its target, with Ctrl-C held back."""
         try:
             for tmp in self.temps.values():
                 _fsync_file(tmp)
@@ -224,6 +227,7 @@ class JsonLines:
             self.fh.write("\n")
 
     def write(self, rec: dict) -> None:
+        """Append one record, on disk before the next."""
         self.fh.write(json.dumps(rec) + "\n")
         self.fh.flush()
         os.fsync(self.fh.fileno())

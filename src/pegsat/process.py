@@ -80,6 +80,7 @@ class Child:
             raise ChildDied(f"child process died (exit code {self.proc.exitcode})") from None
 
     def stop(self) -> None:
+        """Kill the child and wait for it."""
         if self.proc.is_alive():
             self.proc.kill()
         self.proc.join()

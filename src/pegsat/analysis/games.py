@@ -18,9 +18,11 @@ whole problem is cheaper than the split.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
+from typing import Any
 
 from ..model.problem import Goal, Problem
+from ..model.result import Result
 from .invariants import both_ways, fixed_survivor, survivor_candidates
 
 SPLIT_ABOVE = 36  # holes: bigger boards take turns on each survivor, and each game both ways
@@ -40,6 +42,14 @@ class Game:
     def lift(self, plan: Plan) -> Plan:
         """A plan of this game as a plan of the problem it came from."""
         return tuple(reversed(plan)) if self.reverse else tuple(plan)
+
+    def lift_result(self, r: Result, parent: Problem, **stats: Any) -> Result:
+        """This game's result as a result of ``parent``, the problem it came from: a plan
+        lifted, the statistics joined by ``stats``. (A refutation of one survivor's game is
+        not one of the parent: the caller decides what the parent's verdict is.)"""
+        plan = None if r.plan is None else self.lift(r.plan)
+        return replace(r, problem=parent, plan=plan, moves=None if self.reverse else r.moves,
+                       stats={**r.stats, **stats})
 
 
 @dataclass(frozen=True)
@@ -66,6 +76,7 @@ def large(problem: Problem) -> bool:
 
 
 def one_peg_anywhere(goal: Goal) -> bool:
+    """A goal of one peg, on any hole."""
     return not goal.full and goal.min_pegs <= 1 and goal.max_pegs == 1
 
 

@@ -98,4 +98,5 @@ def moves_lower_bound(board: Board, pos: int, goal: Goal) -> int:
 
 
 def describe(board: Board, region: int) -> str:
+    """The regions as hole names, for a message."""
     return " ".join(board.names[h] for h in holes_of(region))

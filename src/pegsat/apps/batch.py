@@ -83,7 +83,7 @@ def run_job(job: Job, planner: str, time_limit: float | None, cores: int = 1) ->
     """Runs on a worker: pose the problem, solve it, return a JSON-able record. The job's
     deadline starts here, when the worker takes it up."""
     from ..deadline import Deadline
-    from ..formats.notation import format_plan
+    from ..formats.report import record
     from ..planners.config import Config
     from .pose import pose
     from .solve import solve
@@ -94,10 +94,7 @@ def run_job(job: Job, planner: str, time_limit: float | None, cores: int = 1) ->
         deadline = Deadline(time_limit) if time_limit else Deadline()
         problem = pose(job.problem, job.options).problem
         r = solve(problem, planner, Config(workers=cores), deadline=deadline)
-        out.update(status=r.status.value, planner=r.planner, cores=cores,
-                   proof=r.proof.value if r.proof else None, moves=r.moves,
-                   optimal=r.optimal if r.lower_bound is not None else None, detail=r.detail,
-                   plan=format_plan(problem.board, r.plan) if r.plan is not None else None)
+        out.update(record(r), cores=cores)
     except PegsatError as exc:  # bad input: an answer, not a worker death
         out.update(status="error", detail=str(exc))
     except Exception as exc:  # a bug: recorded as an error with its type, never retried as unknown

@@ -80,12 +80,15 @@ class Census:
     peak_bytes: int
 
     def total(self, field: str) -> int:
+        """The sum of one ``Level`` field over every level."""
         return sum(getattr(lv, field) for lv in self.levels)
 
     def to_dict(self) -> dict:
+        """The census as plain JSON values (``to_json``)."""
         return self.to_json()
 
     def to_json(self) -> dict:
+        """The census as ``count --json`` prints it."""
         fields = ("classes", "positions", "alive_classes", "alive_positions", "dead_classes",
                   "dead_positions")
         return {"problem": self.problem.describe(), "symmetries": self.symmetries,
@@ -94,6 +97,7 @@ class Census:
                 "winning_sequences": self.winning, "games": self.games, "seconds": round(self.seconds, 3)}
 
     def table(self) -> list[str]:
+        """The census as ``count`` prints it, a line each."""
         head = (f"{'jumps':>5} {'pegs':>4} {'reachable':>12} {'(raw)':>14} {'alive':>11} {'(raw)':>13} "
                 f"{'no jump left':>12} {'(raw)':>13}")
         out = [f"{self.problem.describe()}  (positions up to {self.symmetries} symmetries; "

@@ -58,6 +58,7 @@ class Verdict:
 
 
 def cache_dir() -> Path:
+    """Where solvable sets are cached: ``$PEGSAT_CACHE``, else the user's cache directory."""
     if os.environ.get("PEGSAT_CACHE"):
         return Path(os.environ["PEGSAT_CACHE"])
     base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
@@ -65,6 +66,7 @@ def cache_dir() -> Path:
 
 
 def sweepable(problem: Problem) -> bool:
+    """Whether the problem's whole game is small enough to sweep into a solvable set."""
     return (problem.special is None and problem.board.n <= SWEEP_HOLES and problem.pegs <= SWEEP_PEGS
             and words(problem.board) == 1)
 
@@ -153,10 +155,12 @@ class Hinter:
             self.kernel = kernel(problem.board, tuple(tuple(p) for p in stabilizer(problem)))
 
     def at(self, pos: int) -> Problem:
+        """The problem with ``pos`` as its start."""
         p = self.problem
         return Problem(p.board, pos, p.goal, name=p.name)
 
     def is_won(self, pos: int) -> bool:
+        """Whether ``pos`` satisfies the goal."""
         return self.problem.goal.satisfied(pos)
 
     def position(self, pos: int) -> Verdict:
@@ -174,6 +178,7 @@ class Hinter:
         return self._plan(pos)
 
     def jumps(self, pos: int) -> list[Verdict]:
+        """The verdict on every legal jump from ``pos``."""
         out = []
         for k in self.eng.legal(pos):
             v = self.position(self.eng.apply(pos, k))

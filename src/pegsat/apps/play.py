@@ -74,6 +74,7 @@ class Game:
         return rep.final, count_moves(board, list(jumps))
 
     def status(self, jumps) -> dict:
+        """The verdict on the position after ``jumps`` (replayed first)."""
         pos, moves = self.replay(jumps)
         with self.lock:
             v = self.hinter.position(pos)
@@ -84,6 +85,7 @@ class Game:
                 "jumps": len(jumps), "legal": len(self.hinter.eng.legal(pos))}
 
     def hint(self, jumps) -> dict:
+        """One jump that keeps the game alive after ``jumps``, or why there is none."""
         pos, _ = self.replay(jumps)
         board = self.posed.problem.board
         with self.lock:
@@ -98,6 +100,7 @@ class Game:
         return {"jump": None, "text": f"hint: {why}"}
 
     def save(self, jumps) -> dict:
+        """The game so far as a plan in hole names (a won game replayed whole)."""
         pos, moves = self.replay(jumps)
         problem = self.posed.problem
         plan = format_plan(problem.board, tuple(jumps))
@@ -119,6 +122,7 @@ class Server(ThreadingHTTPServer):
     html: bytes
 
     def handle_error(self, request, client_address) -> None:
+        """Quiet for a client that went away; one line for anything else."""
         exc = sys.exc_info()[1]
         if isinstance(exc, (ConnectionError, TimeoutError)):
             return  # a client that disconnected or stalled: nothing to tell the player

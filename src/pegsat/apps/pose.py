@@ -34,6 +34,7 @@ class Posed:
 
 
 def pose(spec: str, options: ProblemOptions | None = None, *, domain: str | None = None) -> Posed:
+    """What the user typed (board, TOML or PDDL file) and the options, as a posed problem."""
     options = options or ProblemOptions()
     if domain is not None or spec.endswith(".pddl"):
         if options != ProblemOptions():

@@ -34,6 +34,8 @@ from ..proofs.cheap import cheap_proofs
 
 def solve(problem: Problem, planner: str = "auto", config: Config | None = None,
           deadline: Deadline | None = None) -> Result:
+    """Solve ``problem`` with ``planner``: cheap proofs first, the open goal split where needed, every plan
+    replayed before it is returned."""
     t0 = time.perf_counter()
     backend = get_planner(planner)
     try:
@@ -68,17 +70,16 @@ def _split_survivors(split: games.Split, backend: Backend, deadline: Deadline, c
     unknown, refuted = [], []
     for h in split.survivors:
         (game,) = split.games(h, both=False)
-        sub = game.problem
-        r = cheap_proofs(sub) or backend.solve(sub, deadline, config)
+        r = cheap_proofs(game.problem) or backend.solve(game.problem, deadline, config)
         totals["subproblems"] += 1
         totals["encode_s"] += r.stats.get("encode_s", 0.0)
         totals["solve_s"] += r.stats.get("solve_s", 0.0)
         if r.status.solved:
-            return replace(r, problem=problem, stats={**r.stats, **totals, "survivor": board.names[h]})
+            return game.lift_result(r, problem, **totals, survivor=board.names[h])
         if r.status is Status.UNSOLVABLE:
             refuted.append(board.names[h])
         elif r.status is Status.ERROR:
-            return replace(r, problem=problem, stats={**r.stats, **totals})
+            return game.lift_result(r, problem, **totals)
         else:
             unknown.append(board.names[h])
     if unknown:

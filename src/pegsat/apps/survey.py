@@ -114,10 +114,10 @@ def settle(board: Board, v: int, s: int, planner: str, time_limit: float | None,
     if r.status is Status.UNKNOWN and planner != "moves":
         # The time-reversed game (vacancy s -> survivor v) is solvable exactly when this one
         # is, and is sometimes much easier (French c1 -> e4: unknown after 60 s; e4 -> c1:
-        # found). On large boards the search already took turns on it (its stats count the
-        # games), and a self-dual game would only be played again: not then.
+        # found). On large boards the search already took turns on it (``analysis.games``),
+        # and a self-dual game would only be played again: not then.
         reverse = games.reversed_game(problem)
-        if reverse is not None and r.stats.get("games", 0) < 2:
+        if reverse is not None and not games.large(problem):
             d = solve(reverse.problem, planner, deadline=budget(time_limit))
             if d.plan is not None:
                 rep = replay_plan(problem, reverse.lift(d.plan))  # verified before it is kept
@@ -180,11 +180,11 @@ def _replays(board: Board, e: Entry) -> bool:
 
 
 def run(board: Board, results: Path, *, planner: str = "auto", time_limit: float | None = 60.0,
-        layers_limit: float | None = None, budget: float | None = None,
+        layers_limit: float | None = None, budget: Deadline | None = None,
         progress: Callable[[Entry, int, int], None] | None = None) -> dict[tuple[str, str], Entry]:
     """Settle every orbit representative not already in ``results``; return them all.
 
-    ``budget``: seconds for the whole survey. The first pass gives each problem
+    ``budget``: the deadline of the whole survey. The first pass gives each problem
     ``time_limit`` (less if the budget runs short); then what is left of the budget is
     shared evenly among the problems still unknown, each solved once more with its share (a
     solve starts afresh: one long run decides more than several short ones), and again while
@@ -193,7 +193,8 @@ def run(board: Board, results: Path, *, planner: str = "auto", time_limit: float
     problems it had given 156-235 s each were unknown). Without a budget, one pass."""
     if board.n > 64:
         raise PegsatError(f"survey: board {board.name} has {board.n} holes; at most 64")
-    whole = Deadline(budget) if budget else Deadline()
+    limited = budget is not None and budget.remaining() is not None
+    whole = budget if budget is not None else Deadline()
     done = read_results(results, board, planner)
     mark = stamp(board, planner)
     reversal = planner != "moves"  # the fewest moves of v -> s and s -> v differ
@@ -207,7 +208,7 @@ def run(board: Board, results: Path, *, planner: str = "auto", time_limit: float
         given: dict[int, float] = {}  # pair index -> seconds its last solve was handed
 
         def one(i: int, v: int, s: int, seconds: float | None, layers: float | None) -> None:
-            e = settle(board, v, s, planner, seconds, layers, cap=whole if budget else None)
+            e = settle(board, v, s, planner, seconds, layers, cap=whole if limited else None)
             given[i] = e.seconds if seconds is None else seconds + (seconds if layers is None else layers)
             out.write({**asdict(e), "stamp": mark})
             if e.status in ("solved", "unsolvable"):
@@ -218,7 +219,7 @@ def run(board: Board, results: Path, *, planner: str = "auto", time_limit: float
         for i, (v, s) in enumerate(pairs, start=1):
             if (names[v], names[s]) not in done and not whole.expired():
                 one(i, v, s, time_limit, layers_limit)
-        while budget and not whole.expired():
+        while limited and not whole.expired():
             left = sorted((given[i], i, v, s) for i, (v, s) in enumerate(pairs, start=1)
                           if i in given and (names[v], names[s]) not in done)
             rem = whole.remaining() or 0
@@ -246,6 +247,7 @@ class Table:
     unknown: int  # problems (not orbits) left unsettled
 
     def survivors(self, v: int) -> list[int]:
+        """The survivors vacancy ``v`` can end on."""
         cells = self.cells
         return [s for s in range(self.board.n) if (v, s) in cells and cells[(v, s)].status == "solved"]
 
@@ -274,9 +276,11 @@ class Table:
         return out
 
     def to_dict(self) -> dict:
+        """The table as plain JSON values (``to_json``)."""
         return self.to_json()
 
     def to_json(self) -> dict:
+        """The table as ``survey --json`` writes it."""
         names = self.board.names
         return {
             "board": self.board.name, "unknown": self.unknown, "shares": dict(self.proof_shares()),
@@ -296,6 +300,7 @@ def picture(t: Table) -> str:
 
 
 def table(board: Board, reps: dict[tuple[str, str], Entry]) -> Table:
+    """The full table from the orbit representatives, filled by symmetry and time reversal."""
     cells: dict[tuple[int, int], Entry] = {}
     for (vn, sn), e in reps.items():
         v, s = board.hole(vn), board.hole(sn)

@@ -38,6 +38,7 @@ MAGIC = "pegsat-dimacs 1"
 
 
 def fingerprint(clauses) -> str:
+    """The SHA-256 of the clauses, as the header records it."""
     h = hashlib.sha256()
     for cl in clauses:
         h.update((" ".join(map(str, cl)) + " 0\n").encode())
@@ -62,6 +63,7 @@ class Exported:
 
 
 def header(f: Formula, cnf: CNF) -> list[str]:
+    """The self-describing comment lines of an exported CNF."""
     b = f.problem.board
     lines = [
         f"c {MAGIC}",
@@ -107,6 +109,8 @@ class Decoded:
 
 
 def read_instance(path: str | Path) -> tuple[Formula, CNF]:
+    """A CNF written by ``pegsat export``: its formula re-encoded from the header, checked against the file's
+    clauses."""
     from pysat.formula import CNF
 
     try:
@@ -166,6 +170,7 @@ def read_model(path: str | Path) -> list[int]:
 
 
 def decode(cnf_path: str | Path, model_path: str | Path) -> Decoded:
+    """A solver's model for an exported CNF, turned into a plan and replayed."""
     f, cnf = read_instance(cnf_path)
     lits = read_model(model_path)
     top = max(abs(v) for v in lits)

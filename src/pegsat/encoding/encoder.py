@@ -58,6 +58,7 @@ class EncodeOptions:
     card: str = "seqcounter"
 
     def describe(self) -> str:
+        """The options as the DIMACS header's ``encoding`` line."""
         return (f"steps={self.steps} symmetry={int(self.symmetry)} order={int(self.order)} "
                 f"card={self.card}")
 
@@ -88,12 +89,15 @@ class Formula:
         return len(self.lengths) > 1
 
     def peg(self, h: int, t: int) -> int:
+        """The variable: hole ``h`` holds a peg after step ``t``."""
         return self.pool.id(("peg", h, t))
 
     def jump(self, k: int, t: int) -> int:
+        """The variable: jump ``k`` is played at step ``t``."""
         return self.pool.id(("jump", k, t))
 
     def used(self, t: int) -> int:
+        """The variable: step ``t`` plays some jump."""
         return self.pool.id(("used", t))
 
     def length_assumptions(self, length: int) -> list[int]:
@@ -216,11 +220,13 @@ def encode(problem: Problem, options: EncodeOptions | None = None, steps: int | 
 
 
 def add_initial(f: Formula) -> None:
+    """Clauses fixing the start position at step 0."""
     for h in range(f.problem.board.n):
         f.clauses.append([f.peg(h, 0) if f.problem.start >> h & 1 else -f.peg(h, 0)])
 
 
 def add_goal(f: Formula) -> None:
+    """Clauses for the goal at the last step."""
     g, T = f.problem.goal, f.horizon
     for h in range(f.problem.board.n):
         if g.full >> h & 1:

@@ -45,7 +45,7 @@ class Beam:
     def __init__(self, problem: Problem, pagodas: Sequence[Pagoda]) -> None:
         self.problem = problem
         goals = goal_positions(problem)  # None: too many to list; the goal is tested instead
-        self.levels = Levels(problem.board, stabilizer(problem), (problem.start,), goals, Deadline())
+        self.levels = Levels(problem.board, stabilizer(problem), (problem.start,), goals)
         self.weights = [p.weights for p in pagodas]
         self.floors = [p.floor for p in pagodas]
         dist = goal_distances(problem)
@@ -58,7 +58,7 @@ class Beam:
         jumps = self.problem.pegs - self.problem.goal.min_pegs
         back = lv.side("backward")
         while len(back[-1]) and len(back[-1]) <= BACK_LIMIT and len(back) <= jumps:
-            lv.grow("backward")
+            lv.grow("backward", Deadline())
         # peg counts per backward level, to test a forward level only against its own
         self.counts = [set(np.unique(k.popcount(b)).tolist()) for b in back]
         self.ready = True
@@ -93,7 +93,6 @@ class Beam:
         """(start, plan) from one beam of ``width`` positions, or None (it died out, or
         reached the goal's peg count without meeting). Raises ``Timeout``."""
         lv, k = self.levels, self.levels.kernel
-        lv.deadline = deadline
         if not self.ready:
             self._backward()
         lv.fwd = [lv.level_of(lv.starts)]
@@ -114,7 +113,7 @@ class Beam:
             return self._walk(lv.fwd[0], 0, js)
         while len(lv.fwd[-1]) and pegs - (len(lv.fwd) - 1) > low:
             meets, js = self._meeting(pegs - len(lv.fwd))
-            hits, met = lv.grow_until("forward", narrow, meets, pagodas)
+            hits, met = lv.grow_until("forward", deadline, narrow, meets, pagodas)
             if met:
                 return self._walk(hits, len(lv.fwd), js)
         return None

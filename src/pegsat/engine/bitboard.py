@@ -28,10 +28,12 @@ class Engine:
     flip: tuple[int, ...]
 
     def legal(self, pos: int) -> list[int]:
+        """The jump ids legal at ``pos``."""
         need, land = self.need, self.land
         return [k for k in range(len(need)) if pos & need[k] == need[k] and not pos & land[k]]
 
     def apply(self, pos: int, k: int) -> int:
+        """The position after jump ``k``."""
         return pos ^ self.flip[k]
 
     def unplayable(self, pos: int) -> list[int]:
@@ -42,6 +44,7 @@ class Engine:
 
 @lru_cache(maxsize=128)
 def engine(board: Board) -> Engine:
+    """The board's jump tables (cached per board)."""
     need, land, flip = [], [], []
     for a, b, c in board.jumps:
         need.append(1 << a | 1 << b)
@@ -62,6 +65,7 @@ def count_moves(board: Board, plan: Sequence[int]) -> int:
 
 
 def split_moves(board: Board, plan: Sequence[int]) -> list[list[int]]:
+    """The plan cut into moves: consecutive jumps by one peg."""
     out: list[list[int]] = []
     last_dst = None
     for k in plan:
@@ -159,6 +163,7 @@ class Symmetry:
     tables: tuple[tuple[tuple[int, ...], ...], ...]  # [perm][byte index][byte] -> bits
 
     def apply(self, i: int, pos: int) -> int:
+        """The image of ``pos`` under the permutation."""
         out = 0
         for table in self.tables[i]:
             out |= table[pos & 0xFF]
@@ -176,6 +181,7 @@ class Symmetry:
 
 
 def symmetry(board: Board, perms: Sequence[Perm] | None = None) -> Symmetry:
+    """The byte look-up tables of a permutation (cached)."""
     perms = tuple(perms if perms is not None else board.symmetries)
     nbytes = (board.n + 7) // 8
     tables = []
@@ -196,6 +202,7 @@ def symmetry(board: Board, perms: Sequence[Perm] | None = None) -> Symmetry:
 
 
 def permute(perm: Perm, pos: int) -> int:
+    """The image of ``pos`` under ``perm``."""
     out = 0
     h = 0
     while pos:

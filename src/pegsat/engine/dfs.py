@@ -206,6 +206,7 @@ class DepthFirst:
                 self.cuts += st["pagoda_cuts"]
 
     def plan(self) -> tuple[int, ...]:
+        """The jump ids of the plan the last descent found."""
         if self._last is None:
             raise ValueError("no descent has run")
         return tuple(self._last.path())
@@ -215,6 +216,7 @@ class DepthFirst:
         return self.stored + sum(s.stats()["stored"] for s in self._live or ())
 
     def stats(self) -> dict[str, int]:
+        """Counters of every descent so far."""
         return {"nodes": self.nodes, "dead_positions": self.stored, "table_hits": self.hits,
                 "pagoda_cuts": self.cuts, "attempts": self.attempts}
 

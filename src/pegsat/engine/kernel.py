@@ -30,6 +30,7 @@ U64 = np.uint64
 
 
 def check_size(board: Board) -> None:
+    """Refuse a board the core cannot hold (more than 128 holes)."""
     if board.n > MAX_HOLES:
         raise PegsatError(f"board {board.name} has {board.n} holes; the search engine handles at most "
                           f"{MAX_HOLES}")
@@ -60,19 +61,23 @@ class Kernel:
         return arr if self.width == 1 else arr.reshape(-1, 2)
 
     def array(self, positions: Iterable[int]) -> np.ndarray:
+        """Positions as the core's array (one or two words each)."""
         if self.width == 1:
             return np.array(list(positions), dtype=U64)
         return np.array([(p & 0xFFFFFFFFFFFFFFFF, p >> 64) for p in positions], dtype=U64).reshape(-1, 2)
 
     def ints(self, arr: np.ndarray) -> list[int]:
+        """Positions of the core's array as Python integers."""
         if self.width == 1:
             return [int(x) for x in arr]
         return [int(lo) | int(hi) << 64 for lo, hi in arr]
 
     def empty(self) -> np.ndarray:
+        """An empty array of positions."""
         return self.array([])
 
     def concat(self, parts: list[np.ndarray]) -> np.ndarray:
+        """Arrays of positions end to end."""
         return np.concatenate(parts) if parts else self.empty()
 
     @staticmethod
@@ -111,12 +116,15 @@ class Kernel:
         return self._wrap(self.core.moves(self._buf(pos), reverse, canon))
 
     def canon(self, pos: np.ndarray) -> np.ndarray:
+        """Each position's least image under the group."""
         return self._wrap(self.core.canon(self._buf(pos)))
 
     def permute(self, pos: np.ndarray, perm: Perm) -> np.ndarray:
+        """Each position's image under ``perm``."""
         return self._wrap(self.core.permute(self._buf(pos), np.array(perm, dtype=np.int32).tobytes()))
 
     def complement(self, pos: np.ndarray) -> np.ndarray:
+        """Each position with every hole flipped."""
         return pos ^ self.array([self.full])[0]
 
     def unique(self, pos: np.ndarray, *, own: bool = False) -> np.ndarray:
@@ -141,9 +149,11 @@ class Kernel:
         return np.frombuffer(hits, dtype=np.uint8).astype(bool)
 
     def contains(self, sorted_set: np.ndarray, pos: int) -> bool:
+        """Whether the sorted array holds ``pos``."""
         return bool(self.member(sorted_set, self.array([pos]))[0])
 
     def popcount(self, pos: np.ndarray) -> np.ndarray:
+        """Pegs per position."""
         c = np.bitwise_count(pos)
         return c if self.width == 1 else c.sum(axis=1)
 
@@ -197,4 +207,5 @@ class Kernel:
 
 @lru_cache(maxsize=64)
 def kernel(board: Board, group: tuple[Perm, ...]) -> Kernel:
+    """The core's tables for a board and a group (cached)."""
     return Kernel(board, group)

@@ -46,11 +46,10 @@ class Levels:
     """The levels of one search, grown from both ends on demand."""
 
     def __init__(self, board: Board, group: Sequence[Perm], starts: Sequence[int],
-                 goals: Sequence[int] | None, deadline: Deadline, *, by: str = "jumps",
-                 mirror: Perm | None = None) -> None:
+                 goals: Sequence[int] | None, *, by: str = "jumps", mirror: Perm | None = None) -> None:
         if by not in ("jumps", "moves"):
             raise ValueError(f"levels by {by!r}: jumps or moves")
-        self.board, self.by, self.deadline = board, by, deadline
+        self.board, self.by = board, by
         self.kernel: Kernel = kernel(board, tuple(tuple(p) for p in group))
         self.group = self.kernel.group
         self.starts = tuple(starts)
@@ -61,6 +60,7 @@ class Levels:
         self.bwd: list[np.ndarray] | None = None if goals is None else [self.level_of(goals)]
 
     def level_of(self, positions: Sequence[int]) -> np.ndarray:
+        """The canonical level of the given positions."""
         k = self.kernel
         return k.unique(k.canon(k.array(positions)))
 
@@ -71,6 +71,7 @@ class Levels:
         return len(self.bwd) - 1 if self.bwd is not None else 0
 
     def level(self, side: str, d: int) -> np.ndarray:
+        """Level ``d`` of a side (the mirrored backward side derived from the forward one)."""
         if side == "forward":
             return self.fwd[d]
         if self.mirror is not None:
@@ -92,7 +93,7 @@ class Levels:
             return self.kernel.step(pos, reverse=reverse)
         return self.kernel.moves(pos, reverse=reverse)
 
-    def _slices(self, side: str, work: Callable[[np.ndarray], Any]) -> Iterator:
+    def _slices(self, side: str, work: Callable[[np.ndarray], Any], deadline: Deadline) -> Iterator:
         """``work(children)`` of each slice of the side's last level, in order. At most
         ``SLICE`` positions per slice, and one slice per core at least: the core and numpy's
         sort release the GIL, so slices expand side by side."""
@@ -101,7 +102,7 @@ class Levels:
         size = min(SLICE, max(1024, -(-len(cur) // cores())))
 
         def one(lo: int) -> Any:
-            self.deadline.check()
+            deadline.check()
             return work(self.expand(cur[lo:lo + size], reverse))
 
         los = range(0, len(cur), size)
@@ -113,11 +114,11 @@ class Levels:
                 pool.shutdown(cancel_futures=True)
                 raise
 
-    def grow(self, side: str, keep: Keep | None = None) -> np.ndarray:
+    def grow(self, side: str, deadline: Deadline, keep: Keep | None = None) -> np.ndarray:
         """Build the side's next level; ``keep(level, depth)`` prunes it before it is stored."""
-        return self.grow_until(side, keep)[0]
+        return self.grow_until(side, deadline, keep)[0]
 
-    def grow_until(self, side: str, keep: Keep | None = None,
+    def grow_until(self, side: str, deadline: Deadline, keep: Keep | None = None,
                    meet: Callable[[np.ndarray], np.ndarray] | None = None,
                    prune: Callable[[np.ndarray], np.ndarray] | None = None) -> tuple[np.ndarray, bool]:
         """(the side's next level, False), or, as soon as ``meet(part)`` (a mask over a slice's
@@ -138,7 +139,7 @@ class Levels:
             return part, (None if meet is None else part[meet(part)])
 
         parts = []
-        for part, hits in self._slices(side, distinct):
+        for part, hits in self._slices(side, distinct, deadline):
             if hits is not None and len(hits):
                 return hits, True
             parts.append(part)
@@ -148,19 +149,19 @@ class Levels:
         # Each distinct successor once: the slices' successors overlap a lot.
         new = k.unique(k.concat(parts), own=True) if len(parts) > 1 else (parts[0] if parts else k.empty())
         del parts
-        self.deadline.check()
+        deadline.check()
         if keep is not None:
             new = keep(new, len(levels))
         levels.append(new)
         return new, False
 
-    def probe(self, side: str, wanted: Callable[[np.ndarray], np.ndarray]) -> np.ndarray:
+    def probe(self, side: str, wanted: Callable[[np.ndarray], np.ndarray], deadline: Deadline) -> np.ndarray:
         """The canonical positions one step beyond the side's last level for which
         ``wanted(children)`` is true, without building that level: a search that only needs
         to know whether its last level would meet the other side skips the sort."""
         k = self.kernel
-        hits = list(self._slices(side, lambda c: c[wanted(c)]))
-        self.deadline.check()
+        hits = list(self._slices(side, lambda c: c[wanted(c)], deadline))
+        deadline.check()
         return k.unique(k.concat(hits), own=True)
 
     def contains(self, side: str, d: int, pos: int) -> bool:

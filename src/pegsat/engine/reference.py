@@ -81,6 +81,7 @@ def depth_first(problem: Problem, deadline: Deadline, order: Sequence[int],
 # --- level operations on Python sets of ints --------------------------------------------
 
 def canon(board: Board, group: Sequence[Perm], pos: int) -> int:
+    """The least image of ``pos`` under the group."""
     return min(permute(p, pos) for p in group) if group else pos
 
 

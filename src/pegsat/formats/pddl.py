@@ -56,11 +56,13 @@ class PddlError(ProblemError):
 
 
 def tokenize(text: str) -> list[str]:
+    """The tokens of a PDDL text (comments dropped, lower case)."""
     text = re.sub(r";[^\n]*", " ", text)
     return re.findall(r"[()]|[^\s()]+", text.lower())
 
 
 def parse_sexpr(text: str, source: str):
+    """The nested lists of a PDDL text; a one-line error names what is wrong."""
     tokens = tokenize(text)
     stack: list[list] = [[]]
     for tok in tokens:
@@ -117,6 +119,7 @@ def load(spec: str, domain: str | None = None) -> Task:
 
 
 def read_task(path: str | Path, domain: str | Path | None = None) -> Task:
+    """A PDDL problem file with its domain (given, or ``domain.pddl`` beside it)."""
     path = Path(path)
     src = str(path)
     if domain is not None:

@@ -17,20 +17,31 @@ from .display import render
 from .notation import format_plan
 
 
+def record(r: Result) -> dict[str, Any]:
+    """The one record of a result that is written down (``--json``, batch results): status,
+    planner, proof, detail, and a plan in hole names with its moves and, in minimum-moves
+    mode, whether they are proven the fewest."""
+    return {"status": r.status.value, "planner": r.planner, "proof": r.proof.value if r.proof else None,
+            "detail": r.detail, "moves": r.moves, "optimal": r.optimal if r.lower_bound is not None else None,
+            "plan": format_plan(r.problem.board, r.plan) if r.plan is not None else None}
+
+
 def result_json(r: Result) -> dict[str, Any]:
+    """``--json`` of ``solve``: the record, the problem, its statistics, the plan's jumps."""
     b = r.problem.board
+    rec = record(r)
     out: dict[str, Any] = {
-        "status": r.status.value,
+        "status": rec["status"],
         "problem": r.problem.describe(),
         "board": b.name,
-        "planner": r.planner,
-        "proof": r.proof.value if r.proof else None,
-        "detail": r.detail,
+        "planner": rec["planner"],
+        "proof": rec["proof"],
+        "detail": rec["detail"],
         "stats": r.stats,
     }
     if r.plan is not None:
-        out.update(plan=format_plan(b, r.plan), jumps=[list(b.jumps[k]) for k in r.plan],
-                   jump_count=len(r.plan), moves=r.moves)
+        out.update(plan=rec["plan"], jumps=[list(b.jumps[k]) for k in r.plan], jump_count=len(r.plan),
+                   moves=r.moves)
     if r.lower_bound is not None:
         out.update(lower_bound=r.lower_bound, optimal=r.optimal)
     return out
@@ -42,6 +53,7 @@ def error_json(message: str) -> dict[str, Any]:
 
 
 def positions_text(r: Result) -> list[str]:
+    """Every position of the result's plan, drawn."""
     out: list[str] = []
     for i, pos in enumerate(replay_plan(r.problem, r.plan or ()).positions):
         out.append(f"\nafter {i} jumps:" if i else "\nstart:")
@@ -78,12 +90,14 @@ def solve_text(r: Result, notation: str = "names", task: pddl.Task | None = None
 
 
 def prove_json(r: Result, certificate_path: str | None) -> dict[str, Any]:
+    """``prove --json``."""
     return {"status": r.status.value, "kind": r.kind, "detail": r.detail,
             "certificate": certificate_path if r.certificate and certificate_path else None,
             "plan": format_plan(r.problem.board, r.plan) if r.plan else None, "stats": r.stats}
 
 
 def prove_text(r: Result, certificate_path: str | None) -> list[str]:
+    """The lines ``prove`` prints."""
     kind = r.kind
     out = [f"problem: {r.problem.describe()}",
            r.status.value + (f" (proof: {kind})" if kind else "") + f": {r.detail}"]
@@ -97,12 +111,14 @@ def prove_text(r: Result, certificate_path: str | None) -> list[str]:
 
 
 def verify_json(problem, rep) -> dict[str, Any]:
+    """``verify --json``."""
     b = problem.board
     return {"valid": True, "problem": problem.describe(), "jumps": rep.jumps, "moves": rep.moves,
             "plan": format_plan(b, rep.plan), "final": [b.names[h] for h in range(b.n) if rep.final >> h & 1]}
 
 
 def verify_text(problem, rep, positions: bool = False) -> list[str]:
+    """The lines ``verify`` prints."""
     out = []
     if positions:
         for i, pos in enumerate(rep.positions):

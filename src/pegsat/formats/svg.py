@@ -22,6 +22,7 @@ PALETTE = ("#f2f2f2", "#fde0c5", "#facba6", "#f8b58b", "#f59e72", "#f2855d", "#e
 
 
 def centres(board: Board) -> list[tuple[float, float]]:
+    """The centre of each hole in the picture."""
     if board.coords is None:
         n = board.n
         r = max(2.0, n / (2 * math.pi) * 1.2)

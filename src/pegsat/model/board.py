@@ -86,6 +86,7 @@ class Board:
 
     @cached_property
     def jump_index(self) -> dict[Jump, int]:
+        """Jump id by (from, over, to)."""
         return {j: k for k, j in enumerate(self.jumps)}
 
     def hole(self, name: str) -> int:
@@ -96,6 +97,7 @@ class Board:
             raise BoardError(f"board {self.name!r} has no hole named {name!r}") from None
 
     def has_hole(self, name: str) -> bool:
+        """Whether ``name`` names a hole of this board."""
         return name in self._index
 
     @cached_property

@@ -42,10 +42,12 @@ def load_board(spec: str) -> Board:
 
 
 def read_board_file(path: Path) -> Board:
+    """A board from a board file."""
     return parse_board_text(read_text(path, "board file", BoardError), source=str(path), name=path.stem)
 
 
 def parse_board_text(text: str, *, source: str = "<board>", name: str = "custom") -> Board:
+    """A board from a board file's text."""
     lines = text.split("\n")
     header_at = None
     for i, raw in enumerate(lines):

@@ -24,6 +24,7 @@ from .problem import Goal, Problem, holes_of
 
 
 def problem_to_json(problem: Problem) -> dict[str, Any]:
+    """The problem by hole names: its board (names, lines, coordinates), start and goal."""
     b, g = problem.board, problem.goal
     names = b.names
     return {

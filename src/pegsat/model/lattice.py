@@ -95,6 +95,7 @@ def board_from_cells(
 
 
 def hole_names(lattice: str, cells: list[tuple[int, int]]) -> tuple[str, ...]:
+    """Column letter and row number for each cell of a lattice."""
     rows = sorted({r for r, _ in cells})
     row_no = {r: i + 1 for i, r in enumerate(rows)}
     if lattice == "triangular":

@@ -55,6 +55,7 @@ class ProblemOptions:
         return [f for f in fields(ProblemOptions) if f.metadata["cli"]]
 
     def given(self, group: str) -> dict[str, Any]:
+        """The options of one group (start, goal, special) that are set."""
         return {f.name: getattr(self, f.name) for f in fields(self)
                 if f.metadata["group"] == group and getattr(self, f.name) is not None}
 

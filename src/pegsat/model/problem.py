@@ -28,6 +28,7 @@ from .catalogue import HOME
 
 
 def bits(holes) -> int:
+    """The position with pegs on ``holes``."""
     out = 0
     for h in holes:
         out |= 1 << h
@@ -35,6 +36,7 @@ def bits(holes) -> int:
 
 
 def holes_of(pos: int) -> list[int]:
+    """The holes of a position, lowest first."""
     out = []
     while pos:
         low = pos & -pos
@@ -52,22 +54,27 @@ class Goal:
 
     @classmethod
     def pattern(cls, board: Board, pos: int) -> Goal:
+        """Exactly the pegs of ``pos``."""
         k = pos.bit_count()
         return cls(full=pos, empty=board.full & ~pos, min_pegs=k, max_pegs=k)
 
     @classmethod
     def survivor(cls, board: Board, hole: int) -> Goal:
+        """One peg, on ``hole``."""
         return cls.pattern(board, 1 << hole)
 
     @classmethod
     def one_peg(cls) -> Goal:
+        """One peg, anywhere."""
         return cls(min_pegs=1, max_pegs=1)
 
     @classmethod
     def at_most(cls, k: int) -> Goal:
+        """At most ``k`` pegs, anywhere."""
         return cls(min_pegs=1, max_pegs=k)
 
     def satisfied(self, pos: int) -> bool:
+        """Whether ``pos`` meets the goal."""
         k = pos.bit_count()
         return (
             pos & self.full == self.full
@@ -82,6 +89,7 @@ class Goal:
         return self.min_pegs if self.max_pegs == self.min_pegs else None
 
     def describe(self, board: Board) -> str:
+        """The goal in words."""
         names = board.names
         if self.full | self.empty == board.full and self.fixed_count == self.full.bit_count():
             if self.fixed_count == 1:
@@ -144,6 +152,7 @@ class Problem:
         return range(self.pegs - hi_left, self.pegs - lo_left + 1)
 
     def describe(self) -> str:
+        """The problem in words: board, start and goal."""
         b = self.board
         vac = holes_of(b.full & ~self.start)
         start = (

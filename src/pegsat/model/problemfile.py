@@ -37,6 +37,7 @@ TOP_KEYS = ("name", "board", "start", "goal", "special", "expect")
 
 
 def read_problem_file(path: Path, overrides: ProblemOptions | None = None) -> Problem:
+    """A problem from a TOML file, with ``overrides`` replacing its tables group by group."""
     text = read_text(path, "problem file", ProblemError)
     data = parse_toml(text, f"{path}", ProblemError)
     unknown = sorted(set(data) - set(TOP_KEYS))

@@ -9,11 +9,37 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from enum import Enum
-from typing import Any
+from typing import Any, TypedDict
 
 from .problem import Problem
 
 Plan = tuple[int, ...]  # jump ids, in the order played
+#: a result's diagnostics (seconds per phase, positions, nodes, pagodas, ...): shown by
+#: ``--json`` and in the closing line of the text output, never steered on
+Stats = dict[str, Any]
+
+
+CERTIFICATE_FORMAT, CERTIFICATE_VERSION = "pegsat-certificate", 1
+
+
+class Certificate(TypedDict):
+    """A checkable record of a proof (``proofs.certificate``): what it is, its own problem by
+    hole names (``model.codec``), and the evidence of its kind."""
+
+    format: str  # "pegsat-certificate"
+    version: int
+    kind: str  # counting, classes, pagoda, sat, exhaustive, dead-set, split
+    problem: dict[str, Any]
+    evidence: dict[str, Any]
+
+
+def certificate(problem: Problem, kind: str, evidence: dict[str, Any]) -> Certificate:
+    """A certificate of ``kind`` for ``problem`` with its evidence (checked by
+    ``proofs.certificate.check``)."""
+    from .codec import problem_to_json
+
+    return {"format": CERTIFICATE_FORMAT, "version": CERTIFICATE_VERSION, "kind": kind,
+            "problem": problem_to_json(problem), "evidence": evidence}
 
 
 class Status(Enum):
@@ -62,9 +88,9 @@ class Result:
     moves: int | None = None
     proof: Proof | None = None
     detail: str = ""
-    stats: dict[str, Any] = field(default_factory=dict)
+    stats: Stats = field(default_factory=dict)
     lower_bound: int | None = None  # minimum-moves mode: proven fewest moves of any plan
-    certificate: dict[str, Any] | None = None  # a checkable record of the proof
+    certificate: Certificate | None = None  # a checkable record of the proof
 
     @property
     def optimal(self) -> bool:

@@ -29,6 +29,7 @@ PLANNERS = {
 
 
 def get_planner(name: str) -> Backend:
+    """The planner module registered under ``name``."""
     if name not in PLANNERS:
         raise PegsatError(f"unknown planner {name!r}; choose from {', '.join(PLANNERS)}")
     return importlib.import_module(PLANNERS[name])

@@ -59,6 +59,7 @@ class PlannerProcess:
         self.result: Result | None = None
 
     def poll(self, timeout: float = 0.0) -> Result | None:
+        """The planner's result once it has answered (waiting up to ``timeout``)."""
         if self.result is None:
             try:
                 msg = self.child.receive(timeout)
@@ -71,17 +72,18 @@ class PlannerProcess:
         return self.result
 
     def stop(self) -> None:
+        """Kill the planner's process."""
         self.child.stop()
 
 
 def solve(problem: Problem, deadline: Deadline, config: Config) -> Result:
-    left = deadline.remaining()
+    """The search on every core first, then SAT and CP-SAT side by side."""
     share = BIG_SEARCH_SHARE if games.large(problem) else SEARCH_SHARE
-    first = deadline.within(SEARCH_ALONE if left is None else left * share)
+    first = deadline.share(share, SEARCH_ALONE)
     r = search.solve(problem, first, config)
     if r.status is not Status.UNKNOWN or deadline.expired():
         return _won(r, "search")
-    searched = {k: v for k, v in r.stats.items() if k == "games"}  # the survey reads it
+    searched = {k: v for k, v in r.stats.items() if k == "games"}  # the games the search took turns on
     cores = max(1, config.workers)
     job = sat.SatJob(problem, deadline, config)
     # one core (a batch job's share): SAT alone, no second process

@@ -26,6 +26,7 @@ OPTIMAL = False  # its plans are not proven to have the fewest moves
 
 
 def supports(problem: Problem) -> str | None:
+    """None, or why the beam cannot take the problem."""
     if problem.special is not None:
         return "a special peg is not supported; use --planner search"
     if problem.board.n > MAX_HOLES:
@@ -44,6 +45,7 @@ def pagodas_for(problem: Problem, deadline: Deadline) -> list[Pagoda]:
 
 
 def solve(problem: Problem, deadline: Deadline, config: Config) -> Result:
+    """Beams of doubling width: a plan, or unknown (never a proof)."""
     t0 = time.perf_counter()
     ladder = Ladder(problem, pagodas_for(problem, deadline))
     found = ladder.run(deadline)

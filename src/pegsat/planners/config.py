@@ -34,7 +34,8 @@ class Backend(Protocol):
     def covers_open_goal(self, problem: Problem) -> bool:
         """True when a "one peg anywhere" goal is better searched whole than per survivor."""
 
-    def solve(self, problem: Problem, deadline: Deadline, config: Config) -> Result: ...
+    def solve(self, problem: Problem, deadline: Deadline, config: Config) -> Result:
+        """A result for ``problem`` within ``deadline``."""
 
 
 def any_problem(problem: Problem) -> str | None:

@@ -28,6 +28,7 @@ covers_open_goal = split_open_goals
 
 
 def solve(problem: Problem, deadline: Deadline, config: Config) -> Result:
+    """The formula as a CP-SAT model, solved on ``config.workers`` workers."""
     from ortools.sat.python import cp_model
 
     stats: dict[str, Any] = {"encode_s": 0.0, "solve_s": 0.0, "attempts": []}
@@ -87,7 +88,7 @@ def _solve_interruptibly(solver, model, deadline: Deadline) -> int:
     threading.Thread(target=run, daemon=True).start()
     try:
         while not done.wait(0.05):
-            if deadline.stop is not None and deadline.stop():
+            if deadline.stopped():
                 solver.StopSearch()
     except BaseException:
         solver.StopSearch()

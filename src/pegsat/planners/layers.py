@@ -49,7 +49,7 @@ from ..engine.kernel import MAX_HOLES
 from ..engine.levels import SLICE, Levels
 from ..errors import PegsatError
 from ..model.problem import Goal, Problem, goal_positions
-from ..model.result import Proof, Result, Status
+from ..model.result import Proof, Result, Status, certificate
 from .config import Config
 
 NAME = "layers"
@@ -61,6 +61,7 @@ ENOUGH = 0.04  # stop sampling a level when fewer than this share of the sample 
 
 
 def supports(problem: Problem) -> str | None:
+    """None, or why the level search cannot take the problem."""
     if problem.special is not None:
         return "the special-peg rule is not handled"
     if problem.board.n > MAX_HOLES:
@@ -72,6 +73,7 @@ def supports(problem: Problem) -> str | None:
 
 
 def covers_open_goal(problem: Problem) -> bool:
+    """A one-peg-anywhere goal is split first: the level search needs exact goal positions."""
     return False
 
 
@@ -90,6 +92,7 @@ class Pagodas:
     _alone: dict = field(default_factory=dict)  # item index -> positions only it ruled out
 
     def add(self, w: tuple[int, ...], floor: int, level: int, last: int | None = None) -> bool:
+        """A pagoda, in force from level ``first`` on."""
         if (w, floor) in self._seen:
             return False
         self._seen.add((w, floor))
@@ -97,6 +100,7 @@ class Pagodas:
         return True
 
     def active(self, depth: int) -> list[int]:
+        """The pagodas in force at a level, as the core's filter takes them."""
         return [k for k, (_, _, a, z) in enumerate(self.items) if a <= depth and (z is None or depth <= z)]
 
     def retire(self, depth: int) -> None:
@@ -135,7 +139,8 @@ class Layers:
         assert goals is not None  # supports() asked for a goal of a fixed peg count
         self.goals = goals
         self.total = p.pegs - self.goals[0].bit_count()
-        self.levels = Levels(b, stabilizer(p), (p.start,), self.goals, deadline, by="jumps",
+        self.deadline = deadline
+        self.levels = Levels(b, stabilizer(p), (p.start,), self.goals, by="jumps",
                              mirror=mirror(p, self.goals[0]) if len(self.goals) == 1 else None)
         self.pagodas = {"forward": Pagodas(b), "backward": Pagodas(b)}
         for side, items in (given or {}).items():
@@ -162,7 +167,7 @@ class Layers:
             new = prune.keep(self.levels.kernel, new, depth)
             if self.learn and len(new) >= self.learn_min:
                 for _ in range(ROUNDS):
-                    self.levels.deadline.check()
+                    self.deadline.check()
                     found = self._learn(side, new, depth)
                     if found:
                         new = prune.keep(self.levels.kernel, new, depth)
@@ -214,7 +219,7 @@ class Layers:
                 return (a, b) if lv.kernel.member(lv.level("backward", b), lv.fwd[a]).any() else None
             if a + b + 1 == self.total:
                 return self._final(side, a, b)
-            if not len(lv.grow(side, self._keep(side))):
+            if not len(lv.grow(side, self.deadline, self._keep(side))):
                 return None
 
     def _final(self, side: str, a: int, b: int) -> tuple[int, int] | None:
@@ -228,7 +233,7 @@ class Layers:
         target = lv.level("backward", b) if side == "forward" else lv.fwd[a]
         cur = levels[-1]
         for lo in range(0, len(cur), SLICE):
-            lv.deadline.check()
+            self.deadline.check()
             nxt = lv.expand(cur[lo:lo + SLICE], reverse=side == "backward")
             hit = nxt[lv.kernel.member(target, nxt)]
             if len(hit):
@@ -237,6 +242,7 @@ class Layers:
         return None
 
     def plan(self, a: int, b: int) -> tuple[int, ...]:
+        """The plan through a meeting position, walked back through the levels."""
         lv = self.levels
         mid = lv.fwd[a][lv.kernel.member(lv.level("backward", b), lv.fwd[a])]
         return lv.walk(lv.kernel.ints(mid[:1])[0], a, b)[1]
@@ -257,6 +263,7 @@ class Layers:
 
 
 def solve(problem: Problem, deadline: Deadline, config: Config) -> Result:
+    """The exhaustive search by jumps: a plan, a proof, or unknown."""
     t0 = time.perf_counter()
     search = Layers(problem, deadline)
     try:
@@ -272,7 +279,7 @@ def solve(problem: Problem, deadline: Deadline, config: Config) -> Result:
         record = search.record()
         evidence = {k: record[k] for k in ("pagodas", "forward_levels", "backward_levels", "self_dual")}
         return Result(Status.UNSOLVABLE, problem, NAME, proof=Proof.EXHAUSTED, stats=stats,
-                      certificate={"kind": "exhaustive", "evidence": evidence},
+                      certificate=certificate(problem, "exhaustive", evidence),
                       detail=f"breadth-first search by jumps with {stats['pagodas']} learned pagodas "
                       "met no plan: every position on one was ruled out")
     return Result(Status.SOLVED, problem, NAME, plan=search.plan(*meeting), stats=stats)

@@ -66,6 +66,7 @@ class Paused(Timeout):
 
 
 def supports(problem: Problem) -> str | None:
+    """None, or why the search by moves cannot take the problem."""
     if problem.special is not None:
         return "minimum moves with a special peg is not supported; solve without --min-moves"
     if problem.board.n > MAX_HOLES:
@@ -74,6 +75,7 @@ def supports(problem: Problem) -> str | None:
 
 
 def covers_open_goal(problem: Problem) -> bool:
+    """A one-peg-anywhere goal is searched whole (its goal positions listed)."""
     return True
 
 
@@ -89,8 +91,8 @@ class Search:
         self.board = p.board
         self.upper = upper  # moves of a known plan: look for fewer only
         goals = goal_positions(p) if bidirectional else None
-        self.levels = Levels(p.board, group or stabilizer(p), starts or (p.start,), goals, deadline,
-                             by="moves")
+        self.levels = Levels(p.board, group or stabilizer(p), starts or (p.start,), goals, by="moves")
+        self.deadline = deadline  # the budget of the search's next steps (``solve`` extends it)
         self.must, self.optional, self.cap = merson.regions_to_break(self.board, p.goal)
         self.start_full = [r for r in merson.region_family(self.board) if p.start & r == r]
         self.pruned = 0
@@ -129,6 +131,7 @@ class Search:
         return h
 
     def goal_mask(self, pos: np.ndarray) -> np.ndarray:
+        """Which positions satisfy the goal."""
         return self.levels.kernel.goals(pos, self.problem.goal)
 
     def _keep(self, side: str):
@@ -146,7 +149,8 @@ class Search:
         return keep
 
     def grow(self, side: str) -> np.ndarray:
-        return self.levels.grow(side, self._keep(side))
+        """Build a side's next level, pruned under the bound."""
+        return self.levels.grow(side, self.deadline, self._keep(side))
 
     # --- the search ---------------------------------------------------------------------
 
@@ -170,7 +174,7 @@ class Search:
                 # (a plan of upper - 1 moves), so it is probed, never sorted and stored.
                 hit = self._probe(side)
                 return (self.upper - 1, self.upper - 1, hit) if hit else (None, self.upper, None)
-            new, met = self.levels.grow_until(side, self._keep(side), self._meets(side))
+            new, met = self.levels.grow_until(side, self.deadline, self._keep(side), self._meets(side))
             if met:
                 return a + b + 1, a + b + 1, self._beyond(side, new)
             if not len(new):
@@ -199,7 +203,7 @@ class Search:
         """A meeting one step beyond the side's last level (see ``_meets``), the level itself
         not built."""
         self.probed = side
-        hits = self.levels.probe(side, self._meets(side))
+        hits = self.levels.probe(side, self._meets(side), self.deadline)
         return self._beyond(side, hits) if len(hits) else None
 
     def _beyond(self, side: str, hits: np.ndarray) -> tuple[int, int, int]:
@@ -238,7 +242,7 @@ class Search:
         levels = list(self.fwd)  # then the positions kept: each is a child of the level before
         cur = narrow(levels[-1])
         while len(cur):
-            self.levels.deadline.check()
+            self.deadline.check()
             kids = k.unique(k.moves(cur), own=True)
             for j, other in enumerate(self.bwd):
                 hit = k.member(other, kids)
@@ -249,6 +253,7 @@ class Search:
         return None
 
     def sizes(self) -> dict[str, list[int]]:
+        """Positions per level, each side."""
         return {"forward": [len(x) for x in self.fwd], "backward": [len(x) for x in self.bwd or []]}
 
 
@@ -295,8 +300,7 @@ def solve(problem: Problem, deadline: Deadline, config: Config) -> Result:
     ``auto`` as the upper bound and go on with pruning."""
     t0 = time.perf_counter()
     lower0 = merson.moves_lower_bound(problem.board, problem.start, problem.goal)
-    rem = deadline.remaining()
-    quick = deadline.within(QUICK_S if rem is None else min(QUICK_S, QUICK_SHARE * rem))
+    quick = deadline.share(QUICK_SHARE, QUICK_S).within(QUICK_S)
     search = Search(problem, quick)
     search.pause_above = QUICK_LEVEL
     first: Result | None = None
@@ -308,7 +312,7 @@ def solve(problem: Problem, deadline: Deadline, config: Config) -> Result:
         except Timeout:
             if deadline.expired():
                 raise
-            search.levels.deadline = deadline
+            search.deadline = deadline
             search.pause_above = None
             t = time.perf_counter()
             first, upper = _first_plan(search, deadline, config)
@@ -343,6 +347,7 @@ def solve(problem: Problem, deadline: Deadline, config: Config) -> Result:
 
 
 def replace_planner(r: Result) -> Result:
+    """A result of another planner, reported as this one's."""
     from dataclasses import replace
 
     return replace(r, planner=f"{NAME}:{r.planner}")
@@ -376,10 +381,10 @@ def _first_plan(search: Search, deadline: Deadline, config: Config):
     from . import auto
 
     problem = search.problem
-    rem = deadline.remaining()
-    budget = UPPER_MAX_S if rem is None else min(UPPER_MAX_S, UPPER_SHARE * rem)
-    levels = search.levels
-    levels.deadline = deadline.within(budget)
+    def short() -> Deadline:  # each try: a share of what is left, at most UPPER_MAX_S
+        return deadline.share(UPPER_SHARE, UPPER_MAX_S).within(UPPER_MAX_S)
+
+    search.deadline = short()
     found = None
     try:
         found = search.beam(BEAM, fewest_pegs=True) or search.beam(BEAM, fewest_pegs=False)
@@ -387,7 +392,7 @@ def _first_plan(search: Search, deadline: Deadline, config: Config):
         if deadline.expired():
             raise
     finally:
-        levels.deadline = deadline
+        search.deadline = deadline
     if found is not None:
         _, plan = search.walk(*found)
         try:
@@ -396,7 +401,7 @@ def _first_plan(search: Search, deadline: Deadline, config: Config):
             moves = None  # the final verification would reject it: go on without it
         if moves is not None:
             return Result(Status.SOLVED, problem, "beam search by moves", plan=plan), moves
-    r = auto.solve(problem, deadline.within(budget), config)
+    r = auto.solve(problem, short(), config)
     if r.status is Status.SOLVED and r.plan is not None:
         try:
             return r, replay_plan(problem, r.plan).moves

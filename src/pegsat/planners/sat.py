@@ -34,17 +34,20 @@ covers_open_goal = split_open_goals
 
 
 def solver_names() -> list[str]:
+    """The solvers python-sat offers."""
     from pysat.solvers import SolverNames
 
     return sorted(k for k in vars(SolverNames) if not k.startswith("_"))
 
 
 def check_solver(name: str) -> None:
+    """Refuse, in one line, a name that is not a python-sat solver."""
     if name not in solver_names():
         raise PegsatError(f"unknown SAT solver {clip(name)!r}; python-sat has {', '.join(solver_names())}")
 
 
 def solve(problem: Problem, deadline: Deadline, config: Config) -> Result:
+    """The formula solved horizon by horizon by a python-sat solver in a child process."""
     job = SatJob(problem, deadline, config)
     try:
         return job.wait()
@@ -84,8 +87,7 @@ class SolverProcess:
     def poll(self, deadline: Deadline) -> tuple[str, Any] | None:
         """The final answer if it arrives before ``deadline`` (None if it does not)."""
         while self.final is None:
-            rem = deadline.remaining()
-            wait = rem if deadline.stop is None else (0.05 if rem is None else min(0.05, rem))
+            wait = deadline.poll(0.05)
             try:
                 msg = self.child.receive(wait)
             except ChildDied as exc:
@@ -103,6 +105,7 @@ class SolverProcess:
         return self.final
 
     def stop(self) -> None:
+        """Kill the solver's process."""
         self.child.stop()
 
 
@@ -143,7 +146,7 @@ class SatJob:
         """Advance through the schedule until ``deadline``; the last answer or None."""
         while True:
             last = self.index == len(self.attempts) - 1
-            got = self.proc.poll(_earlier(self.attempt, deadline))
+            got = self.proc.poll(self.attempt.earlier(deadline))
             if got is not None and (got[0] == "sat" or last):
                 return got
             if got is None and (last or not self.attempt.expired()):
@@ -155,9 +158,10 @@ class SatJob:
 
     def poll(self) -> bool:
         """True when the answer is in (without waiting)."""
-        return self._final(Deadline(end=0.0)) is not None
+        return self._final(Deadline.passed()) is not None
 
     def wait(self) -> Result:
+        """The job's result, waiting until its deadline."""
         got = self._final(self.deadline)
         kind, payload = got if got is not None else ("timeout", list(self.proc.refuted))
         payload = cast(Any, payload)
@@ -181,10 +185,5 @@ class SatJob:
         return Result(status, problem, NAME, detail=str(payload), stats=stats)
 
     def stop(self) -> None:
+        """Kill the job's solver."""
         self.proc.stop()
-
-
-def _earlier(a: Deadline, b: Deadline) -> Deadline:
-    ends = [d.end for d in (a, b) if d.end is not None]
-    stop = b.stop or a.stop
-    return Deadline(end=min(ends) if ends else None, stop=stop)

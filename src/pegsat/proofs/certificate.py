@@ -60,7 +60,7 @@ import zipfile
 from dataclasses import dataclass
 from fractions import Fraction
 from pathlib import Path, PurePosixPath
-from typing import Any
+from typing import Any, cast
 
 from ..analysis import pagoda
 from ..analysis.invariants import check_witness, odd_line
@@ -71,10 +71,10 @@ from ..limits import memory_budget
 from ..model.catalogue import get_board
 from ..model.codec import problem_from_json, problem_to_json
 from ..model.problem import Goal, Problem, dual, goal_positions, holes_of
+from ..model.result import CERTIFICATE_FORMAT, CERTIFICATE_VERSION, Certificate, certificate
 from . import drat, independent
 
-FORMAT = "pegsat-certificate"
-VERSION = 1
+FORMAT, VERSION = CERTIFICATE_FORMAT, CERTIFICATE_VERSION
 KINDS = ("counting", "classes", "pagoda", "sat", "exhaustive", "dead-set", "split")
 
 
@@ -91,16 +91,15 @@ class Verdict:
     finished: bool = True  # False: a checker ran out of time (then ok is False too)
 
     def to_dict(self) -> dict[str, Any]:
+        """The verdict as plain JSON values."""
         return {"ok": self.ok, "kind": self.kind, "message": self.message,
                 "problem": self.problem.describe(), "finished": self.finished}
 
 
-def make(problem: Problem, kind: str, evidence: dict[str, Any]) -> dict[str, Any]:
-    return {"format": FORMAT, "version": VERSION, "kind": kind, "problem": problem_to_json(problem),
-            "evidence": evidence}
+make = certificate  # a certificate of a kind for a problem (``model.result.certificate``)
 
 
-def load(path: str | Path) -> dict[str, Any]:
+def load(path: str | Path) -> Certificate:
     """A certificate file, checked for its format, version and kind (else CertificateError)."""
     text = read_text(path, "certificate", CertificateError)
     data = parse_json(text, str(path), CertificateError)
@@ -114,7 +113,7 @@ def load(path: str | Path) -> dict[str, Any]:
     for key in ("problem", "evidence"):
         if not isinstance(data.get(key), dict):
             raise CertificateError(f"{path}: \"{key}\" must be an object")
-    return data
+    return cast(Certificate, data)  # its form checked above; its evidence by ``check``
 
 
 def _stated(data: dict[str, Any], problem: Problem) -> str | None:
@@ -136,7 +135,7 @@ def _stated(data: dict[str, Any], problem: Problem) -> str | None:
 UNFINISHED = "unfinished: "
 
 
-def check(data: dict[str, Any], base: Path = Path("."), staged: dict[str, Path] | None = None,
+def check(data: Certificate, base: Path = Path("."), staged: dict[str, Path] | None = None,
           deadline: Deadline | None = None) -> Verdict:
     """Re-verify a certificate from its own contents; ``base`` resolves the SAT files
     (``staged``: where files named in it are until they are written under their names).
@@ -210,6 +209,7 @@ def _pagoda(problem: Problem, ev: dict, base: Path, staged: dict, deadline: Dead
 
 
 def sha256(path: Path) -> str:
+    """The SHA-256 of a file, read in chunks."""
     h = hashlib.sha256()
     with open(path, "rb") as fh:
         for chunk in iter(lambda: fh.read(1 << 20), b""):
@@ -378,7 +378,7 @@ def _split(problem: Problem, ev: dict, base: Path, staged: dict, deadline: Deadl
         if any(mine[k] != theirs[k] for k in ("board", "start", "goal")):
             how = "time-reversed game" if part["reversed"] else "game"
             return f"rejected: the certificate for {name} is not about the {how} with survivor {name}"
-        v = check(sub, base, staged, deadline)
+        v = check(cast(Certificate, sub), base, staged, deadline)  # its form checked above
         if not v.finished:
             return f"{UNFINISHED}survivor {name}: {v.message}"
         if not v.ok:

@@ -69,6 +69,7 @@ class Outcome:
 
 
 def supports(problem: Problem) -> str | None:
+    """None, or why a dead-set certificate cannot be made for the problem."""
     if problem.special is not None:
         return "a special peg"
     if problem.board.n > 64:

@@ -35,6 +35,7 @@ class DratVerdict:
     detail: str = ""
 
     def describe(self) -> str:
+        """The checker, its verdict and its time, in words."""
         word = {True: "verified", False: "REJECTED", None: "did not finish checking"}[self.ok]
         return f"{self.checker} {word} the DRAT proof in {self.seconds:.2f} s" + \
             (f" ({self.detail})" if self.detail else "")

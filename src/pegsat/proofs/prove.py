@@ -40,7 +40,7 @@ from ..engine.bitboard import replay_plan
 from ..errors import PegsatError, PlanError
 from ..files import Staging
 from ..model.problem import Problem, holes_of
-from ..model.result import Proof, Result, Status
+from ..model.result import Certificate, Proof, Result, Status
 from ..process import OUT_OF_MEMORY
 from . import certificate
 from .cheap import cheap_proofs
@@ -157,9 +157,8 @@ def _exhaustive(problem: Problem, deadline: Deadline, files: _Files, hint: str, 
     from . import deadset
 
     if deadset.supports(problem) is None:
-        left = deadline.remaining()
         try:
-            got = deadset.refute(problem, deadline.within(None if left is None or not fallback else left / 2),
+            got = deadset.refute(problem, deadline.share(0.5) if fallback else deadline,
                                  limit or deadset.LIMIT)
         except deadset.Inconsistent as exc:
             return Result(Status.ERROR, problem, NAME, detail=f"internal error: {exc}")
@@ -191,8 +190,7 @@ def _exhaustive(problem: Problem, deadline: Deadline, files: _Files, hint: str, 
         except PlanError as exc:
             return Result(Status.ERROR, problem, NAME, detail=f"the search's plan does not replay: {exc}")
         return replace(r, detail="not unsolvable: the exhaustive search found a plan")
-    assert r.certificate is not None  # layers certifies every refutation
-    return replace(r, certificate=certificate.make(problem, "exhaustive", r.certificate["evidence"]))
+    return r  # with its exhaustive certificate
 
 
 def _by_survivor(problem: Problem, deadline: Deadline, files: _Files) -> Result | None:
@@ -210,7 +208,7 @@ def _by_survivor(problem: Problem, deadline: Deadline, files: _Files) -> Result 
     board = problem.board
     names = board.names
     pairs = [(h, survivors.games(h)) for h in reps]
-    found: dict[int, tuple[bool, dict]] = {}
+    found: dict[int, tuple[bool, Certificate]] = {}
     for h, pair in pairs:
         for one in pair:
             c = cheap_proofs(one.problem)
@@ -225,10 +223,8 @@ def _by_survivor(problem: Problem, deadline: Deadline, files: _Files) -> Result 
     for (part, limit, fallback), i, (h, game, rev) in ((r, i, t) for r in rounds for i, t in enumerate(todo)):
         if h in found:
             continue
-        left = deadline.remaining()
-        share = None if left is None else part * left / (len(todo) - i)
         hint = f"dead-{names[h]}{'-reversed' if rev else ''}"
-        r = _exhaustive(game, deadline.within(share), files, hint, limit, fallback)
+        r = _exhaustive(game, deadline.share(part / (len(todo) - i)), files, hint, limit, fallback)
         if r.status is Status.SOLVED and r.plan is not None:
             plan = tuple(reversed(r.plan)) if rev else r.plan
             replay_plan(problem, plan)

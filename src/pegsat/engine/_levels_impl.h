@@ -1,0 +1,308 @@
+/* Bulk level operations of the compiled core, for one width W (see _core_impl.h): successors
+ * by one jump or one move with canonical forms, sorting and de-duplication, membership, the
+ * pagoda filter, beam scores. */
+
+/* ---- bulk: successors by one jump, by one move; canonical forms; images ---------------- */
+
+static PyObject *SFX(step)(CoreBoard *b, const char *src, Py_ssize_t n, int reverse, int canon) {
+    /* two passes without the GIL (so threads can share a level): count, then fill */
+    const POS *need = (const POS *)SFX(need)(b), *land = (const POS *)SFX(land)(b);
+    const POS *flip = (const POS *)SFX(flip)(b);
+    Py_ssize_t total = 0;
+    Py_BEGIN_ALLOW_THREADS
+    for (Py_ssize_t i = 0; i < n; i++) {
+        POS pos = SFX(load)(src + i * POS_BYTES);
+        for (int k = 0; k < b->J; k++)
+            total += reverse ? ((pos & flip[k]) == land[k]) : ((pos & flip[k]) == need[k]);
+    }
+    Py_END_ALLOW_THREADS
+    PyObject *ba = PyByteArray_FromStringAndSize(NULL, total * POS_BYTES);
+    if (!ba) return NULL;
+    char *dst = PyByteArray_AS_STRING(ba);
+    Py_BEGIN_ALLOW_THREADS
+    Py_ssize_t o = 0;
+    const POS *want = reverse ? land : need;
+    POS img[MAX_G];
+    for (Py_ssize_t i = 0; i < n; i++) {
+        POS pos = SFX(load)(src + i * POS_BYTES);
+        int have = 0;
+        for (int k = 0; k < b->J; k++) {
+            if ((pos & flip[k]) != want[k]) continue;
+            POS q = pos ^ flip[k];
+            if (canon) {
+                if (!have) { SFX(images)(b, pos, img); have = 1; }
+                q = SFX(canon_by)(b, img, k);
+            }
+            SFX(store)(dst + (o++) * POS_BYTES, q);
+        }
+    }
+    Py_END_ALLOW_THREADS
+    return ba;
+}
+
+/* How many jumps are legal at (``reverse``: lead to) each position: ``step``'s output holds
+ * that many successors of each position, in order (16-bit counts). */
+static PyObject *SFX(degree)(CoreBoard *b, const char *src, Py_ssize_t n, int reverse) {
+    PyObject *r = PyByteArray_FromStringAndSize(NULL, 2 * n);
+    if (!r) return NULL;
+    uint16_t *out = (uint16_t *)PyByteArray_AS_STRING(r);
+    const POS *need = (const POS *)SFX(need)(b), *land = (const POS *)SFX(land)(b);
+    const POS *flip = (const POS *)SFX(flip)(b);
+    for (Py_ssize_t i = 0; i < n; i++) {
+        POS pos = SFX(load)(src + i * POS_BYTES);
+        int d = 0;
+        for (int k = 0; k < b->J; k++)
+            d += reverse ? ((pos & flip[k]) == land[k]) : ((pos & flip[k]) == need[k]);
+        out[i] = (uint16_t)d;
+    }
+    return r;
+}
+
+/* Every position one move (a chain of jumps by one peg) after, or before, each position. Runs
+ * without the GIL (threads expand slices of a level side by side) into malloc'd buffers. */
+typedef struct { POS *pos, *img; int *peg; Py_ssize_t cap; } SFX(Chain);
+
+static int SFX(chain_grow)(SFX(Chain) *c, int G) {
+    Py_ssize_t cap = c->cap ? 2 * c->cap : 1024;
+    POS *p = realloc(c->pos, cap * sizeof(POS));
+    if (p) c->pos = p;
+    POS *im = realloc(c->img, cap * G * sizeof(POS));
+    if (im) c->img = im;
+    int *g = realloc(c->peg, cap * sizeof(int));
+    if (g) c->peg = g;
+    if (!p || !im || !g) return -1;
+    c->cap = cap;
+    return 0;
+}
+
+static Py_ssize_t SFX(moves_run)(const CoreBoard *b, const char *src, Py_ssize_t n, int reverse, int canon,
+                                 POS **outp) {
+    const POS *need = (const POS *)SFX(need)(b), *land = (const POS *)SFX(land)(b);
+    const POS *flip = (const POS *)SFX(flip)(b), *fimg = (const POS *)SFX(fimg)(b);
+    const POS *want = reverse ? land : need;
+    const int G = canon ? b->G : 1;
+    SFX(Chain) c = {0};
+    POS *out = NULL, cimg[MAX_G];
+    Py_ssize_t len = 0, cap = 0;
+    if (SFX(chain_grow)(&c, G) < 0) goto fail;
+    for (Py_ssize_t i = 0; i < n; i++) {
+        Py_ssize_t top = 0;
+        c.pos[0] = SFX(load)(src + i * POS_BYTES); c.peg[0] = -1;
+        if (canon) SFX(images)(b, c.pos[0], c.img);
+        top = 1;
+        while (top) {
+            top--;
+            POS cur = c.pos[top];
+            int peg = c.peg[top];
+            if (canon) memcpy(cimg, c.img + top * G, G * sizeof(POS));
+            int cnt = peg < 0 ? b->J : (reverse ? b->n_by_dst[peg] : b->n_by_src[peg]);
+            const int *list = peg < 0 ? NULL : (reverse ? b->by_dst[peg] : b->by_src[peg]);
+            for (int j = 0; j < cnt; j++) {
+                int k = list ? list[j] : j;
+                if ((cur & flip[k]) != want[k]) continue;
+                if (top == c.cap && SFX(chain_grow)(&c, G) < 0) goto fail;
+                if (len == cap) {
+                    Py_ssize_t nc = cap ? 2 * cap : (n * 16 > 1024 ? n * 16 : 1024);  /* untouched pages cost nothing */
+                    POS *o = realloc(out, nc * sizeof(POS));
+                    if (!o) goto fail;
+                    out = o; cap = nc;
+                }
+                POS q = cur ^ flip[k], key = q;
+                if (canon) {
+                    POS *qi = c.img + top * G;
+                    const POS *f = fimg + (size_t)k * b->G;
+                    for (int g = 0; g < G; g++) qi[g] = cimg[g] ^ f[g];
+                    key = SFX(least)(qi, G);
+                }
+                out[len++] = key;
+                c.pos[top] = q; c.peg[top] = reverse ? b->src[k] : b->dst[k]; top++;
+            }
+        }
+    }
+    free(c.pos); free(c.img); free(c.peg);
+    if (len && len < cap) { POS *o = realloc(out, len * sizeof(POS)); if (o) out = o; }
+    *outp = out;
+    return len;
+fail:
+    free(c.pos); free(c.img); free(c.peg); free(out);
+    return -1;
+}
+
+static PyObject *SFX(moves)(CoreBoard *b, const char *src, Py_ssize_t n, int reverse, int canon) {
+    POS *out = NULL;
+    Py_ssize_t len;
+    Py_BEGIN_ALLOW_THREADS
+    len = SFX(moves_run)(b, src, n, reverse, canon, &out);
+    Py_END_ALLOW_THREADS
+    if (len < 0) return PyErr_NoMemory();
+    if (!out && !(out = malloc(POS_BYTES))) return PyErr_NoMemory();  /* no moves: empty block */
+    return block_of(out, len * POS_BYTES);
+}
+
+static void SFX(canon_all)(CoreBoard *b, const char *src, char *dst, Py_ssize_t n) {
+    for (Py_ssize_t i = 0; i < n; i++)
+        SFX(store)(dst + i * POS_BYTES, SFX(canon)(b, SFX(load)(src + i * POS_BYTES)));
+}
+
+static void SFX(permute_all)(const POS *t, int nb, const char *src, char *dst, Py_ssize_t n) {
+    for (Py_ssize_t i = 0; i < n; i++) {
+        POS p = SFX(load)(src + i * POS_BYTES), out = 0;
+        for (int k = 0; k < nb; k++) { out |= t[k * 256 + (int)(p & 255)]; p >>= 8; }
+        SFX(store)(dst + i * POS_BYTES, out);
+    }
+}
+
+/* ---- sorting, de-duplication, membership ---------------------------------------------- */
+
+/* LSD radix sort by RADIX-bit digits, skipping digits on which all keys agree, then removing
+ * duplicates. Returns the number of distinct keys (sorted at the front of the buffer). */
+static Py_ssize_t SFX(sort_unique)(char *buf, Py_ssize_t n) {
+    if (n < 2) return n;
+    POS *a = (POS *)buf;
+    POS *tmp = malloc(n * sizeof(POS));
+    if (!tmp) return -1;  /* runs without the GIL: the caller raises MemoryError once it holds it */
+    const int buckets = 1 << RADIX;
+    const unsigned dmask = (unsigned)buckets - 1;
+    size_t *count = malloc(buckets * sizeof(size_t));
+    if (!count) { free(tmp); return -1; }
+    POS *from = a, *to = tmp;
+    POS all_or = 0, all_and = ~(POS)0;
+    for (Py_ssize_t i = 0; i < n; i++) { all_or |= a[i]; all_and &= a[i]; }
+    POS varying = all_or ^ all_and;  /* bits that differ somewhere: other digits are skipped */
+    for (int shift = 0; shift < 64 * W; shift += RADIX) {
+        if (!((varying >> shift) & dmask)) continue;
+        memset(count, 0, buckets * sizeof(size_t));
+        for (Py_ssize_t i = 0; i < n; i++) count[(unsigned)(from[i] >> shift) & dmask]++;
+        size_t sum = 0;
+        for (int v = 0; v < buckets; v++) { size_t c = count[v]; count[v] = sum; sum += c; }
+        for (Py_ssize_t i = 0; i < n; i++) to[count[(unsigned)(from[i] >> shift) & dmask]++] = from[i];
+        POS *t = from; from = to; to = t;
+    }
+    if (from != a) memcpy(a, from, n * sizeof(POS));
+    free(tmp); free(count);
+    Py_ssize_t m = 1;
+    for (Py_ssize_t i = 1; i < n; i++) if (a[i] != a[m - 1]) a[m++] = a[i];
+    return m;
+}
+
+static inline int SFX(find)(const POS *s, Py_ssize_t n, POS x) {
+    Py_ssize_t lo = 0, hi = n;
+    while (lo < hi) {
+        Py_ssize_t mid = lo + (hi - lo) / 2;
+        if (s[mid] < x) lo = mid + 1; else hi = mid;
+    }
+    return lo < n && s[lo] == x;
+}
+
+/* Unsorted queries against a sorted set: many queries (a whole level's children against the
+ * other side's last level) go through an open-addressing hash of the set, one probe in
+ * cache per query instead of a binary search's log2(ns) misses. Slots hold indices into the
+ * set (+1; 0 is free), so no position value has to be reserved. Returns -1 without memory. */
+static int SFX(member_hashed)(const POS *s, Py_ssize_t ns, const char *q, Py_ssize_t nq, char *out) {
+    int bits = 4;
+    while (((Py_ssize_t)1 << bits) < 2 * ns) bits++;
+    const uint64_t mask = ((uint64_t)1 << bits) - 1;
+    uint32_t *slot = calloc((size_t)1 << bits, sizeof(uint32_t));
+    if (!slot) return -1;
+    for (Py_ssize_t i = 0; i < ns; i++) {
+        uint64_t h = SFX(hash)(s[i]) >> (64 - bits);
+        while (slot[h]) h = (h + 1) & mask;
+        slot[h] = (uint32_t)(i + 1);
+    }
+    for (Py_ssize_t i = 0; i < nq; i++) {
+        POS x = SFX(load)(q + i * POS_BYTES);
+        uint64_t h = SFX(hash)(x) >> (64 - bits);
+        char hit = 0;
+        for (uint32_t v; (v = slot[h]) != 0; h = (h + 1) & mask)
+            if (s[v - 1] == x) { hit = 1; break; }
+        out[i] = hit;
+    }
+    free(slot);
+    return 0;
+}
+
+/* Queries in ascending order (a level against older levels, the usual case) are merged in
+ * one galloping pass: O(nq log gap) with the cache-friendly access of a merge; any other
+ * order goes through a hash of the set when the queries outnumber it (and it has fewer than
+ * 2^31 members), else a binary search per query. */
+static void SFX(member)(const char *sorted, Py_ssize_t ns, const char *q, Py_ssize_t nq, char *out) {
+    const POS *s = (const POS *)sorted;
+    int ascending = 1;
+    for (Py_ssize_t i = 1; i < nq && ascending; i++)
+        if (SFX(load)(q + i * POS_BYTES) < SFX(load)(q + (i - 1) * POS_BYTES)) ascending = 0;
+    if (!ascending) {
+        if (nq >= ns && ns < ((Py_ssize_t)1 << 31) && SFX(member_hashed)(s, ns, q, nq, out) == 0) return;
+        for (Py_ssize_t i = 0; i < nq; i++) out[i] = (char)SFX(find)(s, ns, SFX(load)(q + i * POS_BYTES));
+        return;
+    }
+    Py_ssize_t lo = 0;  /* every s[j] with j < lo is below the current query */
+    for (Py_ssize_t i = 0; i < nq; i++) {
+        POS x = SFX(load)(q + i * POS_BYTES);
+        Py_ssize_t step = 1, hi = lo;
+        while (hi < ns && s[hi] < x) { lo = hi + 1; hi = lo + step; step <<= 1; }
+        if (hi > ns) hi = ns;
+        while (lo < hi) {  /* first index in [lo, hi) not below x; s[hi] >= x */
+            Py_ssize_t mid = lo + (hi - lo) / 2;
+            if (s[mid] < x) lo = mid + 1; else hi = mid;
+        }
+        out[i] = (char)(lo < ns && s[lo] == x);
+    }
+}
+
+/* ---- pagoda filter --------------------------------------------------------------------- */
+
+/* Keep the positions that weigh at least the floor under every pagoda. ``tab`` holds, per
+ * pagoda and byte of the position, the weight of each byte value; ``alone`` counts, per
+ * pagoda, the positions it alone rules out (the planner retires pagodas that never do). */
+static PyObject *SFX(keep)(CoreBoard *b, const char *src, Py_ssize_t n, const int64_t *tab,
+                           const int64_t *floors, int P, int64_t *alone) {
+    /* The output can hold every position: the filter runs without the GIL (the beam's
+     * slices filter side by side), then the buffer is cut to what was kept. */
+    PyObject *ba = PyByteArray_FromStringAndSize(NULL, (n ? n : 1) * POS_BYTES);
+    if (!ba) return NULL;
+    char *dst = PyByteArray_AS_STRING(ba);
+    int nb = b->nbytes;
+    Py_ssize_t m = 0;
+    Py_BEGIN_ALLOW_THREADS
+    for (Py_ssize_t i = 0; i < n; i++) {
+        POS pos = SFX(load)(src + i * POS_BYTES);
+        unsigned char bytes[16] = {0};
+        memcpy(bytes, &pos, sizeof(POS));
+        int bad = 0, which = -1;
+        for (int p = 0; p < P && bad < 2; p++) {
+            const int64_t *t = tab + (size_t)p * nb * 256;
+            int64_t w = 0;
+            for (int k = 0; k < nb; k++) w += t[k * 256 + bytes[k]];
+            if (w < floors[p]) { bad++; which = p; }
+        }
+        if (!bad) SFX(store)(dst + (m++) * POS_BYTES, pos);
+        else if (bad == 1) alone[which]++;
+    }
+    Py_END_ALLOW_THREADS
+    if (PyByteArray_Resize(ba, m * POS_BYTES) < 0) { Py_DECREF(ba); return NULL; }
+    return ba;
+}
+
+/* ---- beam scores ------------------------------------------------------------------------ */
+
+/* out[i]: the sum of ``w`` over the pegs of position i, plus ``iso`` per isolated peg (no peg
+ * on a hole it could jump over: it cannot move until another peg comes next to it). ``nb``:
+ * per hole, the holes it could jump over. No Python objects: runs without the GIL. */
+static void SFX(score)(const CoreBoard *b, const char *src, Py_ssize_t n, const int64_t *w,
+                       int64_t iso, const POS *nb, int64_t *out) {
+    for (Py_ssize_t i = 0; i < n; i++) {
+        POS pos = SFX(load)(src + i * POS_BYTES);
+        int64_t s = 0;
+        for (int word = 0; word < W; word++) {  /* the pegs, lowest first */
+            uint64_t bits = (uint64_t)(pos >> (64 * word));
+            while (bits) {
+                int h = 64 * word + __builtin_ctzll(bits);
+                bits &= bits - 1;
+                s += w[h];
+                if (!(pos & nb[h])) s += iso;
+            }
+        }
+        out[i] = s;
+    }
+}
+
