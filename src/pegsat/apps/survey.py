@@ -8,9 +8,8 @@ survivor v), whose plan reversed is a plan here, and last the exhaustive search 
 (``planners.layers``), which decides what is left given time. Only one problem per orbit of
 the board's symmetry group and time reversal is solved (vacancy up to the group, survivor up
 to the vacancy's stabilizer, and of v -> s and s -> v only one: they are solvable together);
-the table is filled by symmetry, a reversed cell's plan replayed by the verifier. Solving
-both of a reversed pair cost the German survey twice: the search already plays each game both
-ways, and its second pass gave e1 -> e4 118 s (unknown) and then e4 -> e1 216 s (a plan).
+the table is filled by symmetry, a reversed cell's plan replayed by the verifier (solving both
+of a reversed pair would pay twice: the search already plays each game both ways).
 
 Results are appended to a JSON-lines file as each problem is settled, flushed to disk; a
 rerun reads the file and skips what is done, so an interrupted survey loses at most the
@@ -189,8 +188,8 @@ def run(board: Board, results: Path, *, planner: str = "auto", time_limit: float
     shared evenly among the problems still unknown, each solved once more with its share (a
     solve starts afresh: one long run decides more than several short ones), and again while
     what is left gives some of them ``RETRY_GROWTH`` times their last try (then to as many as
-    it can, shortest tries first: the German survey's second pass left 403 s unused while four
-    problems it had given 156-235 s each were unknown). Without a budget, one pass."""
+    it can, shortest tries first, so no time is left unused while a problem is unknown).
+    Without a budget, one pass."""
     if board.n > 64:
         raise PegsatError(f"survey: board {board.name} has {board.n} holes; at most 64")
     limited = budget is not None and budget.remaining() is not None

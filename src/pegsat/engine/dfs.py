@@ -96,8 +96,8 @@ def new_table(bits: int, width: int = 1) -> np.ndarray:
 def grown(problem: Problem, table: np.ndarray, factor: int = 4) -> np.ndarray:
     """A table ``factor`` times larger holding every dead position of ``table``: a dead
     table that fills up loses positions to overwriting, and an exhaustive search that keeps
-    re-proving them may never end (diamond e1 -> e9: open with 2^26 slots, exhausted in
-    108 s with 2^28, 200 M positions stored)."""
+    re-proving them may never end (diamond e1 -> e9 needs 2^28 slots: ``tests/test_turns.py``,
+    slow)."""
     k = kernel(problem.board, goal_group(problem))
     slots = len(table) // k.width * factor
     bits = slots.bit_length() - 1

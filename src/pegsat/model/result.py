@@ -14,10 +14,10 @@ from typing import Any, TypedDict
 from .problem import Problem
 
 Plan = tuple[int, ...]  # jump ids, in the order played
+
 #: a result's diagnostics (seconds per phase, positions, nodes, pagodas, ...): shown by
 #: ``--json`` and in the closing line of the text output, never steered on
 Stats = dict[str, Any]
-
 
 CERTIFICATE_FORMAT, CERTIFICATE_VERSION = "pegsat-certificate", 1
 

@@ -5,13 +5,12 @@ The schedule comes from measurement (bench/engine.py, bench/planners.py), not fr
 count: with the compiled core, learned pagodas and restarts, the search settles the English
 and French surveys, German e5 -> e5 and diamond d2 -> one peg in seconds, where SAT and
 CP-SAT ran out of minutes on the 41- and 45-hole boards. SAT and CP-SAT stay as the second
-stage, since what is hard for one method is not always hard for another (CP-SAT had solved
-English d1 -> d1 in 1.6 s when the pure-Python search ran out of 60 s). The search gets
+stage, since what is hard for one method is not always hard for another. The search gets
 ``SEARCH_SHARE`` of the time budget (``BIG_SEARCH_SHARE`` on boards of more than 36 holes;
 ``SEARCH_ALONE`` seconds when there is none), and what
 it leaves goes to SAT and a CP-SAT child racing, the first answer winning.
-Racing them all at once on two cores made problems that one planner alone answers in 3 s
-stay unknown for 90 s (issue 13), so the stages do not overlap. Every stage shares the
+Racing them all at once on two cores starved the one planner that would have answered, so the
+stages do not overlap. Every stage shares the
 caller's deadline (a forked child reads the same monotonic clock).
 """
 
@@ -31,10 +30,8 @@ NAME = "auto"
 OPTIMAL = False  # its plans are not proven to have the fewest moves
 supports = any_problem
 SEARCH_SHARE = 0.6  # of the time budget, for the search alone
-#: on boards where the search takes turns (more than ``analysis.games.SPLIT_ABOVE`` holes): its turns
-#: double, and SAT and CP-SAT had solved none of these boards' hard problems in minutes
-#: (0.85 until diamond e1 -> one peg, refuted by the search in 47-49 s, needed more than 51 s
-#: of a 60 s budget)
+#: on boards where the search takes turns (more than ``analysis.games.SPLIT_ABOVE`` holes):
+#: its turns grow, and SAT and CP-SAT solve none of these boards' hard problems in minutes
 BIG_SEARCH_SHARE = 0.95
 SEARCH_ALONE = 60.0  # seconds of search first when there is no time limit
 
