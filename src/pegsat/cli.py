@@ -147,7 +147,28 @@ class SolverName(click.ParamType):
         return value
 
 
+class Bytes(click.ParamType):
+    """A size: a number of bytes, or with a unit (500MB, 2GB, 1.5GiB)."""
+
+    name = "size"
+    UNITS = {"": 1, "b": 1, "kb": 10**3, "mb": 10**6, "gb": 10**9, "tb": 10**12,
+             "kib": 2**10, "mib": 2**20, "gib": 2**30, "tib": 2**40}
+
+    def convert(self, value, param, ctx):
+        text = str(value).strip().lower().replace(" ", "")
+        num = text.rstrip("kmgtib")
+        unit = text[len(num):]
+        try:
+            x = float(num) * self.UNITS[unit]
+        except (ValueError, KeyError):
+            self.fail(f"{clip(value)!r} is not a size (write 2GB, 500MB, 1.5GiB)", param, ctx)
+        if not math.isfinite(x) or x < 1 << 20:
+            self.fail(f"{clip(value)!r}: give at least 1MB", param, ctx)
+        return int(x)
+
+
 SECONDS = Seconds()
+BYTES = Bytes()
 OUT_FILE = OutFile()
 POSITIVE = click.IntRange(min=1)
 
@@ -417,16 +438,37 @@ def prove(problem: str, cert_out: str | None, proof: str | None, cnf: str | None
 @time_limit("Seconds; past it the count stops with the levels finished (exit 20).")
 @click.option("--json", "as_json", is_flag=True, help="The census as JSON on stdout.")
 @click.option("--quiet", is_flag=True, help="No progress lines on stderr.")
-def count(problem: str, time_limit: float | None, as_json: bool, quiet: bool,
+@click.option("--spill", type=click.Path(file_okay=False), help="Keep the levels on disk in this "
+              "directory and expand them on a Dask cluster: the reachable positions only; a rerun "
+              "resumes from the last finished level.")
+@click.option("--workers", type=click.IntRange(1, 256), default=2, show_default=True,
+              help="With --spill: local worker processes.")
+@click.option("--scheduler", help="With --spill: an existing Dask scheduler (tcp://host:8786) "
+              "instead; the directory must be one every worker sees.")
+@click.option("--memory-limit", type=BYTES, help="With --spill: bytes per worker process (2GB, "
+              "500MB; default: the memory budget shared by the workers).")
+@click.option("--keep-levels", is_flag=True, help="With --spill: keep every level's files, not "
+              "only the last.")
+def count(problem: str, time_limit: float | None, as_json: bool, quiet: bool, spill: str | None,
+          workers: int, scheduler: str | None, memory_limit: int | None, keep_levels: bool,
           options: ProblemOptions) -> None:
     """Count PROBLEM's game tree by jumps: reachable and still-winning positions (up to
     symmetry and raw), winning jump sequences, games played until no jump is left. Exact
-    integers; boards of at most 64 holes."""
+    integers; boards of at most 64 holes. With --spill, the reachable positions of games too
+    large for memory, level by level on disk."""
     from .apps.count import count as census
     from .apps.pose import pose
 
     prob = pose(problem, options).problem
     progress = None if quiet else (lambda line: click.echo(line, err=True))
+    if spill is not None:
+        from .apps.reach import reach
+
+        got = reach(prob, Path(spill), workers=workers, scheduler=scheduler, memory=memory_limit,
+                    deadline=deadline_of(time_limit), keep=keep_levels, progress=progress)
+        for line in [json.dumps(got.to_dict())] if as_json else got.table():
+            click.echo(line)
+        return
     res = census(prob, deadline_of(time_limit), progress)
     if as_json:
         click.echo(json.dumps(res.to_json()))

@@ -161,17 +161,19 @@ class Staging:
         with open(tmp, "w", encoding="utf-8") as fh:
             write(fh)
 
-    def commit(self) -> None:
-        """Every staged file renamed over its target, with Ctrl-C held back."""
+    def commit(self, durable: bool = True) -> None:
+        """Every staged file renamed over its target, with Ctrl-C held back; ``durable``:
+        fsynced first, so a finished write survives a power cut (scratch files skip it)."""
         try:
-            for tmp in self.temps.values():
+            for tmp in self.temps.values() if durable else ():
                 _fsync_file(tmp)
             main = threading.current_thread() is threading.main_thread()
             old = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT}) if main else None
             try:
                 for target, tmp in self.temps.items():
                     os.replace(tmp, target)
-                for directory in {t.parent if str(t.parent) else Path(".") for t in self.temps}:
+                dirs = {t.parent if str(t.parent) else Path(".") for t in self.temps}
+                for directory in dirs if durable else ():
                     _fsync_dir(directory)
             finally:
                 if old is not None:

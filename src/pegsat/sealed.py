@@ -41,8 +41,10 @@ def digest(*parts: object) -> str:
     return hashlib.sha256(json.dumps(parts, sort_keys=True, separators=(",", ":")).encode()).hexdigest()
 
 
-def write(path: Path, kind: str, version: int, fingerprint: str, array: np.ndarray) -> None:
-    """Write ``array`` (64-bit words) sealed; atomically, so a reader sees the old file or the new."""
+def write(path: Path, kind: str, version: int, fingerprint: str, array: np.ndarray,
+          durable: bool = True) -> None:
+    """Write ``array`` (64-bit words) sealed; atomically, so a reader sees the old file or the
+    new; ``durable``: fsynced too (scratch files, rewritten after a crash anyway, skip it)."""
     body = np.ascontiguousarray(array, dtype=DTYPE).tobytes()
     head = {"kind": kind, "version": version, "fingerprint": fingerprint, "dtype": DTYPE.str,
             "count": len(array), "sha256": hashlib.sha256(body).hexdigest()}
@@ -50,7 +52,7 @@ def write(path: Path, kind: str, version: int, fingerprint: str, array: np.ndarr
         with open(stage.path(path), "wb") as fh:
             fh.write(MAGIC + json.dumps(head).encode() + b"\n")
             fh.write(body)
-        stage.commit()
+        stage.commit(durable)
 
 
 def read(path: Path, kind: str, version: int, fingerprint: str, max_count: int) -> np.ndarray:

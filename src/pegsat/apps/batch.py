@@ -116,18 +116,8 @@ def run(jobs: list[Job], results: Path, *, workers: int = 2, scheduler: str | No
 
     ``on_submit(client, futures_by_job_id)`` is called once the first window of jobs is
     submitted (tests use it to kill a worker mid-run)."""
-    # Dask's own warnings (cancelled tasks, workers killed on Ctrl-C) would bury our one line;
-    # worker processes read this too, since they inherit the environment.
-    os.environ.setdefault("DASK_LOGGING__DISTRIBUTED", "error")
-    try:
-        import dask
-        from distributed import Client, LocalCluster, as_completed
-    except ImportError:
-        raise PegsatError("batch needs Dask: pip install 'dask[distributed]' tqdm "
-                          "(or pip install -e '.[dev]')") from None
-    from tqdm import tqdm
-
     from ..process import cores as local_cores
+    from .cluster import client as connect
 
     previous = read_results(results)
     todo = [j for j in jobs if previous.get(j.id, {}).get("status") not in FINAL]
@@ -136,56 +126,43 @@ def run(jobs: list[Job], results: Path, *, workers: int = 2, scheduler: str | No
         return records
     settings = {"distributed.scheduler.allowed-failures": 0,  # a dead worker's job is not retried
                 "distributed.worker.daemon": False}  # the planners start solver processes
-    with dask.config.set(settings):
-        cluster = None
-        if scheduler is None:
-            cluster = LocalCluster(n_workers=workers, threads_per_worker=1, processes=True,
-                                   dashboard_address=None)
-        try:
-            client = Client(cluster if cluster is not None else scheduler, timeout=CONNECT_S)
-        except (ValueError, OSError, TimeoutError) as exc:  # a bad address, nobody listening
-            if cluster is not None:
-                cluster.close()
-            why = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
-            raise PegsatError(f"cannot reach the Dask scheduler {scheduler!r}: {why}") from None
-        try:
-            # A sliding window of one job per worker thread: a worker that dies takes only the
-            # job it was running with it (queued jobs would be charged with its death too).
-            window = max(1, sum(client.nthreads().values()))
-            share = max(1, local_cores() // window) if cluster is not None else 1
-            pending = iter(todo)
-            futures: dict[str, Any] = {}
-            by_key: dict[Any, str] = {}
-            flow = as_completed()
+    with connect(workers, scheduler, settings) as client:
+        from distributed import as_completed
+        from tqdm import tqdm
 
-            def submit_next() -> None:
-                job = next(pending, None)
-                if job is not None:
-                    fut = client.submit(run_job, job, planner, time_limit, share, pure=False,
-                                        key=f"pegsat-job-{len(futures)}")
-                    futures[job.id] = fut
-                    by_key[fut.key] = job.id
-                    flow.add(fut)
+        # A sliding window of one job per worker thread: a worker that dies takes only the
+        # job it was running with it (queued jobs would be charged with its death too).
+        window = max(1, sum(client.nthreads().values()))
+        share = max(1, local_cores() // window) if scheduler is None else 1
+        pending = iter(todo)
+        futures: dict[str, Any] = {}
+        by_key: dict[Any, str] = {}
+        flow = as_completed()
 
-            for _ in range(window):
+        def submit_next() -> None:
+            job = next(pending, None)
+            if job is not None:
+                fut = client.submit(run_job, job, planner, time_limit, share, pure=False,
+                                    key=f"pegsat-job-{len(futures)}")
+                futures[job.id] = fut
+                by_key[fut.key] = job.id
+                flow.add(fut)
+
+        for _ in range(window):
+            submit_next()
+        if on_submit is not None:
+            on_submit(client, futures)
+        with JsonLines(results) as out, tqdm(total=len(jobs), initial=len(jobs) - len(todo),
+                                              unit="job", disable=quiet, smoothing=0.1) as bar:
+            for fut in flow:
+                jid = by_key[fut.key]
+                try:
+                    rec = fut.result()
+                except Exception as exc:  # KilledWorker, lost connection: never "unsolvable"
+                    rec = {"job": jid, "status": "unknown",
+                           "detail": f"worker died ({type(exc).__name__}); rerun to retry"}
+                out.write(rec)
+                records[jid] = rec
+                bar.update(1)
                 submit_next()
-            if on_submit is not None:
-                on_submit(client, futures)
-            with JsonLines(results) as out, tqdm(total=len(jobs), initial=len(jobs) - len(todo),
-                                                  unit="job", disable=quiet, smoothing=0.1) as bar:
-                for fut in flow:
-                    jid = by_key[fut.key]
-                    try:
-                        rec = fut.result()
-                    except Exception as exc:  # KilledWorker, lost connection: never "unsolvable"
-                        rec = {"job": jid, "status": "unknown",
-                               "detail": f"worker died ({type(exc).__name__}); rerun to retry"}
-                    out.write(rec)
-                    records[jid] = rec
-                    bar.update(1)
-                    submit_next()
-        finally:
-            client.close()
-            if cluster is not None:
-                cluster.close()
     return records

@@ -1,0 +1,53 @@
+"""A Dask client: a ``LocalCluster`` of worker processes, or an existing scheduler.
+
+Used by ``batch`` (many small problems) and ``reach`` (one large level search spread over
+workers). Tasks, retries and the loss of workers are Dask's own: pegsat adds no scheduler,
+transport or retry logic of its own.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator
+from contextlib import contextmanager
+from typing import Any
+
+from ..errors import PegsatError
+
+CONNECT_S = 10.0  # seconds to reach an existing scheduler
+
+
+@contextmanager
+def client(workers: int, scheduler: str | None, settings: dict[str, Any] | None = None,
+           memory_limit: int | str | None = None) -> Iterator[Any]:
+    """A connected ``distributed.Client`` for the ``with`` block: a local cluster of
+    ``workers`` single-threaded processes (each limited to ``memory_limit`` bytes, where
+    given), or the scheduler at ``scheduler``; closed, and the local cluster stopped, after."""
+    # Dask's own warnings (cancelled tasks, workers killed on Ctrl-C) would bury our one line;
+    # worker processes read this too, since they inherit the environment.
+    os.environ.setdefault("DASK_LOGGING__DISTRIBUTED", "error")
+    try:
+        import dask
+        from distributed import Client, LocalCluster
+    except ImportError:
+        raise PegsatError("this needs Dask: pip install 'dask[distributed]' tqdm "
+                          "(or pip install -e '.[dev]')") from None
+    with dask.config.set(settings or {}):
+        cluster = None
+        if scheduler is None:
+            extra = {} if memory_limit is None else {"memory_limit": memory_limit}
+            cluster = LocalCluster(n_workers=workers, threads_per_worker=1, processes=True,
+                                   dashboard_address=None, **extra)
+        try:
+            c = Client(cluster if cluster is not None else scheduler, timeout=CONNECT_S)
+        except (ValueError, OSError, TimeoutError) as exc:  # a bad address, nobody listening
+            if cluster is not None:
+                cluster.close()
+            why = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+            raise PegsatError(f"cannot reach the Dask scheduler {scheduler!r}: {why}") from None
+        try:
+            yield c
+        finally:
+            c.close()
+            if cluster is not None:
+                cluster.close()

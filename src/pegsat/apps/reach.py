@@ -1,0 +1,223 @@
+"""``pegsat count --spill DIR``: the positions reachable by jumps, level by level, on disk and
+on a Dask cluster, for games whose levels do not fit one process's memory.
+
+Each level is a set of partition files (``engine.spill``); a level becomes the next in two
+rounds of Dask tasks — every partition of the level expanded on its own (children routed to
+their partition of the next level as bucket files), then every partition of the next level
+merged from its buckets — so no process ever holds a level, only a chunk's children or a
+partition's buckets, sized from ``memory`` (bytes per worker process). Partitions double as
+levels grow. Tasks are idempotent (``engine.spill``), so a worker lost mid-level only costs
+Dask's rerun of its tasks, on another worker. ``manifest.json`` (written atomically after
+every level) records each finished level's partitions, classes and raw positions: it is the
+checkpoint, and a run that is killed resumes from its last finished level with identical
+results.
+
+It counts what a sweep forward can: the classes (positions up to the problem's symmetries)
+and raw positions of every level. What needs the levels backwards too — which positions can
+still win, winning sequences, games — is the in-memory ``count``'s.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from .. import sealed
+from ..deadline import Deadline
+from ..engine.bitboard import stabilizer
+from ..engine.kernel import kernel, words
+from ..errors import PegsatError, Unknown
+from ..files import parse_json, write_atomic
+from ..limits import memory_budget
+from ..model.codec import problem_to_json
+from ..model.problem import Problem
+
+FORMAT, VERSION = "pegsat-spill", 1
+#: children per position at most, and the bytes a task holds per child (the children, their
+#: sort, the routing): what sizes a chunk and the partitions
+FANOUT, BYTES_PER_CHILD = 12, 48
+
+
+@dataclass(frozen=True)
+class Level:
+    jumps: int
+    parts: int
+    classes: int
+    raw: int
+    bytes: int
+
+
+@dataclass(frozen=True)
+class Reach:
+    """The reachable positions by jump level (classes up to the symmetries, and raw)."""
+
+    problem: Problem
+    symmetries: int
+    levels: tuple[Level, ...]
+    complete: bool  # the last level has no successor: every reachable position is counted
+    seconds: float
+
+    def to_dict(self) -> dict[str, Any]:
+        """As ``count --spill --json`` prints it."""
+        return {"problem": self.problem.describe(), "symmetries": self.symmetries, "complete": self.complete,
+                "levels": [lv.__dict__ for lv in self.levels],
+                "totals": {"classes": sum(lv.classes for lv in self.levels),
+                           "positions": sum(lv.raw for lv in self.levels)},
+                "seconds": round(self.seconds, 3)}
+
+    def table(self) -> list[str]:
+        """As ``count --spill`` prints it, a line each."""
+        head = f"{'jumps':>5} {'pegs':>4} {'reachable':>14} {'(raw)':>18} {'partitions':>10} {'disk MB':>9}"
+        out = [f"{self.problem.describe()}  (positions up to {self.symmetries} symmetries; raw: every "
+               "position; on disk)", head, "-" * len(head)]
+        for lv in self.levels:
+            out.append(f"{lv.jumps:>5} {self.problem.pegs - lv.jumps:>4} {lv.classes:>14,} {lv.raw:>18,} "
+                       f"{lv.parts:>10} {lv.bytes / 1e6:>9.1f}")
+        out.append("-" * len(head))
+        out.append(f"{'total':>10} {sum(lv.classes for lv in self.levels):>14,} "
+                   f"{sum(lv.raw for lv in self.levels):>18,}")
+        if not self.complete:
+            out.append("(the levels after the last are not counted yet: rerun to go on)")
+        out.append(f"{self.seconds:.1f} s")
+        return out
+
+
+def fingerprint(problem: Problem, group) -> str:
+    return sealed.digest(problem_to_json(problem), [list(p) for p in group], FORMAT, VERSION)
+
+
+def _expand(problem: Problem, root: str, fp: str, d: int, p: int, parts_next: int, chunk: int,
+            max_count: int) -> int:
+    """A Dask task: partition ``p`` of level ``d`` expanded (``engine.spill.expand``)."""
+    from ..engine import spill
+
+    k = kernel(problem.board, tuple(tuple(q) for q in stabilizer(problem)))
+    return spill.expand(k, Path(root), fp, d, p, parts_next, chunk, max_count)
+
+
+def _merge(problem: Problem, root: str, fp: str, d: int, q: int, max_count: int) -> tuple[int, int, int]:
+    """A Dask task: partition ``q`` of level ``d`` merged (``engine.spill.merge``)."""
+    from ..engine import spill
+
+    k = kernel(problem.board, tuple(tuple(p) for p in stabilizer(problem)))
+    m = spill.merge(k, Path(root), fp, d, q, max_count)
+    return m.classes, m.raw, m.bytes
+
+
+def reach(problem: Problem, root: Path, *, workers: int = 2, scheduler: str | None = None,
+          memory: int | None = None, deadline: Deadline | None = None, keep: bool = False,
+          progress: Callable[[str], None] | None = None,
+          on_level: Callable[[Any, int], None] | None = None) -> Reach:
+    """The reachable census of ``problem`` with its levels under ``root``, resumed from
+    ``root/manifest.json`` when a run of the same problem left one. ``memory``: bytes per
+    worker process (default: the memory budget shared by the local workers). ``keep``: keep
+    every level's files (else only the last). Past ``deadline``: ``Unknown`` with the levels
+    finished (which are kept: a rerun goes on). ``on_level(client, d)``: called as level ``d``
+    is being expanded (tests kill a worker there)."""
+    from ..engine import spill
+    from .cluster import client as connect
+
+    if problem.special is not None or words(problem.board) != 1:
+        raise PegsatError("count --spill: boards of at most 64 holes and no special peg")
+    deadline = deadline or Deadline()
+    t0 = time.perf_counter()
+    k = kernel(problem.board, tuple(tuple(p) for p in stabilizer(problem)))
+    fp = fingerprint(problem, k.group)
+    per_worker = memory or memory_budget() // max(1, workers)
+    max_count = max(1, per_worker // 8)
+    chunk = max(1024, per_worker // (FANOUT * BYTES_PER_CHILD))
+    try:
+        root.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise PegsatError(f"cannot use {root} for the levels: {exc.strerror}") from None
+    levels = _resume(root, fp, progress)
+    if not levels:
+        spill.drop_level(root, 0)
+        start = k.unique(k.canon(k.array([problem.start])))
+        spill.write_part(root, fp, 0, 0, start)
+        levels = [Level(0, 1, 1, spill.orbit_total(k, start), spill.part_path(root, 0, 0).stat().st_size)]
+        _save(root, fp, levels)
+    settings = {"distributed.worker.daemon": False}
+    with connect(workers, scheduler, settings, memory_limit=None) as client:
+        while levels[-1].classes and not _done(problem, levels):
+            d = len(levels) - 1
+            if deadline.expired():
+                raise Unknown(f"the time limit came after {d + 1} levels by jumps; they are kept in "
+                              f"{root}: rerun to go on", {"levels_finished": d + 1,
+                                                          "classes_per_level": [lv.classes for lv in levels]})
+            last = levels[-1]
+            grown = FANOUT * last.classes * BYTES_PER_CHILD // 4  # the next level's bytes, roughly
+            parts_next = 1
+            while parts_next < 1 << 16 and grown // parts_next > per_worker // 2:
+                parts_next *= 2
+            spill.drop_level(root, d + 1)  # what a killed run left of it
+            t = time.perf_counter()
+            futures = client.map(_expand, [problem] * last.parts, [str(root)] * last.parts,
+                                 [fp] * last.parts, [d] * last.parts, range(last.parts),
+                                 [parts_next] * last.parts, [chunk] * last.parts, [max_count] * last.parts,
+                                 pure=False)
+            if on_level is not None:
+                on_level(client, d)
+            try:
+                client.gather(futures)
+                merged = client.gather(client.map(_merge, [problem] * parts_next, [str(root)] * parts_next,
+                                                  [fp] * parts_next, [d + 1] * parts_next, range(parts_next),
+                                                  [max_count] * parts_next, pure=False))
+            except Exception as exc:  # a task that failed on every try: say which, keep what is done
+                raise PegsatError(f"count --spill: level {d + 1} failed ({type(exc).__name__}: "
+                                  f"{str(exc)[:120]}); the {d + 1} levels before it are kept in {root}: "
+                                  "rerun to go on") from None
+            spill.drop_buckets(root, d + 1)
+            level = Level(d + 1, parts_next, sum(m[0] for m in merged), sum(m[1] for m in merged),
+                          sum(m[2] for m in merged))
+            levels.append(level)
+            _save(root, fp, levels)
+            if not keep and d >= 1:
+                spill.drop_level(root, d)
+            if progress is not None:
+                secs = time.perf_counter() - t
+                progress(f"level {d + 1}: {level.classes:,} positions up to symmetry in {parts_next} "
+                         f"partitions, {level.bytes / 1e6:.1f} MB on disk, {secs:.1f} s "
+                         f"({level.classes / max(secs, 1e-9):,.0f} positions/s)")
+    return Reach(problem, len(k.group), tuple(levels), True, time.perf_counter() - t0)
+
+
+def _done(problem: Problem, levels: list[Level]) -> bool:
+    """No level beyond: every peg gone but one (no jump is possible with one peg)."""
+    return problem.pegs - (len(levels) - 1) <= 1
+
+
+def _resume(root: Path, fp: str, progress: Callable[[str], None] | None) -> list[Level]:
+    """The finished levels of an earlier run of this search, or [] (none, or another search's:
+    a manifest that is not this problem's is not believed, and the directory is reused)."""
+    path = root / "manifest.json"
+    if not path.exists():
+        return []
+    try:
+        data = parse_json(path.read_text(encoding="utf-8"), str(path))
+        if data.get("format") != FORMAT or data.get("version") != VERSION or data.get("fingerprint") != fp:
+            raise ValueError("another search's")
+        levels = [Level(**lv) for lv in data["levels"]]
+        from ..engine import spill
+
+        for p in range(levels[-1].parts):  # the last level's files are all there, and whole
+            if not spill.part_path(root, len(levels) - 1, p).is_file():
+                raise ValueError(f"partition {p} of level {len(levels) - 1} is missing")
+    except (OSError, PegsatError, ValueError, TypeError, KeyError, AttributeError, IndexError) as exc:
+        if progress is not None:
+            progress(f"{path}: not resumed ({str(exc)[:80]}); starting afresh")
+        return []
+    if progress is not None:
+        progress(f"resuming from level {len(levels) - 1} ({levels[-1].classes:,} positions)")
+    return levels
+
+
+def _save(root: Path, fp: str, levels: list[Level]) -> None:
+    text = json.dumps({"format": FORMAT, "version": VERSION, "fingerprint": fp,
+                       "levels": [lv.__dict__ for lv in levels]}, indent=1) + "\n"
+    write_atomic(root / "manifest.json", lambda fh: fh.write(text))
+

@@ -1,0 +1,82 @@
+"""``count --spill``: levels by jumps on disk, expanded on a real two-worker Dask cluster, a
+worker killed mid-level, a run stopped between levels and resumed; always the in-memory
+count's numbers."""
+
+import json
+import os
+import signal
+
+import pytest
+from click.testing import CliRunner
+
+from pegsat.apps.count import count
+from pegsat.apps.reach import reach
+from pegsat.cli import main
+from pegsat.model.catalogue import get_board
+from pegsat.model.problem import single_vacancy
+
+T6 = get_board("triangle-6")
+GAME = single_vacancy(T6, T6.hole("a1"))
+
+
+@pytest.fixture(scope="module")
+def truth():
+    c = count(GAME)
+    return [lv.classes for lv in c.levels], [lv.positions for lv in c.levels]
+
+
+def test_a_worker_killed_mid_level_changes_nothing(tmp_path, truth):
+    """Small memory per worker: levels of up to 16 partitions, dozens of tasks a level; one
+    worker is SIGKILLed while a level's tasks are out, and Dask reruns them elsewhere."""
+    killed = {}
+
+    def kill(client, d):
+        if d == 9 and not killed:
+            addr = sorted(client.scheduler_info()["workers"])[0]
+            pid = client.run(os.getpid, workers=[addr])[addr]
+            os.kill(pid, signal.SIGKILL)
+            killed["pid"] = pid
+
+    got = reach(GAME, tmp_path / "levels", workers=2, memory=1 << 20, on_level=kill)
+    assert killed
+    assert max(lv.parts for lv in got.levels) >= 8
+    assert [lv.classes for lv in got.levels] == truth[0]
+    assert [lv.raw for lv in got.levels] == truth[1]
+
+
+class Stop(Exception):
+    pass
+
+
+def test_a_run_stopped_between_levels_resumes_to_the_same_numbers(tmp_path, truth):
+    root = tmp_path / "levels"
+
+    def stop(client, d):
+        if d == 7:
+            raise Stop
+
+    with pytest.raises(Stop):
+        reach(GAME, root, workers=2, memory=1 << 20, on_level=stop)
+    manifest = json.loads((root / "manifest.json").read_text())
+    assert len(manifest["levels"]) == 8  # levels 0..7 finished
+    said = []
+    got = reach(GAME, root, workers=2, memory=1 << 20, progress=said.append)
+    assert said[0].startswith("resuming from level 7")
+    assert [lv.classes for lv in got.levels] == truth[0]
+    assert [lv.raw for lv in got.levels] == truth[1]
+    # a manifest of another problem is not believed: the same directory starts afresh
+    other = single_vacancy(T6, T6.hole("c3"))
+    said.clear()
+    fresh = reach(other, root, workers=2, progress=said.append)
+    assert "starting afresh" in said[0] and fresh.levels[0].classes == 1
+
+
+def test_count_spill_through_the_command_line(tmp_path, truth):
+    r = CliRunner().invoke(main, ["count", "triangle-6", "--vacant", "a1", "--spill", str(tmp_path / "l"),
+                                  "--json", "--quiet", "--memory-limit", "8MB"])
+    assert r.exit_code == 0, r.output
+    data = json.loads(r.output.splitlines()[-1])
+    assert [lv["classes"] for lv in data["levels"]] == truth[0] and data["complete"]
+    r = CliRunner().invoke(main, ["count", "triangle-6", "--spill", str(tmp_path / "m"), "--memory-limit",
+                                  "lots"])
+    assert r.exit_code == 2 and "is not a size" in r.output
