@@ -87,6 +87,7 @@ class Reach:
 
 
 def fingerprint(problem: Problem, group) -> str:
+    """What a level file and the manifest belong to: the problem, its symmetries, the format."""
     return sealed.digest(problem_to_json(problem), [list(p) for p in group], FORMAT, VERSION)
 
 

@@ -36,10 +36,12 @@ GOLDEN = np.uint64(0x9E3779B97F4A7C15)  # Fibonacci hashing: the top bits of pos
 
 
 def level_dir(root: Path, d: int) -> Path:
+    """The directory of level ``d``."""
     return root / f"L{d:03d}"
 
 
 def part_path(root: Path, d: int, p: int) -> Path:
+    """The file of partition ``p`` of level ``d``."""
     return level_dir(root, d) / f"P{p:04d}.lvl"
 
 
@@ -58,6 +60,7 @@ def _fp(fingerprint: str, d: int, p: int) -> str:
 
 
 def write_part(root: Path, fingerprint: str, d: int, p: int, pos: np.ndarray) -> None:
+    """Partition ``p`` of level ``d``, sealed (durably: it is the checkpoint)."""
     part_path(root, d, p).parent.mkdir(parents=True, exist_ok=True)
     sealed.write(part_path(root, d, p), LEVEL_KIND, VERSION, _fp(fingerprint, d, p), pos)
 
@@ -144,4 +147,5 @@ def drop_buckets(root: Path, d: int) -> None:
 
 
 def drop_level(root: Path, d: int) -> None:
+    """Every file of level ``d`` (a level no longer needed, or what a killed run left)."""
     shutil.rmtree(level_dir(root, d), ignore_errors=True)
