@@ -71,6 +71,17 @@ def test_a_run_stopped_between_levels_resumes_to_the_same_numbers(tmp_path, trut
     assert "starting afresh" in said[0] and fresh.levels[0].classes == 1
 
 
+def test_a_tree_that_ends_before_one_peg_ends_there(tmp_path):
+    """square-4x5 from b2: the last jumps leave two pegs at best; no empty level is added."""
+    b = get_board("square-4x5")
+    p = single_vacancy(b, b.hole("b2"))
+    want = [lv.classes for lv in count(p).levels]
+    got = reach(p, tmp_path / "levels", workers=1)
+    assert [lv.classes for lv in got.levels] == want and want[-1] and got.complete
+    again = reach(p, tmp_path / "levels", workers=1)  # a finished run: nothing more to do
+    assert [lv.classes for lv in again.levels] == want
+
+
 def test_count_spill_through_the_command_line(tmp_path, truth):
     r = CliRunner().invoke(main, ["count", "triangle-6", "--vacant", "a1", "--spill", str(tmp_path / "l"),
                                   "--json", "--quiet", "--memory-limit", "8MB"])

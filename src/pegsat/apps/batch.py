@@ -32,7 +32,6 @@ from ..files import JsonLines, read_jsonl, read_text
 from ..model.options import ProblemOptions
 
 FINAL = ("solved-optimal", "solved", "unsolvable", "error")
-CONNECT_S = 10  # seconds to reach an external scheduler before giving up
 
 
 @dataclass(frozen=True)

@@ -265,7 +265,7 @@ class _Sweep:
         G = len(k.group)
         out = []
         for j, (lv, ok, dead) in enumerate(zip(levels, alive, dead_masks, strict=True)):
-            orbit = _orbits(k, lv, G)
+            orbit = k.orbit_sizes(lv)
             out.append(Level(j, problem.pegs - j, len(lv), int(orbit.sum()), int(ok.sum()),
                              int(orbit[ok].sum()), int(dead.sum()), int(orbit[dead].sum())))
         held = sum(a.nbytes for a in levels) + self.peak + 16 * max(len(a) for a in levels)
@@ -329,11 +329,3 @@ def _alive(k, levels: list[np.ndarray], goal, deadline: Deadline) -> list[np.nda
         out[j] = mask
         above = lv[mask]
     return out
-
-
-def _orbits(k, lv: np.ndarray, G: int) -> np.ndarray:
-    """Orbit sizes: |G| over the number of symmetries fixing each class representative."""
-    fixed = np.ones(len(lv), dtype=np.int64)
-    for perm in k.group[1:]:
-        fixed += k.permute(lv, perm) == lv
-    return G // fixed

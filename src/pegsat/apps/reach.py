@@ -135,7 +135,7 @@ def reach(problem: Problem, root: Path, *, workers: int = 2, scheduler: str | No
         root.mkdir(parents=True, exist_ok=True)
     except OSError as exc:
         raise PegsatError(f"cannot use {root} for the levels: {exc.strerror}") from None
-    levels = _resume(root, fp, progress)
+    levels, complete = _resume(root, fp, progress)
     if not levels:
         spill.drop_level(root, 0)
         start = k.unique(k.canon(k.array([problem.start])))
@@ -144,7 +144,7 @@ def reach(problem: Problem, root: Path, *, workers: int = 2, scheduler: str | No
         _save(root, fp, levels)
     settings = {"distributed.worker.daemon": False}
     with connect(workers, scheduler, settings, memory_limit=None) as client:
-        while levels[-1].classes and not _done(problem, levels):
+        while not complete and not _done(problem, levels):
             d = len(levels) - 1
             if deadline.expired():
                 raise Unknown(f"the time limit came after {d + 1} levels by jumps; they are kept in "
@@ -175,6 +175,10 @@ def reach(problem: Problem, root: Path, *, workers: int = 2, scheduler: str | No
             spill.drop_buckets(root, d + 1)
             level = Level(d + 1, parts_next, sum(m[0] for m in merged), sum(m[1] for m in merged),
                           sum(m[2] for m in merged))
+            if not level.classes:  # no jump from the last level: the game tree ends there
+                spill.drop_level(root, d + 1)
+                _save(root, fp, levels, complete=True)
+                break
             levels.append(level)
             _save(root, fp, levels)
             if not keep and d >= 1:
@@ -188,21 +192,23 @@ def reach(problem: Problem, root: Path, *, workers: int = 2, scheduler: str | No
 
 
 def _done(problem: Problem, levels: list[Level]) -> bool:
-    """No level beyond: every peg gone but one (no jump is possible with one peg)."""
+    """No level beyond: one peg left (no jump is possible with one peg)."""
     return problem.pegs - (len(levels) - 1) <= 1
 
 
-def _resume(root: Path, fp: str, progress: Callable[[str], None] | None) -> list[Level]:
-    """The finished levels of an earlier run of this search, or [] (none, or another search's:
-    a manifest that is not this problem's is not believed, and the directory is reused)."""
+def _resume(root: Path, fp: str, progress: Callable[[str], None] | None) -> tuple[list[Level], bool]:
+    """The finished levels of an earlier run of this search and whether they were all, or
+    ([], False) (none, or another search's: a manifest that is not this problem's is not
+    believed, and the directory is reused)."""
     path = root / "manifest.json"
     if not path.exists():
-        return []
+        return [], False
     try:
         data = parse_json(path.read_text(encoding="utf-8"), str(path))
         if data.get("format") != FORMAT or data.get("version") != VERSION or data.get("fingerprint") != fp:
             raise ValueError("another search's")
         levels = [Level(**lv) for lv in data["levels"]]
+        complete = data.get("complete") is True
         from ..engine import spill
 
         for p in range(levels[-1].parts):  # the last level's files are all there, and whole
@@ -211,14 +217,14 @@ def _resume(root: Path, fp: str, progress: Callable[[str], None] | None) -> list
     except (OSError, PegsatError, ValueError, TypeError, KeyError, AttributeError, IndexError) as exc:
         if progress is not None:
             progress(f"{path}: not resumed ({str(exc)[:80]}); starting afresh")
-        return []
+        return [], False
     if progress is not None:
         progress(f"resuming from level {len(levels) - 1} ({levels[-1].classes:,} positions)")
-    return levels
+    return levels, complete
 
 
-def _save(root: Path, fp: str, levels: list[Level]) -> None:
-    text = json.dumps({"format": FORMAT, "version": VERSION, "fingerprint": fp,
+def _save(root: Path, fp: str, levels: list[Level], complete: bool = False) -> None:
+    text = json.dumps({"format": FORMAT, "version": VERSION, "fingerprint": fp, "complete": complete,
                        "levels": [lv.__dict__ for lv in levels]}, indent=1) + "\n"
     write_atomic(root / "manifest.json", lambda fh: fh.write(text))
 

@@ -152,6 +152,14 @@ class Kernel:
         """Whether the sorted array holds ``pos``."""
         return bool(self.member(sorted_set, self.array([pos]))[0])
 
+    def orbit_sizes(self, level: np.ndarray) -> np.ndarray:
+        """How many positions each canonical position stands for: |G| over the number of
+        symmetries fixing it (the raw count of a level of classes)."""
+        fixed = np.ones(len(level), dtype=np.int64)
+        for perm in self.group[1:]:
+            fixed += self.permute(level, perm) == level
+        return len(self.group) // fixed
+
     def popcount(self, pos: np.ndarray) -> np.ndarray:
         """Pegs per position."""
         c = np.bitwise_count(pos)

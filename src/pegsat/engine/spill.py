@@ -133,11 +133,7 @@ def merge(k: Kernel, root: Path, fingerprint: str, d: int, q: int, max_count: in
 
 def orbit_total(k: Kernel, level: np.ndarray) -> int:
     """The raw positions a set of classes stands for."""
-    G = len(k.group)
-    fixed = np.ones(len(level), dtype=np.int64)
-    for perm in k.group[1:]:
-        fixed += k.permute(level, perm) == level
-    return int((G // fixed).sum())
+    return int(k.orbit_sizes(level).sum())
 
 
 def drop_buckets(root: Path, d: int) -> None:
