@@ -168,10 +168,11 @@ def reach(problem: Problem, root: Path, *, workers: int = 2, scheduler: str | No
                 merged = client.gather(client.map(_merge, [problem] * parts_next, [str(root)] * parts_next,
                                                   [fp] * parts_next, [d + 1] * parts_next, range(parts_next),
                                                   [max_count] * parts_next, pure=False))
-            except Exception as exc:  # a task that failed on every try: say which, keep what is done
-                raise PegsatError(f"count --spill: level {d + 1} failed ({type(exc).__name__}: "
-                                  f"{str(exc)[:120]}); the {d + 1} levels before it are kept in {root}: "
-                                  "rerun to go on") from None
+            except Exception as exc:  # tasks that failed on every try (workers lost): unknown
+                raise Unknown(f"level {d + 1} could not be built ({type(exc).__name__}: {str(exc)[:120]}); "
+                              f"the {d + 1} levels before it are kept in {root}: rerun to go on",
+                              {"levels_finished": d + 1,
+                               "classes_per_level": [lv.classes for lv in levels]}) from None
             spill.drop_buckets(root, d + 1)
             level = Level(d + 1, parts_next, sum(m[0] for m in merged), sum(m[1] for m in merged),
                           sum(m[2] for m in merged))
