@@ -1,5 +1,7 @@
 """Every registered planner on the must-pass problems, and the proofs they report."""
 
+from typing import get_type_hints
+
 import pytest
 from conftest import Options, load_problem
 
@@ -8,7 +10,7 @@ from pegsat.apps.solve import solve
 from pegsat.deadline import Deadline
 from pegsat.model.catalogue import get_board
 from pegsat.model.problem import Goal, Problem, single_vacancy
-from pegsat.model.result import Proof, Status
+from pegsat.model.result import Proof, Stats, Status
 from pegsat.planners import PLANNERS
 from pegsat.planners.config import Config
 
@@ -20,6 +22,16 @@ def test_smoke_every_planner_replays(planner):
     r = solve(p, planner, deadline=Deadline(120))
     assert r.status.solved  # min-moves: solved-optimal
     assert r.moves is not None and len(r.plan) == 13
+    assert set(r.stats) <= set(get_type_hints(Stats)), "every key of the stats is declared in Stats"
+
+
+@pytest.mark.parametrize("planner", sorted(set(PLANNERS) - {"beam"}))
+def test_a_refutation_states_only_declared_stats(planner):
+    b = get_board("triangle-5")  # b3 -> b3: refuted by a search, UNSAT or CP-SAT, not by the cheap proofs
+    p = single_vacancy(b, b.hole("b3"), Goal.survivor(b, b.hole("b3")))
+    r = solve(p, planner, deadline=Deadline(120))
+    assert r.status is Status.UNSOLVABLE, r
+    assert set(r.stats) <= set(get_type_hints(Stats))
 
 
 @pytest.mark.parametrize("planner", sorted(PLANNERS))

@@ -279,7 +279,7 @@ def test_a_lossy_table_is_repaired_into_a_closed_dead_set(monkeypatch):
 
 
 def test_a_filling_table_grows_and_the_search_starts_a_new_descent(monkeypatch):
-    assert _b3_a1_dead_set(monkeypatch, 4, SLICE=50)["attempts"] > 1  # the fill looked at every 50 nodes
+    assert _b3_a1_dead_set(monkeypatch, 4, SLICE=50)["descents"] > 1  # the fill looked at every 50 nodes
 
 
 @settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow])

@@ -108,8 +108,10 @@ def test_not_a_certificate(tmp_path):
 
 def test_sat_certificate_with_drat(tmp_path):
     cert = tmp_path / "b3.json"
-    r = cli("prove", "triangle-5", "--vacant", "b3", "--survivor", "b3", "--sat", "--certificate", cert)
-    assert r.exit_code == 10 and "proof: sat" in r.output, r.output
+    r = cli("prove", "triangle-5", "--vacant", "b3", "--survivor", "b3", "--sat", "--certificate", cert,
+            "--json")
+    assert r.exit_code == 10 and json.loads(r.output)["kind"] == "sat", r.output
+    assert set(json.loads(r.output)["stats"]["solver_s"]) == {"cadical195", "glucose4"}
     data = json.loads(cert.read_text())
     assert data["evidence"]["solvers"] == ["cadical195", "glucose4"]
     drat = tmp_path / data["evidence"]["proof"]

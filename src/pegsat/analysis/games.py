@@ -19,10 +19,10 @@ whole problem is cheaper than the split.
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
-from typing import Any
+from typing import Unpack
 
 from ..model.problem import Goal, Problem
-from ..model.result import Result
+from ..model.result import Result, Stats
 from .invariants import both_ways, fixed_survivor, survivor_candidates
 
 SPLIT_ABOVE = 36  # holes: bigger boards take turns on each survivor, and each game both ways
@@ -43,7 +43,7 @@ class Game:
         """A plan of this game as a plan of the problem it came from."""
         return tuple(reversed(plan)) if self.reverse else tuple(plan)
 
-    def lift_result(self, r: Result, parent: Problem, **stats: Any) -> Result:
+    def lift_result(self, r: Result, parent: Problem, **stats: Unpack[Stats]) -> Result:
         """This game's result as a result of ``parent``, the problem it came from: a plan
         lifted, the statistics joined by ``stats``. (A refutation of one survivor's game is
         not one of the parent: the caller decides what the parent's verdict is.)"""

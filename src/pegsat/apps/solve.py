@@ -26,7 +26,7 @@ from ..deadline import Deadline
 from ..engine.bitboard import replay_plan
 from ..errors import PlanError
 from ..model.problem import Problem
-from ..model.result import Proof, Result, Status
+from ..model.result import Proof, Result, Stats, Status
 from ..planners import get_planner, refusal
 from ..planners.config import Backend, Config
 from ..proofs.cheap import cheap_proofs
@@ -43,7 +43,7 @@ def solve(problem: Problem, planner: str = "auto", config: Config | None = None,
     except MemoryError:  # the system refused memory: a limit reached, so "unknown"
         result = Result(Status.UNKNOWN, problem, backend.NAME, detail="out of memory")
     result = _verified(result, problem)
-    return replace(result, stats=dict(result.stats, total_s=time.perf_counter() - t0))
+    return replace(result, stats={**result.stats, "total_s": time.perf_counter() - t0})
 
 
 def _solve(problem: Problem, backend: Backend, deadline: Deadline, config: Config) -> Result:
@@ -66,7 +66,7 @@ def _solve(problem: Problem, backend: Backend, deadline: Deadline, config: Confi
 def _split_survivors(split: games.Split, backend: Backend, deadline: Deadline, config: Config) -> Result:
     problem = split.problem
     board, name = problem.board, backend.NAME
-    totals = {"encode_s": 0.0, "solve_s": 0.0, "subproblems": 0}
+    totals: Stats = {"encode_s": 0.0, "solve_s": 0.0, "subproblems": 0}
     unknown, refuted = [], []
     for h in split.survivors:
         (game,) = split.games(h, both=False)
@@ -75,7 +75,8 @@ def _split_survivors(split: games.Split, backend: Backend, deadline: Deadline, c
         totals["encode_s"] += r.stats.get("encode_s", 0.0)
         totals["solve_s"] += r.stats.get("solve_s", 0.0)
         if r.status.solved:
-            return game.lift_result(r, problem, **totals, survivor=board.names[h])
+            totals["survivor"] = board.names[h]
+            return game.lift_result(r, problem, **totals)
         if r.status is Status.UNSOLVABLE:
             refuted.append(board.names[h])
         elif r.status is Status.ERROR:
@@ -92,11 +93,17 @@ def _split_survivors(split: games.Split, backend: Backend, deadline: Deadline, c
 
 
 def _verified(result: Result, problem: Problem) -> Result:
+    """``result`` with its plan replayed on ``problem`` and its moves counted there; a plan that
+    does not replay, or a result about another problem (every planner states its answer on the
+    problem it was given, and ``analysis.games`` lifts a game's), is an error."""
+    if result.problem != problem:
+        return Result(Status.ERROR, problem, result.planner, stats=result.stats,
+                      detail=f"{result.planner} answered another problem: {result.problem.describe()}")
     if result.plan is None:
-        return replace(result, problem=problem)
+        return result
     try:
         rep = replay_plan(problem, result.plan)
     except PlanError as exc:
         return Result(Status.ERROR, problem, result.planner, stats=result.stats,
                       detail=f"{result.planner} returned a plan that does not replay: {exc}")
-    return replace(result, problem=problem, moves=rep.moves)
+    return replace(result, moves=rep.moves)

@@ -31,6 +31,7 @@ from ..engine.bitboard import replay, replay_plan
 from ..errors import PegsatError
 from ..files import JsonLines, read_jsonl
 from ..formats.notation import format_plan, parse_plan
+from ..formats.report import record
 from ..model.board import Board
 from ..model.problem import Goal, single_vacancy
 from ..model.result import Proof, Status
@@ -108,8 +109,8 @@ def settle(board: Board, v: int, s: int, planner: str, time_limit: float | None,
     if r.status is Status.UNSOLVABLE and r.proof in PROOF_NAME:
         return entry("unsolvable", PROOF_NAME[r.proof])
     if r.plan is not None and r.status is not Status.ERROR:  # verified: solvable, optimum maybe open
-        return entry("solved", None, moves=r.moves, plan=format_plan(board, r.plan),
-                     optimal=r.optimal if r.lower_bound is not None else None)
+        rec = record(r)
+        return entry("solved", None, moves=rec["moves"], plan=rec["plan"], optimal=rec["optimal"])
     if r.status is Status.UNKNOWN and planner != "moves":
         # The time-reversed game (vacancy s -> survivor v) is solvable exactly when this one
         # is, and is sometimes much easier (French c1 -> e4: unknown after 60 s; e4 -> c1:

@@ -46,6 +46,7 @@ import numpy as np
 
 from ..model.board import Perm
 from ..model.problem import Problem
+from ..model.result import Stats
 from ._core import run_lanes
 from .bitboard import permute
 from .kernel import Kernel, kernel
@@ -215,10 +216,10 @@ class DepthFirst:
         """Dead positions stored so far, the running descent's included (for ``check``)."""
         return self.stored + sum(s.stats()["stored"] for s in self._live or ())
 
-    def stats(self) -> dict[str, int]:
-        """Counters of every descent so far."""
+    def stats(self) -> Stats:
+        """Stats of every descent so far."""
         return {"nodes": self.nodes, "dead_positions": self.stored, "table_hits": self.hits,
-                "pagoda_cuts": self.cuts, "attempts": self.attempts}
+                "pagoda_cuts": self.cuts, "descents": self.attempts}
 
 
 def goal_distances(problem: Problem) -> list[float] | None:

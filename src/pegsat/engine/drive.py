@@ -23,13 +23,13 @@ from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from enum import Enum
-from typing import Any
 
 import numpy as np
 
 from ..deadline import Deadline, Timeout
 from ..limits import memory_budget
 from ..model.problem import Problem
+from ..model.result import Stats, summed
 from . import dfs as D
 from .kernel import words
 
@@ -53,7 +53,7 @@ class Answer(Enum):
 class Outcome:
     answer: Answer
     plan: tuple[int, ...] | None = None
-    stats: dict[str, Any] = field(default_factory=dict)
+    stats: Stats = field(default_factory=lambda: Stats())
     message: str = ""
 
     @property
@@ -127,10 +127,9 @@ def portfolio(problem: Problem, pagodas: list[D.Pagoda], workers: int, deadline:
     errors = [a for a in answers if a.answer is Answer.ERROR]
     if errors and len(errors) == len(answers):
         return errors[0]
-    total: dict[str, int] = {}
+    total: Stats = {}
     for a in answers:
-        for k, v in a.stats.items():
-            total[k] = total.get(k, 0) + v
+        total = summed(total, a.stats)
     memory = [a for a in answers if a.answer is Answer.MEMORY]
     return Outcome(Answer.MEMORY if memory else Answer.UNKNOWN, stats=total,
                    message=memory[0].message if memory else "")

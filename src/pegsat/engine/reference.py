@@ -14,6 +14,7 @@ from collections.abc import Iterable, Sequence
 from ..deadline import Deadline
 from ..model.board import Board, Perm
 from ..model.problem import Problem
+from ..model.result import Stats
 from .bitboard import engine, permute, symmetry
 
 
@@ -21,8 +22,8 @@ class Exhausted(Exception):
     """The node budget of a reference search ran out."""
 
 
-def depth_first(problem: Problem, deadline: Deadline, order: Sequence[int],
-                group: Sequence[Perm] = (), budget: int | None = None) -> tuple[tuple[int, ...] | None, dict]:
+def depth_first(problem: Problem, deadline: Deadline, order: Sequence[int], group: Sequence[Perm] = (),
+                budget: int | None = None) -> tuple[tuple[int, ...] | None, Stats]:
     """(plan or None when none exists, stats): depth-first search in ``order`` with a dead
     table keyed by the least image under ``group`` (symmetries fixing the goal; ignored with
     a special peg). Raises ``Timeout`` at the deadline, ``Exhausted`` past ``budget`` nodes."""
@@ -74,7 +75,7 @@ def depth_first(problem: Problem, deadline: Deadline, order: Sequence[int],
         found = dfs(problem.start, special)
     finally:
         sys.setrecursionlimit(limit)
-    stats = {"nodes": nodes, "dead_positions": len(dead)}
+    stats: Stats = {"nodes": nodes, "dead_positions": len(dead)}
     return (tuple(path) if found else None), stats
 
 

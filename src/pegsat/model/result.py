@@ -9,15 +9,77 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from enum import Enum
-from typing import Any, TypedDict
+from typing import Any, TypedDict, cast
 
 from .problem import Problem
 
 Plan = tuple[int, ...]  # jump ids, in the order played
 
-#: a result's diagnostics (seconds per phase, positions, nodes, pagodas, ...): shown by
-#: ``--json`` and in the closing line of the text output, never steered on
-Stats = dict[str, Any]
+class Stats(TypedDict, total=False):
+    """A result's diagnostics: shown by ``--json`` and in the closing line of the text output,
+    never steered on. Every key a planner may set is declared here (``tests/test_api.py``
+    checks the planners set no other); which of them a result has depends on its planner."""
+
+    # what a depth-first descent counted (``engine.dfs``, the compiled core's ``stats()``)
+    nodes: int  # positions expanded
+    stored: int  # positions stored in the dead table (the core's name)
+    dead_positions: int  # the same, as ``engine.dfs.Search`` reports it
+    table_hits: int  # positions found dead in the table
+    pagoda_cuts: int  # positions cut by a pagoda bound
+    target_lookups: int  # lookups in the table of positions known to reach the goal
+    descents: int  # descents of ``engine.dfs.Search`` (restarts with a larger budget)
+
+    # seconds
+    encode_s: float  # building the formula (SAT, CP-SAT); 0 for the searches
+    solve_s: float  # the solver or search
+    total_s: float  # the whole command, as ``apps.solve`` measured it
+    search_s: float  # a level search (``layers``, ``moves``)
+    upper_s: float  # ``moves``: the first plan, the upper bound
+    learn_s: float  # ``search``: learning pagoda functions
+    beam_s: float  # ``search``: the beam turn
+    lp_s: float  # ``layers``: the LPs that learn pagodas
+    solver_s: dict[str, float]  # ``prove``: each SAT solver's time, by its name
+    # the SAT and CP-SAT planners
+    solver: str
+    variables: int
+    clauses: int
+    horizon: int  # the horizon of the last formula
+    attempts: list[int]  # every horizon tried
+    workers: int  # CP-SAT's workers, the search's portfolio members
+    # the searches
+    winner: int | str  # the portfolio member (``search``), the planner (``auto``) that answered
+    engine: str  # "reference": the pure-Python search ran
+    pagodas: int  # pagoda functions used
+    lp_calls: int
+    positions: int  # positions kept by a level search
+    forward_levels: list[int]  # positions per level, from the start
+    backward_levels: list[int]  # positions per level, from the goal
+    self_dual: bool  # ``layers``: the backward search is the forward one mirrored
+    merson_bound: int  # ``moves``: Merson's lower bound on the moves
+    pruned: int  # ``moves``: positions cut by the pagoda and Merson bounds
+    symmetries: int  # ``moves``: the symmetry group's order
+    games: int  # ``search``: the games (survivors, directions) it took turns on
+    survivor: str  # the survivor of the game that was solved
+    subproblems: int  # games tried one survivor at a time
+    beam_width: int
+    beams: int
+    region_radius: int  # ``search``: the region a plan was found in
+    region_holes: int
+    regions_tried: int
+    dead_set: int  # ``prove``: the certificate's dead positions
+    repaired: int  # ``prove``: pagoda floors repaired
+
+def summed(total: Stats, more: Stats, latest: tuple[str, ...] = ()) -> Stats:
+    """``total`` with the numbers of ``more`` added to it; the keys in ``latest`` take
+    ``more``'s value instead, and what is not a number is left out."""
+    out: dict[str, Any] = dict(total)
+    for k, v in more.items():
+        if k in latest:
+            out[k] = v
+        elif isinstance(v, int | float) and not isinstance(v, bool):
+            out[k] = out.get(k, 0) + v
+    return cast(Stats, out)
+
 
 CERTIFICATE_FORMAT, CERTIFICATE_VERSION = "pegsat-certificate", 1
 
@@ -88,7 +150,7 @@ class Result:
     moves: int | None = None
     proof: Proof | None = None
     detail: str = ""
-    stats: Stats = field(default_factory=dict)
+    stats: Stats = field(default_factory=lambda: Stats())
     lower_bound: int | None = None  # minimum-moves mode: proven fewest moves of any plan
     certificate: Certificate | None = None  # a checkable record of the proof
 

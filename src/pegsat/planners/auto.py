@@ -21,7 +21,7 @@ from dataclasses import replace
 from ..analysis import games
 from ..deadline import Deadline
 from ..model.problem import Problem
-from ..model.result import Result, Status
+from ..model.result import Result, Stats, Status
 from ..process import OUT_OF_MEMORY, Child, ChildDied
 from . import sat, search
 from .config import Config, any_problem
@@ -80,7 +80,8 @@ def solve(problem: Problem, deadline: Deadline, config: Config) -> Result:
     r = search.solve(problem, first, config)
     if r.status is not Status.UNKNOWN or deadline.expired():
         return _won(r, "search")
-    searched = {k: v for k, v in r.stats.items() if k == "games"}  # the games the search took turns on
+    # the games the search took turns on
+    searched: Stats = {"games": r.stats["games"]} if "games" in r.stats else {}
     cores = max(1, config.workers)
     job = sat.SatJob(problem, deadline, config)
     # one core (a batch job's share): SAT alone, no second process

@@ -18,7 +18,7 @@ from ..engine.beam import Ladder
 from ..engine.dfs import Pagoda
 from ..engine.kernel import MAX_HOLES
 from ..model.problem import Problem
-from ..model.result import Result, Status
+from ..model.result import Result, Stats, Status
 from .config import Config
 
 NAME = "beam"
@@ -49,7 +49,7 @@ def solve(problem: Problem, deadline: Deadline, config: Config) -> Result:
     t0 = time.perf_counter()
     ladder = Ladder(problem, pagodas_for(problem, deadline))
     found = ladder.run(deadline)
-    stats = {"beam_width": ladder.width, "beams": ladder.seed + (found is not None),
+    stats: Stats = {"beam_width": ladder.width, "beams": ladder.seed + (found is not None),
              "pagodas": len(ladder.pagodas), "solve_s": round(time.perf_counter() - t0, 3), "encode_s": 0.0}
     if found is not None:
         return Result(Status.SOLVED, problem, NAME, plan=found[1], stats=stats,

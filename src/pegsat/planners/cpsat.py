@@ -18,7 +18,7 @@ from typing import Any
 from ..deadline import Deadline
 from ..encoding.encoder import Formula, encode
 from ..model.problem import Problem
-from ..model.result import Proof, Result, Status
+from ..model.result import Proof, Result, Stats, Status
 from .config import Config, any_problem, horizon_schedule, split_open_goals
 
 NAME = "cpsat"
@@ -31,13 +31,13 @@ def solve(problem: Problem, deadline: Deadline, config: Config) -> Result:
     """The formula as a CP-SAT model, solved on ``config.workers`` workers."""
     from ortools.sat.python import cp_model
 
-    stats: dict[str, Any] = {"encode_s": 0.0, "solve_s": 0.0, "attempts": []}
+    stats: Stats = {"encode_s": 0.0, "solve_s": 0.0, "attempts": []}
     for steps, budget in horizon_schedule(problem, config):
         t0 = time.perf_counter()
         f = encode(problem, config.encode, steps=steps)
         model, xs = _model(f)
         stats["encode_s"] += time.perf_counter() - t0
-        stats.update(variables=f.pool.top, clauses=len(f.clauses), horizon=f.horizon)
+        stats.update({"variables": f.pool.top, "clauses": len(f.clauses), "horizon": f.horizon})
         stats["attempts"].append(f.horizon)
 
         solver = cp_model.CpSolver()

@@ -29,7 +29,7 @@ from ..engine import reference
 from ..engine.drive import Answer, Outcome, descend, portfolio, table_bits
 from ..engine.kernel import MAX_HOLES, words
 from ..model.problem import Problem
-from ..model.result import Proof, Result, Status
+from ..model.result import Proof, Result, Stats, Status, summed
 from .config import Config
 
 NAME = "search"
@@ -82,9 +82,8 @@ def whole(problem: Problem, deadline: Deadline, config: Config, state: State | N
             out = descend(problem, pagodas, table, 0, deadline, survivors)
         else:
             out = portfolio(problem, pagodas, workers, deadline, table if shared else None, survivors)
-        out = Outcome(out.answer, out.plan, {k: v + quick.stats().get(k, 0) for k, v in out.stats.items()},
-                      out.message)
-    stats = {**out.stats, "pagodas": len(pagodas), "learn_s": round(learn_s, 3), "workers": workers,
+        out = Outcome(out.answer, out.plan, summed(out.stats, quick.stats()), out.message)
+    stats: Stats = {**out.stats, "pagodas": len(pagodas), "learn_s": round(learn_s, 3), "workers": workers,
              "solve_s": round(time.perf_counter() - t0, 3), "encode_s": 0.0}
     if out.answer is Answer.FOUND:
         return Result(Status.SOLVED, problem, NAME, plan=out.plan, stats=stats)
@@ -102,11 +101,12 @@ def _reference(problem: Problem, deadline: Deadline, t0: float) -> Result:
     """The pure-Python search: a special peg, or a board too wide for the core."""
     group = () if problem.special is not None else D.goal_group(problem)
     try:
-        plan, stats = reference.depth_first(problem, deadline, D.far_first(problem), group)
+        plan, counted = reference.depth_first(problem, deadline, D.far_first(problem), group)
     except Timeout:
         return Result(Status.UNKNOWN, problem, NAME, detail=deadline.reason(),
                       stats={"engine": "reference", "solve_s": round(time.perf_counter() - t0, 3)})
-    stats = {**stats, "engine": "reference", "solve_s": round(time.perf_counter() - t0, 3), "encode_s": 0.0}
+    stats: Stats = {**counted, "engine": "reference", "solve_s": round(time.perf_counter() - t0, 3),
+                    "encode_s": 0.0}
     if plan is None:
         return Result(Status.UNSOLVABLE, problem, NAME, proof=Proof.EXHAUSTED, stats=stats,
                       detail="depth-first search exhausted every reachable position")

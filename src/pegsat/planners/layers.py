@@ -49,7 +49,7 @@ from ..engine.kernel import MAX_HOLES
 from ..engine.levels import SLICE, Levels
 from ..errors import PegsatError
 from ..model.problem import Goal, Problem, goal_positions
-from ..model.result import Proof, Result, Status, certificate
+from ..model.result import Proof, Result, Stats, Status, certificate
 from .config import Config
 
 NAME = "layers"
@@ -285,7 +285,7 @@ def solve(problem: Problem, deadline: Deadline, config: Config) -> Result:
     return Result(Status.SOLVED, problem, NAME, plan=search.plan(*meeting), stats=stats)
 
 
-def _stats(search: Layers, t0: float) -> dict[str, Any]:
+def _stats(search: Layers, t0: float) -> Stats:
     lv = search.levels
     return {
         "search_s": round(time.perf_counter() - t0, 3),

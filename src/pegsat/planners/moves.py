@@ -45,7 +45,7 @@ from ..engine.levels import Levels
 from ..errors import PlanError
 from ..model.board import Board, Perm
 from ..model.problem import Goal, Problem, goal_positions, single_vacancy
-from ..model.result import Proof, Result, Status
+from ..model.result import Proof, Result, Stats, Status
 from .config import Config
 
 NAME = "moves"
@@ -361,7 +361,7 @@ def _how(search: Search) -> str:
     return f"breadth-first search by moves ({a} forward + {b} backward levels)"
 
 
-def _stats(search: Search, t0: float, upper_s: float, lower0: int) -> dict:
+def _stats(search: Search, t0: float, upper_s: float, lower0: int) -> Stats:
     sizes = search.sizes()
     return {
         "merson_bound": lower0,

@@ -23,7 +23,7 @@ from ..encoding.encoder import encode
 from ..errors import PegsatError
 from ..files import clip
 from ..model.problem import Problem
-from ..model.result import Proof, Result, Status
+from ..model.result import Proof, Result, Stats, Status
 from ..process import OUT_OF_MEMORY, Child, ChildDied
 from .config import Config, any_problem, horizon_schedule, split_open_goals
 
@@ -119,7 +119,7 @@ class SatJob:
         check_solver(config.solver)
         self.problem, self.config, self.deadline = problem, config, deadline
         self.attempts = horizon_schedule(problem, config)
-        self.stats: dict[str, Any] = {"encode_s": 0.0, "solver": config.solver, "attempts": []}
+        self.stats: Stats = {"encode_s": 0.0, "solver": config.solver, "attempts": []}
         self.t1 = time.perf_counter()
         self.index = -1
         self._start_next()
@@ -137,7 +137,7 @@ class SatJob:
             self.lengths = [f.horizon]
             assumptions = [[]]
         self.stats["encode_s"] += time.perf_counter() - t0
-        self.stats.update(variables=cnf.nv, clauses=len(cnf.clauses), horizon=f.horizon)
+        self.stats.update({"variables": cnf.nv, "clauses": len(cnf.clauses), "horizon": f.horizon})
         self.stats["attempts"].append(f.horizon)
         self.attempt = self.deadline if budget is None else self.deadline.within(budget)
         self.proc = SolverProcess(self.config.solver, cnf.clauses, assumptions)

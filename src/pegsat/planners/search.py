@@ -31,7 +31,7 @@ from ..deadline import Deadline
 from ..engine.kernel import MAX_HOLES
 from ..model import region
 from ..model.problem import Problem
-from ..model.result import Result, Status
+from ..model.result import Result, Stats, Status
 from . import game, turns
 from .config import Config, any_problem
 
@@ -73,7 +73,7 @@ def _local(problem: Problem, deadline: Deadline, config: Config) -> Result | Non
         r = game.whole(reg.problem, deadline.share(1 / 3, LOCAL_SLICE), config)
         tried += 1
         if r.status is Status.SOLVED and r.plan is not None:
-            stats = {**r.stats, "region_radius": reg.radius, "region_holes": reg.problem.board.n,
+            stats: Stats = {**r.stats, "region_radius": reg.radius, "region_holes": reg.problem.board.n,
                      "regions_tried": tried, "solve_s": round(time.perf_counter() - t0, 3)}
             return Result(Status.SOLVED, problem, NAME, plan=reg.lift(r.plan, problem.board), stats=stats,
                           detail=f"plan found on the {reg.problem.board.n} holes within "

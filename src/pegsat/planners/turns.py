@@ -21,7 +21,6 @@ import time
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field, replace
 from enum import Enum
-from typing import Any
 
 import numpy as np
 
@@ -33,7 +32,7 @@ from ..engine.drive import SEED
 from ..engine.kernel import words
 from ..limits import memory_budget
 from ..model.problem import Problem, dual
-from ..model.result import Proof, Result, Status
+from ..model.result import Proof, Result, Stats, Status, summed
 from . import beam, game
 from .config import Config
 
@@ -137,7 +136,7 @@ def in_turns(problem: Problem, turns: list[Turn], refuted: dict[Key, tuple[Proof
     names = problem.board.names
     for t in turns:  # with many games the tables are halved
         t.state.smaller = int(len(turns) > 4)
-    totals: dict[str, Any] = {}
+    totals: Stats = {}
     span_now = FIRST_TURN
     while True:
         live = [t for t in turns if t.key not in refuted and not (t.key is Part.BEAM and t.spent)]
@@ -164,24 +163,21 @@ def in_turns(problem: Problem, turns: list[Turn], refuted: dict[Key, tuple[Proof
                 r = game.whole(t.problem, deadline.within(span), config, t.state)
             if r.status is Status.UNKNOWN and (span >= MINE_FROM or t.key is Part.OPEN):
                 t.mine_after = span
-            for k, v in r.stats.items():
-                if k in ("pagodas", "workers"):  # the latest turn's, not a sum
-                    totals[k] = v
-                elif isinstance(v, int | float):
-                    totals[k] = totals.get(k, 0) + v
+            totals = summed(totals, r.stats, latest=("pagodas", "workers"))  # the latest turn's, not a sum
             if r.status is Status.SOLVED and r.plan is not None:
                 plan = tuple(reversed(r.plan)) if t.reverse else r.plan
                 how = " (found on the time-reversed game)" if t.reverse else ""
                 if t.key is Part.BEAM:
                     how = f" (from a beam of {r.stats['beam_width']} positions)"
-                stats: dict[str, Any] = {**totals, "solve_s": round(time.perf_counter() - t0, 3),
+                stats: Stats = {**totals, "solve_s": round(time.perf_counter() - t0, 3),
                                          "games": len(turns)}
                 if isinstance(t.key, int):
                     stats["survivor"] = names[t.key]
                 return Result(Status.SOLVED, problem, NAME, plan=plan, stats=stats,
                               detail=f"plan{how}" if how else "")
             if r.status is Status.UNSOLVABLE and t.key is Part.OPEN:
-                return replace(r, problem=problem, stats={**totals, "games": len(turns)})
+                return games.Game(t.problem, None, t.reverse).lift_result(
+                    replace(r, stats=totals), problem, games=len(turns))
             if r.status is Status.UNSOLVABLE:
                 refuted[t.key] = (r.proof or Proof.EXHAUSTED, t.reverse)
                 t.state.table = None  # its memory goes back to the others
@@ -195,7 +191,7 @@ def in_turns(problem: Problem, turns: list[Turn], refuted: dict[Key, tuple[Proof
 
 
 def _verdict(problem: Problem, turns: list[Turn], refuted: dict[Key, tuple[Proof, bool]], ruled_out: int,
-             deadline: Deadline, stats: dict[str, Any]) -> Result:
+             deadline: Deadline, stats: Stats) -> Result:
     """"Unknown" while a deciding game is open, else the refutation: the problem itself (on
     its reversed game: ``dual``), or every survivor (``split``)."""
     names = problem.board.names
@@ -230,7 +226,7 @@ def beam_turn(t: Turn, deadline: Deadline, pagodas: list[D.Pagoda] | None) -> Re
         t.ladder = Ladder(t.problem, beam.pagodas_for(t.problem, deadline) if pagodas is None else pagodas)
     found = t.ladder.run(deadline)
     t.spent = t.ladder.spent
-    stats: dict[str, Any] = {"beam_s": round(time.perf_counter() - t0, 3)}
+    stats: Stats = {"beam_s": round(time.perf_counter() - t0, 3)}
     if found is not None:
         stats["beam_width"] = t.ladder.width
         return Result(Status.SOLVED, t.problem, NAME, plan=found[1], stats=stats)

@@ -43,6 +43,7 @@ from ..deadline import Deadline, Timeout
 from ..engine import dfs as D
 from ..engine.kernel import Kernel
 from ..model.problem import Problem
+from ..model.result import Stats
 
 LIMIT = 1 << 25  # dead positions at most (256 MB in memory)
 FILL = 0.5  # the table grows past this share of its slots (a lost position costs a repair)
@@ -65,7 +66,7 @@ class Outcome:
     pagodas: tuple[D.Pagoda, ...] = ()
     group: tuple[tuple[int, ...], ...] = ()  # the symmetries of the canonical forms
     why: str = ""
-    stats: dict | None = None
+    stats: Stats | None = None
 
 
 def supports(problem: Problem) -> str | None:
@@ -124,7 +125,7 @@ def refute(problem: Problem, deadline: Deadline, limit: int = LIMIT) -> Outcome:
                 return Outcome("unknown", why=f"more than {limit} dead positions", stats=search.stats())
     except Timeout:
         return Outcome("unknown", why="time limit", stats=search.stats())
-    stats = {**search.stats(), "dead_set": len(dead), "repaired": repairs}
+    stats: Stats = {**search.stats(), "dead_set": len(dead), "repaired": repairs}
     return Outcome("dead", dead=dead, pagodas=every, group=tuple(k.group), stats=stats)
 
 

@@ -40,7 +40,7 @@ from ..engine.bitboard import replay_plan
 from ..errors import PegsatError, PlanError
 from ..files import Staging
 from ..model.problem import Problem, holes_of
-from ..model.result import Certificate, Proof, Result, Status
+from ..model.result import Certificate, Proof, Result, Stats, Status
 from ..process import OUT_OF_MEMORY
 from . import certificate
 from .cheap import cheap_proofs
@@ -267,8 +267,8 @@ def _sat(problem: Problem, deadline: Deadline, stage: Staging, cnf_path, proof_p
         drat = stage.path(proof_path) if keep else Path(tmp) / "proof.drat"
         info = export(problem, cnf, EncodeOptions())
         f, clauses = read_instance(cnf)
-        stats: dict[str, Any] = {"variables": info.variables, "clauses": info.clauses,
-                                 "horizon": info.horizon}
+        stats: Stats = {"variables": info.variables, "clauses": info.clauses, "horizon": info.horizon,
+                        "solver_s": {}}
         for name, proof in ((solver, str(drat)), (second, None)):
             proc = SolverProcess(name, clauses.clauses, [[]], proof_path=proof)
             t = time.perf_counter()
@@ -276,7 +276,7 @@ def _sat(problem: Problem, deadline: Deadline, stage: Staging, cnf_path, proof_p
                 got = proc.poll(deadline)
             finally:
                 proc.stop()
-            stats[f"{name}_s"] = time.perf_counter() - t
+            stats["solver_s"][name] = time.perf_counter() - t
             if got is None:
                 return Result(Status.UNKNOWN, problem, NAME, stats=stats,
                               detail=f"time limit: {name} had not answered ({info.variables} variables, "
