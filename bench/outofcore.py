@@ -1,11 +1,14 @@
-"""Benchmark: the reachable census out of core (``count --spill``) against the in-memory count.
+"""Benchmark: level searches out of core (``count --spill``, ``solve --min-moves --spill``)
+against the same searches in memory.
 
-Each row is a fresh ``pegsat count`` process; its peak memory is the largest sum of resident
+Each row is a fresh ``pegsat`` process; its peak memory is the largest sum of resident
 memory over its whole process tree (Dask workers included), sampled every 50 ms with psutil.
-The in-memory row is the baseline measured in the same run; the out-of-core rows give their
-time as a ratio to it, and check that their classes per level equal its own.
+The in-memory row is the baseline measured in the same run; the out-of-core rows give its
+time over theirs (above 1: faster), and check their answer against it: the classes of every
+level for a census, the status and the fewest moves for a search by moves.
 
-    python bench/outofcore.py [--only english,french] [--workers 1,2] [--memory-limit 2GB]
+    python bench/outofcore.py [--only english,english-moves,french-d3-d5] [--workers 1,2]
+                              [--memory-limit 2GB]
 """
 
 from __future__ import annotations
@@ -21,8 +24,19 @@ from pathlib import Path
 import psutil
 
 PEGSAT = Path(sys.executable).parent / "pegsat"
-CASES = {"english": ["english"], "french": ["french", "--vacant", "d4"],
-         "triangle-7": ["triangle-7", "--vacant", "a1"]}
+CASES = {"english": ["count", "english"], "french": ["count", "french", "--vacant", "d4"],
+         "triangle-7": ["count", "triangle-7", "--vacant", "a1"],
+         "english-moves": ["solve", "english", "--survivor", "d4", "--min-moves"],
+         "french-d3-d5": ["solve", "french", "--vacant", "d3", "--survivor", "d5", "--min-moves"],
+         "french-c1-e1": ["solve", "french", "--vacant", "c1", "--survivor", "e1", "--min-moves"]}
+
+
+def answer(spec: list[str], out: str) -> list:
+    """What must be the same in memory and out of core."""
+    data = json.loads(out.splitlines()[-1])
+    if spec[0] == "count":
+        return [lv["classes"] for lv in data["levels"]]
+    return [data["status"], data.get("moves"), data.get("lower_bound")]
 
 
 def measured(cmd: list[str]) -> tuple[float, float, str]:
@@ -44,28 +58,29 @@ def measured(cmd: list[str]) -> tuple[float, float, str]:
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--only", default="english")
+    ap.add_argument("--only", default="english,english-moves")
     ap.add_argument("--workers", default="1,2")
     ap.add_argument("--memory-limit", default=None, help="bytes per worker for --spill (e.g. 2GB)")
     args = ap.parse_args()
-    print(f"{'case':<14}{'mode':<26}{'seconds':>9}{'peak MB':>9}{'ratio':>8}  levels")
-    print("-" * 80)
+    print(f"{'case':<16}{'mode':<26}{'seconds':>9}{'peak MB':>9}{'ratio':>8}  answer")
+    print("-" * 96)
     for name in args.only.split(","):
         spec = CASES[name]
-        secs, mb, out = measured([str(PEGSAT), "count", *spec, "--json", "--quiet"])
-        base = json.loads(out.splitlines()[-1])
-        want = [lv["classes"] for lv in base["levels"]]
-        print(f"{name:<14}{'in memory':<26}{secs:>9.1f}{mb:>9.0f}{'1.0x':>8}  {len(want)}", flush=True)
+        quiet = ["--quiet"] if spec[0] == "count" else []
+        secs, mb, out = measured([str(PEGSAT), *spec, "--json", *quiet])
+        want = answer(spec, out)
+        said = f"{len(want)} levels" if spec[0] == "count" else " ".join(map(str, want))
+        print(f"{name:<16}{'in memory':<26}{secs:>9.1f}{mb:>9.0f}{'1.0x':>8}  {said}", flush=True)
         for w in args.workers.split(","):
             with tempfile.TemporaryDirectory() as tmp:
-                cmd = [str(PEGSAT), "count", *spec, "--json", "--quiet", "--spill", tmp, "--workers", w]
+                cmd = [str(PEGSAT), *spec, "--json", *quiet, "--spill", tmp, "--workers", w]
                 if args.memory_limit:
                     cmd += ["--memory-limit", args.memory_limit]
                 s, m, o = measured(cmd)
-                got = [lv["classes"] for lv in json.loads(o.splitlines()[-1])["levels"]]
-                same = "same" if got == want else "DIFFERENT"
+                got = answer(spec, o)
+                same = "same" if got == want else f"DIFFERENT: {got}"
                 mode = f"spill, {w} worker(s)" + (f", {args.memory_limit}" if args.memory_limit else "")
-                print(f"{'':<14}{mode:<26}{s:>9.1f}{m:>9.0f}{secs / s:>7.2f}x  {len(got)} {same}", flush=True)
+                print(f"{'':<16}{mode:<26}{s:>9.1f}{m:>9.0f}{secs / s:>7.2f}x  {same}", flush=True)
 
 
 if __name__ == "__main__":

@@ -196,6 +196,23 @@ SWEEP_LIMIT = click.option("--sweep-limit", type=SECONDS, default=60.0, show_def
                            "it, or past the memory budget, the planners decide each jump.")
 
 
+def spill_options(what: str):
+    """``--spill``, ``--scheduler`` and ``--memory-limit``: a level search on disk and on a
+    Dask cluster (``count`` and ``solve --min-moves``)."""
+    def decorate(fn):
+        for option in reversed([
+                click.option("--spill", type=click.Path(file_okay=False), help="Keep the levels on disk "
+                             f"in this directory and expand them on a Dask cluster: {what}; a rerun resumes "
+                             "from the last finished level."),
+                click.option("--scheduler", help="With --spill: an existing Dask scheduler (tcp://host:8786) "
+                             "instead of local workers; the directory must be one every worker sees."),
+                click.option("--memory-limit", type=BYTES, help="With --spill: bytes per worker process "
+                             "(2GB, 500MB; default: the memory budget shared by the workers).")]):
+            fn = option(fn)
+        return fn
+    return decorate
+
+
 def notes(lines: list[str]) -> None:
     """Print a library's notes on stderr."""
     for line in lines:
@@ -316,7 +333,8 @@ def verify(problem: str, plan: str, notation: str, domain: str | None, show_posi
 @click.option("--solver", default="cadical195", show_default=True, type=SolverName(),
               help="python-sat solver for --planner sat (e.g. kissat404, glucose4).")
 @click.option("--workers", type=click.IntRange(1, 256), help="Cores per problem: search processes and "
-              "CP-SAT workers (default: every core).")
+              "CP-SAT workers; with --spill, local Dask worker processes (default: every core).")
+@spill_options("with --min-moves")
 @time_limit()
 @click.option("--steps", default="parallel", type=click.Choice(["parallel", "sequential"]),
               show_default=True, help="Step semantics of the SAT/CP-SAT encoding.")
@@ -329,6 +347,7 @@ def verify(problem: str, plan: str, notation: str, domain: str | None, show_posi
 @click.option("--json", "as_json", is_flag=True, help="Machine-readable result.")
 @click.option("--out", type=OUT_FILE, help="Also write the plan to this file.")
 def solve(problem: str, planner: str, min_moves: bool, solver: str, workers: int | None,
+          spill: str | None, scheduler: str | None, memory_limit: int | None,
           time_limit: float | None, steps: str, no_symmetry: bool, notation: str | None,
           domain: str | None, show_positions: bool, as_json: bool, out: str | None,
           options: ProblemOptions) -> None:
@@ -352,7 +371,18 @@ def solve(problem: str, planner: str, min_moves: bool, solver: str, workers: int
     notation = notation or posed.notation
     encode = EncodeOptions(steps=steps, symmetry=not no_symmetry)
     config = Config(solver=solver, encode=encode, **({"workers": workers} if workers else {}))
-    result = solve_problem(posed.problem, planner, config, deadline_of(time_limit))
+    if spill is not None:
+        if not min_moves and planner != "moves":
+            raise PegsatError("--spill is a search by moves on disk: add --min-moves")
+        from .apps.fewest import fewest
+        from .process import cores
+
+        progress = None if as_json else (lambda line: click.echo(line, err=True))
+        result = fewest(posed.problem, Path(spill), workers=workers or cores(), scheduler=scheduler,
+                        memory=memory_limit, deadline=deadline_of(time_limit), config=config,
+                        progress=progress)
+    else:
+        result = solve_problem(posed.problem, planner, config, deadline_of(time_limit))
     if result.plan is not None and out:
         text = format_plan(posed.problem.board, result.plan, notation, posed.task) + "\n"
         write_atomic(Path(out), lambda fh: fh.write(text))
@@ -438,15 +468,9 @@ def prove(problem: str, cert_out: str | None, proof: str | None, cnf: str | None
 @time_limit("Seconds; past it the count stops with the levels finished (exit 20).")
 @click.option("--json", "as_json", is_flag=True, help="The census as JSON on stdout.")
 @click.option("--quiet", is_flag=True, help="No progress lines on stderr.")
-@click.option("--spill", type=click.Path(file_okay=False), help="Keep the levels on disk in this "
-              "directory and expand them on a Dask cluster: the reachable positions only; a rerun "
-              "resumes from the last finished level.")
+@spill_options("the reachable positions only")
 @click.option("--workers", type=click.IntRange(1, 256), default=2, show_default=True,
               help="With --spill: local worker processes.")
-@click.option("--scheduler", help="With --spill: an existing Dask scheduler (tcp://host:8786) "
-              "instead; the directory must be one every worker sees.")
-@click.option("--memory-limit", type=BYTES, help="With --spill: bytes per worker process (2GB, "
-              "500MB; default: the memory budget shared by the workers).")
 @click.option("--keep-levels", is_flag=True, help="With --spill: keep every level's files, not "
               "only the last.")
 def count(problem: str, time_limit: float | None, as_json: bool, quiet: bool, spill: str | None,

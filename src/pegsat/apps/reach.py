@@ -37,9 +37,7 @@ from ..model.codec import problem_to_json
 from ..model.problem import Problem
 
 FORMAT, VERSION = "pegsat-spill", 1
-#: children per position at most, and the bytes a task holds per child (the children, their
-#: sort, the routing): what sizes a chunk and the partitions
-FANOUT, BYTES_PER_CHILD = 12, 48
+FANOUT = 12  # children per position by one jump, at most: what sizes a chunk and the partitions
 
 
 @dataclass(frozen=True)
@@ -129,8 +127,7 @@ def reach(problem: Problem, root: Path, *, workers: int = 2, scheduler: str | No
     k = kernel(problem.board, tuple(tuple(p) for p in stabilizer(problem)))
     fp = fingerprint(problem, k.group)
     per_worker = memory or memory_budget() // max(1, workers)
-    max_count = max(1, per_worker // 8)
-    chunk = max(1024, per_worker // (FANOUT * BYTES_PER_CHILD))
+    chunk, max_count = spill.sizing(per_worker, FANOUT)
     try:
         root.mkdir(parents=True, exist_ok=True)
     except OSError as exc:
@@ -151,10 +148,7 @@ def reach(problem: Problem, root: Path, *, workers: int = 2, scheduler: str | No
                               f"{root}: rerun to go on", {"levels_finished": d + 1,
                                                           "classes_per_level": [lv.classes for lv in levels]})
             last = levels[-1]
-            grown = FANOUT * last.classes * BYTES_PER_CHILD // 4  # the next level's bytes, roughly
-            parts_next = 1
-            while parts_next < 1 << 16 and grown // parts_next > per_worker // 2:
-                parts_next *= 2
+            parts_next = spill.partitions(last.classes, FANOUT, per_worker)
             spill.drop_level(root, d + 1)  # what a killed run left of it
             t = time.perf_counter()
             futures = client.map(_expand, [problem] * last.parts, [str(root)] * last.parts,

@@ -177,12 +177,7 @@ class Levels:
 
     def steps(self, pos: int, reverse: bool = False) -> Iterator[tuple[int, list[int]]]:
         """(position, jumps in play order) one step after (``reverse``: before) ``pos``."""
-        if self.by == "moves":
-            yield from moves_from(self.board, pos, reverse)
-            return
-        eng = engine(self.board)
-        for k in (eng.unplayable(pos) if reverse else eng.legal(pos)):
-            yield pos ^ eng.flip[k], [k]
+        return steps(self.board, self.by, pos, reverse)
 
     def walk(self, pos: int, i: int, j: int, fwd: Sequence[np.ndarray] | None = None
              ) -> tuple[int, tuple[int, ...]]:
@@ -190,22 +185,47 @@ class Levels:
         other forward levels (sorted, canonical; each position one step after one of the
         level before), such as a beam's."""
         fwd = self.fwd if fwd is None else fwd
-        head: list[int] = []
-        cur = pos
-        for d in range(i, 0, -1):
-            cur, chain = next((q, c) for q, c in self.steps(cur, reverse=True) if self._in(fwd[d - 1], q))
-            head[:0] = chain
-        tail: list[int] = []
-        end = pos
-        for d in range(j, 0, -1):
-            end, chain = next((z, c) for z, c in self.steps(end) if self.contains("backward", d - 1, z))
-            tail.extend(chain)
-        # ``cur`` is an image of a start under the group: map the plan back.
-        starts = set(self.starts)
-        g = next(p for p in self.group if permute(p, cur) in starts)
-        jumps, index = self.board.jumps, self.board.jump_index
-        plan = [index[(g[a], g[b], g[c])] for a, b, c in (jumps[k] for k in head + tail)]
-        return permute(g, cur), tuple(plan)
+        return walk(self.board, self.group, self.starts, self.by, pos, i, j,
+                    lambda d, q: self._in(fwd[d], q), lambda d, z: self.contains("backward", d, z))
+
+
+Member = Callable[[int, int], bool]  # (level, position): the position's orbit lies in the level
+
+
+def steps(board: Board, by: str, pos: int, reverse: bool = False) -> Iterator[tuple[int, list[int]]]:
+    """(position, jumps in play order) one step (a jump, or a move) after (``reverse``:
+    before) ``pos``."""
+    if by == "moves":
+        yield from moves_from(board, pos, reverse)
+        return
+    eng = engine(board)
+    for k in (eng.unplayable(pos) if reverse else eng.legal(pos)):
+        yield pos ^ eng.flip[k], [k]
+
+
+def walk(board: Board, group: Sequence[Perm], starts: Sequence[int], by: str, pos: int, i: int, j: int,
+         in_forward: Member, in_backward: Member) -> tuple[int, tuple[int, ...]]:
+    """(start, plan) through ``pos``, a position of forward level ``i`` whose orbit lies in
+    backward level ``j``: back through the forward levels to an image of a start, on through
+    the backward levels to a goal, and the whole plan mapped by the symmetry that takes that
+    image to the start. The levels are asked through ``in_forward`` and ``in_backward``
+    (arrays in memory, or partition files on disk: ``apps.fewest``)."""
+    head: list[int] = []
+    cur = pos
+    for d in range(i, 0, -1):
+        cur, chain = next((q, c) for q, c in steps(board, by, cur, reverse=True) if in_forward(d - 1, q))
+        head[:0] = chain
+    tail: list[int] = []
+    end = pos
+    for d in range(j, 0, -1):
+        end, chain = next((z, c) for z, c in steps(board, by, end) if in_backward(d - 1, z))
+        tail.extend(chain)
+    # ``cur`` is an image of a start under the group: map the plan back.
+    wanted = set(starts)
+    g = next(p for p in group if permute(p, cur) in wanted)
+    jumps, index = board.jumps, board.jump_index
+    plan = [index[(g[a], g[b], g[c])] for a, b, c in (jumps[k] for k in head + tail)]
+    return permute(g, cur), tuple(plan)
 
 
 def moves_from(board: Board, pos: int, reverse: bool = False) -> Iterator[tuple[int, list[int]]]:

@@ -22,6 +22,7 @@ flush).
 from __future__ import annotations
 
 import shutil
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -32,7 +33,26 @@ from .kernel import Kernel
 
 LEVEL_KIND, BUCKET_KIND, VERSION = "level", "bucket", 1
 FLUSH_CHUNKS = 4  # a task writes its buckets once it holds this many chunks' children
+BYTES_PER_CHILD = 48  # what a task holds per child: the children, their sort, the routing
 GOLDEN = np.uint64(0x9E3779B97F4A7C15)  # Fibonacci hashing: the top bits of pos * GOLDEN
+
+
+def sizing(per_worker: int, fanout: int) -> tuple[int, int]:
+    """(chunk, max_count) for worker processes of ``per_worker`` bytes: the positions a task
+    expands at once (their children, sorted and routed, take about ``BYTES_PER_CHILD`` each,
+    ``fanout`` children a position at most), and the most positions a file may claim."""
+    return max(1024, per_worker // (fanout * BYTES_PER_CHILD)), max(1, per_worker // 8)
+
+
+def partitions(classes: int, fanout: int, per_worker: int, at_least: int = 1) -> int:
+    """How many partitions the level after one of ``classes`` positions takes (a power of
+    two, at least ``at_least``): a partition's buckets, about a quarter of its level's
+    children, in half a worker's memory."""
+    grown = fanout * classes * BYTES_PER_CHILD // 4
+    parts = max(1, at_least)
+    while parts < 1 << 16 and grown // parts > per_worker // 2:
+        parts *= 2
+    return parts
 
 
 def level_dir(root: Path, d: int) -> Path:
@@ -53,6 +73,16 @@ def route(pos: np.ndarray, parts: int) -> np.ndarray:
     bits = parts.bit_length() - 1
     with np.errstate(over="ignore"):
         return ((pos * GOLDEN) >> np.uint64(64 - bits)).astype(np.int64)
+
+
+def covering(q: int, parts: int, other: int) -> range:
+    """The partitions of a level split ``other`` ways that may hold what partition ``q`` of a
+    level split ``parts`` ways holds (``route`` takes the top bits of one hash)."""
+    if other <= parts:
+        top = q >> (parts.bit_length() - other.bit_length())
+        return range(top, top + 1)
+    shift = other.bit_length() - parts.bit_length()
+    return range(q << shift, (q + 1) << shift)
 
 
 def _fp(fingerprint: str, d: int, p: int) -> str:
@@ -77,12 +107,15 @@ class Merged:
     classes: int
     raw: int
     bytes: int
+    hits: int = 0  # positions that ``merge``'s ``meets`` picked
+    hit: int | None = None  # the least of them
 
 
 def expand(k: Kernel, root: Path, fingerprint: str, d: int, p: int, parts_next: int, chunk: int,
-           max_count: int) -> int:
-    """Partition ``p`` of level ``d``, expanded by one jump a chunk at a time; the canonical
-    children go to bucket files of level ``d + 1`` by ``route``. Returns the children written."""
+           max_count: int, by: str = "jumps", reverse: bool = False) -> int:
+    """Partition ``p`` of level ``d``, expanded by one jump (``by="moves"``: one move) a chunk
+    at a time, forwards or (``reverse``) backwards; the canonical children go to bucket files
+    of level ``d + 1`` by ``route``. Returns the children written."""
     level = read_part(root, fingerprint, d, p, max_count)
     out = level_dir(root, d + 1)
     out.mkdir(parents=True, exist_ok=True)
@@ -100,7 +133,9 @@ def expand(k: Kernel, root: Path, fingerprint: str, d: int, p: int, parts_next: 
         size, flushes = 0, flushes + 1
 
     for lo in range(0, len(level), chunk):
-        kids = k.unique(k.step(level[lo:lo + chunk]), own=True)
+        some = level[lo:lo + chunk]
+        kids = k.unique(k.moves(some, reverse=reverse) if by == "moves" else k.step(some, reverse=reverse),
+                        own=True)
         where = route(kids, parts_next)
         order = np.argsort(where, kind="stable")
         bounds = np.searchsorted(where[order], np.arange(parts_next + 1))
@@ -116,10 +151,16 @@ def expand(k: Kernel, root: Path, fingerprint: str, d: int, p: int, parts_next: 
     return written
 
 
-def merge(k: Kernel, root: Path, fingerprint: str, d: int, q: int, max_count: int) -> Merged:
-    """Partition ``q`` of level ``d`` from its buckets (sorted, distinct), written sealed; or,
-    when it is written already (a rerun task), read back. The raw count weighs each class by
-    its orbit: |G| over the number of symmetries fixing it."""
+def merge(k: Kernel, root: Path, fingerprint: str, d: int, q: int, max_count: int, *, parts: int = 1,
+          earlier: Sequence[int] = (), keep: Callable[[np.ndarray], np.ndarray] | None = None,
+          meets: Callable[[np.ndarray], np.ndarray] | None = None) -> Merged:
+    """Partition ``q`` (of ``parts``) of level ``d`` from its buckets (sorted, distinct), less
+    what the earlier levels hold (``earlier``: the partitions of levels ``0 .. d - 1``, for
+    searches by moves, where a position may be reached again later), less what ``keep``
+    prunes, written sealed; or, when it is written already (a rerun task), read back.
+    ``meets(level)``: a mask of the positions that meet something (the other side of a
+    search); their number and the least of them come back. The raw count weighs each class
+    by its orbit: |G| over the number of symmetries fixing it."""
     path = part_path(root, d, q)
     try:
         level = read_part(root, fingerprint, d, q, max_count)
@@ -127,8 +168,17 @@ def merge(k: Kernel, root: Path, fingerprint: str, d: int, q: int, max_count: in
         buckets = sorted(level_dir(root, d).glob(f"B{q:04d}-*.bkt"))
         arrays = [sealed.read(b, BUCKET_KIND, VERSION, _fp(fingerprint, d, q), max_count) for b in buckets]
         level = k.unique(k.concat(arrays), own=True) if arrays else k.empty()
+        del arrays
+        for e, were in enumerate(earlier):
+            for r in covering(q, parts, were):
+                if len(level):
+                    level = level[~k.member(read_part(root, fingerprint, e, r, max_count), level)]
+        if keep is not None:
+            level = keep(level)
         write_part(root, fingerprint, d, q, level)
-    return Merged(len(level), orbit_total(k, level), path.stat().st_size)
+    met = level[meets(level)] if meets is not None and len(level) else level[:0]
+    return Merged(len(level), orbit_total(k, level), path.stat().st_size, len(met),
+                  int(met[0]) if len(met) else None)
 
 
 def orbit_total(k: Kernel, level: np.ndarray) -> int:

@@ -52,6 +52,7 @@ class Stats(TypedDict, total=False):
     pagodas: int  # pagoda functions used
     lp_calls: int
     positions: int  # positions kept by a level search
+    disk_bytes: int  # out of core: the level files' bytes
     forward_levels: list[int]  # positions per level, from the start
     backward_levels: list[int]  # positions per level, from the goal
     self_dual: bool  # ``layers``: the backward search is the forward one mirrored

@@ -40,7 +40,7 @@ import numpy as np
 from ..analysis import merson
 from ..deadline import Deadline, Timeout
 from ..engine.bitboard import count_moves, replay_plan, stabilizer
-from ..engine.kernel import MAX_HOLES
+from ..engine.kernel import MAX_HOLES, Kernel
 from ..engine.levels import Levels
 from ..errors import PlanError
 from ..model.board import Board, Perm
@@ -79,6 +79,54 @@ def covers_open_goal(problem: Problem) -> bool:
     return True
 
 
+class Bounds:
+    """Merson's lower bounds on the moves of a plan through a position (``analysis.merson``),
+    over arrays of positions: forward, the full regions still to break before the goal;
+    backward, the regions full at the start that the position has broken. Under an upper
+    bound ``U`` (a known plan's moves) a position ``depth`` moves from its side's end whose
+    bound ``h`` has ``depth + h >= U`` lies on no plan of fewer moves."""
+
+    def __init__(self, problem: Problem, k: Kernel) -> None:
+        self.problem, self.kernel = problem, k
+        self.must, self.optional, self.cap = merson.regions_to_break(problem.board, problem.goal)
+        self.start_full = [r for r in merson.region_family(problem.board) if problem.start & r == r]
+
+    def forward(self, pos: np.ndarray) -> np.ndarray:
+        """Moves still needed to reach the goal (admissible): full regions to break."""
+        k = self.kernel
+        h = np.zeros(len(pos), dtype=np.int64)
+        for r in self.must:
+            h += k.covers(pos, r)
+        if self.optional:
+            opt = np.zeros(len(pos), dtype=np.int64)
+            for r in self.optional:
+                opt += k.covers(pos, r)
+            h += np.maximum(0, opt - self.cap)
+        return np.maximum(h, 1)  # ``keep`` zeroes it on goal positions
+
+    def backward(self, pos: np.ndarray) -> np.ndarray:
+        """Moves needed from the start to reach ``pos``: regions full at the start, broken."""
+        k = self.kernel
+        h = np.zeros(len(pos), dtype=np.int64)
+        for r in self.start_full:
+            h += ~k.covers(pos, r)
+        return h
+
+    def goal_mask(self, pos: np.ndarray) -> np.ndarray:
+        """Which positions satisfy the goal."""
+        return self.kernel.goals(pos, self.problem.goal)
+
+    def keep(self, side: str, new: np.ndarray, depth: int, upper: int) -> np.ndarray:
+        """The positions of a new level ``depth`` of ``side`` that may lie on a plan of fewer
+        than ``upper`` moves."""
+        if side == "forward":
+            h = self.forward(new)
+            h[self.goal_mask(new)] = 0
+        else:
+            h = self.backward(new)
+        return new[depth + h <= upper - 1]
+
+
 class Search:
     """Bidirectional breadth-first search by moves, with Merson pruning under a bound."""
 
@@ -93,8 +141,7 @@ class Search:
         goals = goal_positions(p) if bidirectional else None
         self.levels = Levels(p.board, group or stabilizer(p), starts or (p.start,), goals, by="moves")
         self.deadline = deadline  # the budget of the search's next steps (``solve`` extends it)
-        self.must, self.optional, self.cap = merson.regions_to_break(self.board, p.goal)
-        self.start_full = [r for r in merson.region_family(self.board) if p.start & r == r]
+        self.bounds = Bounds(p, self.levels.kernel)
         self.pruned = 0
         self.probed: str | None = None  # the side whose last level was probed, not built
         self.pause_above: int | None = None  # see ``Paused``
@@ -107,45 +154,20 @@ class Search:
     def bwd(self) -> list[np.ndarray] | None:
         return self.levels.bwd
 
-    # --- pruning bounds, vectorised ---------------------------------------------------
-
     def _h_forward(self, pos: np.ndarray) -> np.ndarray:
-        """Moves still needed to reach the goal (admissible): full regions to break."""
-        k = self.levels.kernel
-        h = np.zeros(len(pos), dtype=np.int64)
-        for r in self.must:
-            h += k.covers(pos, r)
-        if self.optional:
-            opt = np.zeros(len(pos), dtype=np.int64)
-            for r in self.optional:
-                opt += k.covers(pos, r)
-            h += np.maximum(0, opt - self.cap)
-        return np.maximum(h, 1)  # the caller zeroes it on goal positions
-
-    def _h_backward(self, pos: np.ndarray) -> np.ndarray:
-        """Moves needed from the start to reach ``pos``: regions full at the start, broken."""
-        k = self.levels.kernel
-        h = np.zeros(len(pos), dtype=np.int64)
-        for r in self.start_full:
-            h += ~k.covers(pos, r)
-        return h
+        return self.bounds.forward(pos)
 
     def goal_mask(self, pos: np.ndarray) -> np.ndarray:
         """Which positions satisfy the goal."""
-        return self.levels.kernel.goals(pos, self.problem.goal)
+        return self.bounds.goal_mask(pos)
 
     def _keep(self, side: str):
         def keep(new: np.ndarray, depth: int) -> np.ndarray:
             if self.upper is None:
                 return new
-            if side == "forward":
-                h = self._h_forward(new)
-                h[self.goal_mask(new)] = 0
-            else:
-                h = self._h_backward(new)
-            ok = depth + h <= self.upper - 1
-            self.pruned += int(len(new) - ok.sum())
-            return new[ok]
+            kept = self.bounds.keep(side, new, depth, self.upper)
+            self.pruned += len(new) - len(kept)
+            return kept
         return keep
 
     def grow(self, side: str) -> np.ndarray:
@@ -315,7 +337,7 @@ def solve(problem: Problem, deadline: Deadline, config: Config) -> Result:
             search.deadline = deadline
             search.pause_above = None
             t = time.perf_counter()
-            first, upper = _first_plan(search, deadline, config)
+            first, upper = first_plan(search, deadline, config)
             upper_s = time.perf_counter() - t
             if first is not None and first.status is Status.UNSOLVABLE:
                 return replace_planner(first)
@@ -375,7 +397,7 @@ def _stats(search: Search, t0: float, upper_s: float, lower0: int) -> Stats:
     }
 
 
-def _first_plan(search: Search, deadline: Deadline, config: Config):
+def first_plan(search: Search, deadline: Deadline, config: Config):
     """A first plan, the upper bound: from the beam (``Search.beam``), else from ``auto``
     under a short budget (which may also prove that there is none)."""
     from . import auto

@@ -1,0 +1,389 @@
+"""``solve --min-moves --spill DIR``: the fewest moves by the ``moves`` planner's search, with
+its levels on disk and expanded on a Dask cluster.
+
+The search is the in-memory one's (``planners.moves``): breadth-first by moves from the start
+and from the goal positions, one position per orbit of the symmetries fixing both, the
+smaller side grown next, Merson's bounds pruning under the moves of a first plan, the first
+meeting optimal. Each level is a set of partition files (``engine.spill``) grown in two
+rounds of Dask tasks: every partition of a side's last level expanded by one move on its
+own, then every partition of the new level merged from its buckets, less the positions of
+the side's earlier levels (a move may reach a position again later: delayed duplicate
+detection against the earlier levels, partition by partition, as Korf's disk-based search
+does), less what the bounds prune, and tested against the other side's last level — a
+position's partition is the same on both sides and at every depth, so a merge reads only
+its own partition of each. No process holds a level: only a chunk's children, one
+partition's buckets, one partition of another level.
+
+The plan comes back from the meeting position walked through the stored levels
+(``engine.levels.walk``, a partition file per step), and is replayed by the verifier.
+
+``manifest.json`` (written atomically after every level) records both sides' levels, the
+upper bound and the first plan it came from: it is the checkpoint, and a run that is killed
+resumes from its last finished level with the same levels and the same answer. Tasks are
+idempotent, so a worker lost mid-level costs Dask's rerun of its tasks, nothing else.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from functools import lru_cache
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from .. import sealed
+from ..deadline import Deadline, Timeout
+from ..engine.bitboard import replay, replay_plan, stabilizer
+from ..engine.kernel import Kernel, kernel, words
+from ..engine.levels import walk
+from ..errors import PegsatError, PlanError
+from ..files import parse_json, write_atomic
+from ..limits import memory_budget
+from ..model.codec import problem_to_json
+from ..model.problem import Problem, goal_positions
+from ..model.result import Proof, Result, Stats, Status
+
+FORMAT, VERSION = "pegsat-fewest", 1
+NAME = "moves"
+SIDES = ("forward", "backward")
+FANOUT = 24  # children per position by one move, roughly: what sizes a chunk and the partitions
+
+
+@dataclass(frozen=True)
+class Level:
+    parts: int
+    classes: int
+    bytes: int
+
+
+@dataclass
+class State:
+    """What the manifest holds: the bound, the plan it came from, both sides' levels."""
+
+    upper: int | None
+    first: tuple[int, ...] | None  # the first plan, the upper bound's
+    first_by: str
+    levels: dict[str, list[Level]]
+
+
+def _kernel(problem: Problem) -> Kernel:
+    return kernel(problem.board, tuple(tuple(p) for p in stabilizer(problem)))
+
+
+def fingerprint(problem: Problem, group: Any, upper: int | None) -> str:
+    """What the level files and the manifest belong to: the problem, its symmetries, the bound
+    the levels were pruned under, the format."""
+    return sealed.digest(problem_to_json(problem), [list(p) for p in group], upper, FORMAT, VERSION)
+
+
+def _side_fp(fp: str, side: str) -> str:
+    return sealed.digest(fp, side)
+
+
+def _expand(problem: Problem, root: str, fp: str, side: str, d: int, p: int, parts_next: int, chunk: int,
+            max_count: int) -> int:
+    """A Dask task: partition ``p`` of ``side``'s level ``d`` expanded by one move."""
+    from ..engine import spill
+
+    return spill.expand(_kernel(problem), Path(root) / side, _side_fp(fp, side), d, p, parts_next, chunk,
+                        max_count, by="moves", reverse=side == "backward")
+
+
+def _merge(problem: Problem, root: str, fp: str, side: str, d: int, q: int, parts: int,
+           earlier: list[int], max_count: int, upper: int | None,
+           other: tuple[int, int] | None) -> tuple[int, int, int, int | None]:
+    """A Dask task: partition ``q`` of ``side``'s new level ``d`` merged, less the side's
+    earlier levels and what the bounds prune, and met against the other side's last level
+    (``other``: its depth and partitions; None: against the goal)."""
+    from ..engine import spill
+    from ..planners.moves import Bounds
+
+    k = _kernel(problem)
+    keep = None
+    if upper is not None:
+        bounds = Bounds(problem, k)
+
+        def keep(level: np.ndarray) -> np.ndarray:
+            return bounds.keep(side, level, d, upper)
+
+    def meets(level: np.ndarray) -> np.ndarray:
+        if other is None:
+            return k.goals(level, problem.goal)
+        (od, oparts), oside = other, SIDES[side == "forward"]
+        mask = np.zeros(len(level), dtype=bool)
+        for r in spill.covering(q, parts, oparts):
+            there = spill.read_part(Path(root) / oside, _side_fp(fp, oside), od, r, max_count)
+            mask |= k.member(there, level)
+        return mask
+
+    m = spill.merge(k, Path(root) / side, _side_fp(fp, side), d, q, max_count, parts=parts, earlier=earlier,
+                    keep=keep, meets=meets)
+    return m.classes, m.bytes, m.hits, m.hit
+
+
+def fewest(problem: Problem, root: Path, *, workers: int = 2, scheduler: str | None = None,
+           memory: int | None = None, deadline: Deadline | None = None, config: Any = None,
+           progress: Callable[[str], None] | None = None, upper: bool = True,
+           on_level: Callable[[Any, str, int], None] | None = None) -> Result:
+    """The fewest moves of ``problem`` (a replayed plan, with the proof that none has fewer),
+    its levels under ``root``, resumed from ``root/manifest.json`` when a run of the same
+    problem left one. ``memory``: bytes per worker process (default: the memory budget shared
+    by the local workers). ``upper=False``: no first plan, no pruning (every level whole, as
+    the in-memory search builds them without a bound). Past ``deadline``: "unknown" with the
+    proven lower bound (the levels are kept: a rerun goes on). ``on_level(client, side,
+    d)``: called while the tasks growing ``side``'s level ``d + 1`` are out (tests kill a
+    worker there)."""
+    from ..engine import spill
+    from ..planners.config import Config
+    from ..planners.moves import Search, first_plan, supports
+    from ..proofs.cheap import cheap_proofs
+    from .cluster import client as connect
+
+    why = supports(problem)
+    if why is None and words(problem.board) != 1:
+        why = f"out of core: boards of at most 64 holes ({problem.board.name} has {problem.board.n})"
+    if why is not None:
+        raise PegsatError(why)
+    deadline = deadline or Deadline()
+    t0 = time.perf_counter()
+    cheap = cheap_proofs(problem)
+    if cheap is not None:
+        return cheap
+    k = _kernel(problem)
+    goals = goal_positions(problem)
+    per_worker = memory or memory_budget() // max(1, workers)
+    chunk, max_count = spill.sizing(per_worker, FANOUT)
+    try:
+        root.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise PegsatError(f"cannot use {root} for the levels: {exc.strerror}") from None
+    say = progress or (lambda line: None)
+    state = _resume(root, problem, k, say)
+    upper_s = 0.0
+    if state is None:
+        first = bound = None
+        first_by = ""
+        if upper:
+            t = time.perf_counter()
+            try:
+                first, bound = first_plan(Search(problem, deadline), deadline, config or Config())
+            except Timeout:  # the deadline came first: no bound, and "unknown" below
+                pass
+            upper_s = time.perf_counter() - t
+            if first is not None and first.status is Status.UNSOLVABLE:
+                return first
+            first_by = first.planner if first is not None else ""
+        state = State(bound, first.plan if first is not None and bound is not None else None, first_by,
+                      {"forward": [], "backward": []})
+    fp = fingerprint(problem, k.group, state.upper)
+    if not state.levels["forward"]:
+        for side, positions in (("forward", [problem.start]), ("backward", goals)):
+            spill.drop_level(root / side, 0)
+            if positions is None:  # too many goal positions to list: forward only
+                continue
+            zero = k.unique(k.canon(k.array(positions)))
+            spill.write_part(root / side, _side_fp(fp, side), 0, 0, zero)
+            state.levels[side] = [Level(1, len(zero), spill.part_path(root / side, 0, 0).stat().st_size)]
+        _save(root, problem, fp, state)
+    levels = state.levels
+    stats: Stats = {"upper_s": upper_s, "symmetries": len(k.group), "workers": workers}
+
+    def member(side: str, d: int, pos: int) -> bool:
+        c = k.canon(k.array([pos]))
+        r = int(spill.route(c, levels[side][d].parts)[0])
+        return bool(k.member(_read(root / side, _side_fp(fp, side), d, r, max_count), c)[0])
+
+    def answer(status: Status, plan: tuple[int, ...] | None, lower: int, detail: str) -> Result:
+        disk = sum(lv.bytes for side in SIDES for lv in levels[side])
+        st: Stats = {**stats, "search_s": time.perf_counter() - t0 - upper_s,
+                     "forward_levels": [lv.classes for lv in levels["forward"]],
+                     "backward_levels": [lv.classes for lv in levels["backward"]],
+                     "positions": sum(lv.classes for side in SIDES for lv in levels[side]),
+                     "disk_bytes": disk}
+        if plan is not None:
+            try:
+                moves = replay_plan(problem, plan).moves
+            except PlanError as exc:
+                return Result(Status.ERROR, problem, NAME, stats=st,
+                              detail=f"the plan does not replay: {exc}")
+            if status is Status.SOLVED_OPTIMAL and moves != lower:
+                return Result(Status.ERROR, problem, NAME, stats=st,
+                              detail=f"the plan has {moves} moves, the search said {lower}")
+            return Result(status, problem, NAME, plan=plan, moves=moves, lower_bound=lower, stats=st,
+                          detail=detail)
+        return Result(status, problem, NAME, lower_bound=lower if status is Status.UNKNOWN else None,
+                      stats=st, detail=detail, proof=None if status is Status.UNKNOWN else Proof.EXHAUSTED)
+
+    def how() -> str:
+        a, b = len(levels["forward"]) - 1, max(0, len(levels["backward"]) - 1)
+        return f"breadth-first search by moves out of core ({a} forward + {b} backward levels)"
+
+    # the start may be a goal position already
+    if levels["backward"]:
+        if member("backward", 0, problem.start):
+            return answer(Status.SOLVED_OPTIMAL, (), 0, f"optimal: 0 moves; {how()}")
+    elif k.goals(k.array([problem.start]), problem.goal)[0]:
+        return answer(Status.SOLVED_OPTIMAL, (), 0, f"optimal: 0 moves; {how()}")
+
+    if deadline.expired():  # before any cluster is started
+        a, b = len(levels["forward"]) - 1, max(0, len(levels["backward"]) - 1)
+        return _unknown(answer, state, a + b + 1, deadline.reason(), root)
+    settings = {"distributed.worker.daemon": False}
+    with connect(workers, scheduler, settings, memory_limit=None) as client:
+        from distributed import wait
+
+        while True:
+            a, b = len(levels["forward"]) - 1, max(0, len(levels["backward"]) - 1)
+            if state.upper is not None and a + b + 1 >= state.upper:
+                return answer(Status.SOLVED_OPTIMAL, state.first, state.upper,
+                              f"optimal: {state.upper} moves (plan from {state.first_by}); {how()} "
+                              f"found none with {state.upper - 1}")
+            bidirectional = bool(levels["backward"])
+            side = "forward"
+            if bidirectional and levels["backward"][-1].classes < levels["forward"][-1].classes:
+                side = "backward"
+            mine, d = levels[side], len(levels[side]) - 1
+            other = None
+            if bidirectional:
+                theirs = levels[SIDES[side == "forward"]]
+                other = (len(theirs) - 1, theirs[-1].parts)
+            if deadline.expired():
+                return _unknown(answer, state, a + b + 1, deadline.reason(), root)
+            last = mine[-1]
+            parts_next = spill.partitions(last.classes, FANOUT, per_worker, at_least=last.parts)
+            spill.drop_level(root / side, d + 1)  # what a killed run left of it
+            t = time.perf_counter()
+            n = last.parts
+            futures = client.map(_expand, [problem] * n, [str(root)] * n, [fp] * n, [side] * n, [d] * n,
+                                 range(n), [parts_next] * n, [chunk] * n, [max_count] * n, pure=False)
+            if on_level is not None:
+                on_level(client, side, d)
+            earlier = [lv.parts for lv in mine]
+            m = parts_next
+            try:
+                if wait(futures, timeout=deadline.remaining()).not_done:
+                    client.cancel(futures)
+                    return _unknown(answer, state, a + b + 1, deadline.reason(), root)
+                client.gather(futures)
+                merges = client.map(_merge, [problem] * m, [str(root)] * m, [fp] * m, [side] * m, [d + 1] * m,
+                                    range(m), [m] * m, [earlier] * m, [max_count] * m, [state.upper] * m,
+                                    [other] * m, pure=False)
+                if wait(merges, timeout=deadline.remaining()).not_done:
+                    client.cancel(merges)
+                    return _unknown(answer, state, a + b + 1, deadline.reason(), root)
+                merged = client.gather(merges)
+            except Exception as exc:  # tasks that failed on every try (workers lost): unknown
+                return _unknown(answer, state, a + b + 1,
+                                f"a level could not be built ({type(exc).__name__}: {str(exc)[:120]})", root)
+            spill.drop_buckets(root / side, d + 1)
+            level = Level(m, sum(x[0] for x in merged), sum(x[1] for x in merged))
+            mine.append(level)
+            _save(root, problem, fp, state)
+            secs = time.perf_counter() - t
+            disk = sum(lv.bytes for s in SIDES for lv in levels[s])
+            growth = level.classes / max(1, last.classes)
+            hits = [x[3] for x in merged if x[2]]
+            said = (f"it meets the other side: {a + b + 1} moves" if hits else
+                    f"proven >= {a + b + 2} moves" + _eta(levels, secs, growth))
+            say(f"{side} level {d + 1}: {level.classes:,} positions up to symmetry in {m} partitions, "
+                f"{secs:.1f} s ({level.classes / max(secs, 1e-9):,.0f} positions/s), {disk / 1e6:,.1f} MB on "
+                f"disk; {said}")
+            if hits:
+                pos = int(min(hits))
+                i, j = (d + 1, b) if side == "forward" else (a, d + 1)
+                if not bidirectional:
+                    j = 0
+                _, plan = walk(problem.board, k.group, (problem.start,), "moves", pos, i, j,
+                               lambda e, q: member("forward", e, q), lambda e, z: member("backward", e, z))
+                return answer(Status.SOLVED_OPTIMAL, plan, a + b + 1,
+                              f"optimal: {a + b + 1} moves; {how()} found none with {a + b}")
+            if not level.classes:
+                if state.upper is not None and state.first is not None:
+                    return answer(Status.SOLVED_OPTIMAL, state.first, state.upper,
+                                  f"optimal: {state.upper} moves (plan from {state.first_by}); {how()} "
+                                  f"found none with {state.upper - 1}")
+                return answer(Status.UNSOLVABLE, None, -1,
+                              f"{how()} exhausted every reachable position without reaching the goal")
+
+
+def _unknown(answer: Callable[..., Result], state: State, lower: int, why: str, root: Path) -> Result:
+    kept = f"; the levels are kept in {root}: rerun to go on"
+    if state.first is not None:
+        return answer(Status.UNKNOWN, state.first, lower,
+                      f"{why}: best found {state.upper} moves, proven >= {lower}{kept}")
+    return answer(Status.UNKNOWN, None, lower, f"{why}: no plan found; any plan needs >= {lower} moves{kept}")
+
+
+def _eta(levels: dict[str, list[Level]], secs: float, growth: float) -> str:
+    """The next level's size and time if it grows as the last did (a guess, said as one)."""
+    a, b = levels["forward"], levels["backward"]
+    nxt = min(x[-1].classes for x in (a, b) if x) if b else a[-1].classes
+    if not nxt:
+        return ""
+    return f"; next level ~{nxt * growth:,.0f} positions, ~{secs * growth:,.0f} s at this rate"
+
+
+@lru_cache(maxsize=16)
+def _read_cached(path: str, fp: str, d: int, r: int, max_count: int, mtime: float) -> np.ndarray:
+    from ..engine import spill
+
+    return spill.read_part(Path(path), fp, d, r, max_count)
+
+
+def _read(root: Path, fp: str, d: int, r: int, max_count: int) -> np.ndarray:
+    from ..engine import spill
+
+    mtime = spill.part_path(root, d, r).stat().st_mtime
+    return _read_cached(str(root), fp, d, r, max_count, mtime)
+
+
+def _resume(root: Path, problem: Problem, k: Kernel, say: Callable[[str], None]) -> State | None:
+    """The state an earlier run of this problem left, or None (none, or another problem's: a
+    manifest that is not this problem's is not believed, and the directory is reused)."""
+    from ..engine import spill
+    from ..formats.notation import parse_plan
+
+    path = root / "manifest.json"
+    if not path.exists():
+        return None
+    try:
+        data = parse_json(path.read_text(encoding="utf-8"), str(path))
+        if data.get("format") != FORMAT or data.get("version") != VERSION:
+            raise ValueError("not a manifest of this version")
+        upper = data["upper"]
+        if upper is not None and not isinstance(upper, int):
+            raise ValueError("a bad upper bound")
+        if data.get("fingerprint") != fingerprint(problem, k.group, upper):
+            raise ValueError("another search's")
+        first = None
+        if data["first"] is not None:  # believed only once replayed, with the moves it claims
+            rep = replay(problem, parse_plan(problem.board, data["first"], "names"))
+            if rep.moves != upper:
+                raise ValueError("the first plan does not have the moves of the bound")
+            first = rep.plan
+        levels = {side: [Level(**lv) for lv in data["levels"][side]] for side in SIDES}
+        for side in SIDES:
+            for d, lv in enumerate(levels[side]):  # every level is read again: all there
+                for p in range(lv.parts):
+                    if not spill.part_path(root / side, d, p).is_file():
+                        raise ValueError(f"partition {p} of {side} level {d} is missing")
+    except (OSError, PegsatError, ValueError, TypeError, KeyError, AttributeError, IndexError) as exc:
+        say(f"{path}: not resumed ({str(exc)[:80]}); starting afresh")
+        return None
+    say(f"resuming from {len(levels['forward'])} forward and {len(levels['backward'])} backward levels")
+    return State(upper, first, str(data.get("first_by", "")), levels)
+
+
+def _save(root: Path, problem: Problem, fp: str, state: State) -> None:
+    from ..formats.notation import format_plan
+
+    first = None if state.first is None else format_plan(problem.board, state.first)
+    text = json.dumps({"format": FORMAT, "version": VERSION, "fingerprint": fp, "upper": state.upper,
+                       "first": first, "first_by": state.first_by,
+                       "levels": {side: [lv.__dict__ for lv in state.levels[side]] for side in SIDES}},
+                      indent=1) + "\n"
+    write_atomic(root / "manifest.json", lambda fh: fh.write(text))

@@ -1,0 +1,105 @@
+"""``solve --min-moves --spill``: the search by moves with its levels on disk, on a real
+two-worker Dask cluster, a worker killed mid-level, a run stopped between levels and
+resumed; always the in-memory search's levels and optimum."""
+
+import json
+import os
+import signal
+
+import pytest
+from click.testing import CliRunner
+
+from pegsat.apps.fewest import fewest
+from pegsat.cli import main
+from pegsat.deadline import Deadline
+from pegsat.model.catalogue import get_board
+from pegsat.model.problem import Goal, single_vacancy
+from pegsat.model.result import Status
+from pegsat.planners.moves import Search
+
+T6 = get_board("triangle-6")
+GAME = single_vacancy(T6, T6.hole("a1"), Goal.one_peg())
+MEMORY = 1 << 20  # bytes per worker: levels of up to 16 partitions
+
+
+@pytest.fixture(scope="module")
+def truth():
+    """The in-memory search without a bound: its optimum and levels (it stops at the first
+    meeting, inside the level that meets; out of core that level is built whole)."""
+    s = Search(GAME, Deadline())
+    best, _, _ = s.run()
+    return best, s.sizes()
+
+
+def same_levels(r, truth):
+    best, sizes = truth
+    fwd, bwd = r.stats["forward_levels"], r.stats["backward_levels"]
+    assert r.status is Status.SOLVED_OPTIMAL and r.moves == best == r.lower_bound
+    assert fwd[:len(sizes["forward"])] == sizes["forward"]
+    assert bwd[:len(sizes["backward"])] == sizes["backward"]
+    assert len(fwd) + len(bwd) == len(sizes["forward"]) + len(sizes["backward"]) + 1
+
+
+def test_a_worker_killed_mid_level_changes_nothing(tmp_path, truth):
+    killed = {}
+
+    def kill(client, side, d):
+        if side == "backward" and d == 2 and not killed:  # the level of 89,165 positions in 16 partitions
+            addr = sorted(client.scheduler_info()["workers"])[0]
+            pid = client.run(os.getpid, workers=[addr])[addr]
+            os.kill(pid, signal.SIGKILL)
+            killed["pid"] = pid
+
+    r = fewest(GAME, tmp_path / "levels", workers=2, memory=MEMORY, upper=False, on_level=kill)
+    assert killed
+    same_levels(r, truth)
+    assert r.plan is not None and len(r.plan) == T6.n - 2  # replayed: one peg left
+
+
+class Stop(Exception):
+    pass
+
+
+def test_a_run_stopped_between_levels_resumes_to_the_same_answer(tmp_path, truth):
+    root = tmp_path / "levels"
+
+    def stop(client, side, d):
+        if side == "forward" and d == 5:
+            raise Stop
+
+    with pytest.raises(Stop):
+        fewest(GAME, root, workers=2, memory=MEMORY, upper=False, on_level=stop)
+    manifest = json.loads((root / "manifest.json").read_text())
+    assert len(manifest["levels"]["forward"]) == 6
+    said = []
+    r = fewest(GAME, root, workers=2, memory=MEMORY, upper=False, progress=said.append)
+    assert said[0].startswith("resuming from 6 forward")
+    same_levels(r, truth)
+
+
+def test_under_a_bound_the_levels_are_the_in_memory_ones_and_a_time_limit_is_unknown(tmp_path):
+    """With a first plan as the upper bound, the levels are pruned by Merson's regions as the
+    in-memory search prunes them under the same bound; a deadline passed is "unknown" with
+    the bound proven so far, never a proof."""
+    b = get_board("english")
+    p = single_vacancy(b, b.hole("d4"), Goal.survivor(b, b.hole("d4")))
+    r = fewest(p, tmp_path / "levels", workers=2, memory=8 << 20)
+    bound = json.loads((tmp_path / "levels" / "manifest.json").read_text())["upper"]
+    s = Search(p, Deadline(), upper=bound)
+    s.run()
+    assert bound >= 18 and r.status is Status.SOLVED_OPTIMAL and r.moves == 18 and r.lower_bound == 18
+    for side in ("forward", "backward"):
+        assert r.stats[f"{side}_levels"][:len(s.sizes()[side])] == s.sizes()[side]
+    late = fewest(p, tmp_path / "other", workers=1, memory=8 << 20, deadline=Deadline(0.001))
+    assert late.status is Status.UNKNOWN and late.proof is None
+
+
+def test_solve_spill_through_the_command_line(tmp_path, truth):
+    r = CliRunner().invoke(main, ["solve", "triangle-6", "--vacant", "a1", "--min-moves", "--spill",
+                                  str(tmp_path / "l"), "--memory-limit", "2MB", "--workers", "2", "--json"])
+    assert r.exit_code == 0, r.output
+    data = json.loads(r.output.splitlines()[-1])
+    assert data["status"] == "solved-optimal" and data["moves"] == truth[0]
+    r = CliRunner().invoke(main, ["solve", "triangle-6", "--spill", str(tmp_path / "m")])
+    assert r.exit_code == 2 and r.output.startswith("error: --spill is a search by moves") and \
+        r.output.count("\n") == 1
