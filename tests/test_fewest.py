@@ -103,3 +103,12 @@ def test_solve_spill_through_the_command_line(tmp_path, truth):
     r = CliRunner().invoke(main, ["solve", "triangle-6", "--spill", str(tmp_path / "m")])
     assert r.exit_code == 2 and r.output.startswith("error: --spill is a search by moves") and \
         r.output.count("\n") == 1
+
+
+def test_past_the_memory_budget_the_search_goes_on_out_of_core(monkeypatch):
+    """``solve --min-moves`` with a 1 MB budget: the in-memory levels outgrow it, the search
+    goes on with its levels on disk, and answers (the temporary directory removed)."""
+    monkeypatch.setenv("PEGSAT_MEMORY_GB", "0.001")
+    r = CliRunner().invoke(main, ["solve", "english", "--survivor", "d4", "--min-moves", "--workers", "2"])
+    assert r.exit_code == 0, r.output
+    assert "going on with the levels on disk in" in r.output and "optimal: 18 moves" in r.output

@@ -16,6 +16,7 @@ import math
 import os
 import sys
 import time
+from dataclasses import replace
 from pathlib import Path
 
 import click
@@ -370,17 +371,17 @@ def solve(problem: str, planner: str, min_moves: bool, solver: str, workers: int
     posed = pose(problem, options, domain=domain)
     notation = notation or posed.notation
     encode = EncodeOptions(steps=steps, symmetry=not no_symmetry)
-    config = Config(solver=solver, encode=encode, **({"workers": workers} if workers else {}))
-    if spill is not None:
-        if not min_moves and planner != "moves":
-            raise PegsatError("--spill is a search by moves on disk: add --min-moves")
-        from .apps.fewest import fewest
-        from .process import cores
+    config = Config(solver=solver, encode=encode)
+    if workers:
+        config = replace(config, workers=workers)
+    if spill is not None and planner != "moves":
+        raise PegsatError("--spill is a search by moves on disk: add --min-moves")
+    if planner == "moves":
+        from .apps.fewest import solve as fewest_moves
 
-        progress = None if as_json else (lambda line: click.echo(line, err=True))
-        result = fewest(posed.problem, Path(spill), workers=workers or cores(), scheduler=scheduler,
-                        memory=memory_limit, deadline=deadline_of(time_limit), config=config,
-                        progress=progress)
+        result = fewest_moves(posed.problem, config, deadline_of(time_limit),
+                              spill=Path(spill) if spill else None, scheduler=scheduler, memory=memory_limit,
+                              progress=None if as_json else (lambda line: click.echo(line, err=True)))
     else:
         result = solve_problem(posed.problem, planner, config, deadline_of(time_limit))
     if result.plan is not None and out:

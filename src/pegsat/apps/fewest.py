@@ -26,6 +26,8 @@ idempotent, so a worker lost mid-level costs Dask's rerun of its tasks, nothing 
 from __future__ import annotations
 
 import json
+import shutil
+import tempfile
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -123,6 +125,37 @@ def _merge(problem: Problem, root: str, fp: str, side: str, d: int, q: int, part
     m = spill.merge(k, Path(root) / side, _side_fp(fp, side), d, q, max_count, parts=parts, earlier=earlier,
                     keep=keep, meets=meets)
     return m.classes, m.bytes, m.hits, m.hit
+
+
+def solve(problem: Problem, config: Any, deadline: Deadline, *, spill: Path | None = None,
+          scheduler: str | None = None, memory: int | None = None,
+          progress: Callable[[str], None] | None = None) -> Result:
+    """The fewest moves (``solve --min-moves``): with ``spill``, out of core there from the
+    start (``fewest``, on ``config.workers`` local workers or the cluster at ``scheduler``);
+    else in memory (``planners.moves`` through ``apps.solve``) while the levels fit the
+    memory budget, then out of core in a new temporary directory, removed once the answer is
+    final (kept, and named, when it is "unknown": a rerun with ``--spill`` there goes on)."""
+    from dataclasses import replace
+
+    from ..limits import MemoryBudget
+    from .solve import solve as in_memory
+
+    def out_of_core(root: Path) -> Result:
+        return fewest(problem, root, workers=config.workers, scheduler=scheduler, memory=memory,
+                      deadline=deadline, config=config, progress=progress)
+
+    if spill is not None:
+        return out_of_core(spill)
+    try:
+        return in_memory(problem, "moves", replace(config, spill=True), deadline)
+    except MemoryBudget as exc:
+        root = Path(tempfile.mkdtemp(prefix="pegsat-levels-"))
+        if progress is not None:
+            progress(f"{exc}: going on with the levels on disk in {root}")
+        r = out_of_core(root)
+        if r.status is not Status.UNKNOWN:
+            shutil.rmtree(root, ignore_errors=True)
+        return r
 
 
 def fewest(problem: Problem, root: Path, *, workers: int = 2, scheduler: str | None = None,

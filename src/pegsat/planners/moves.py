@@ -43,6 +43,7 @@ from ..engine.bitboard import count_moves, replay_plan, stabilizer
 from ..engine.kernel import MAX_HOLES, Kernel
 from ..engine.levels import Levels
 from ..errors import PlanError
+from ..limits import MemoryBudget
 from ..model.board import Board, Perm
 from ..model.problem import Goal, Problem, goal_positions, single_vacancy
 from ..model.result import Proof, Result, Stats, Status
@@ -344,6 +345,8 @@ def solve(problem: Problem, deadline: Deadline, config: Config) -> Result:
             search.upper = upper
             best, lower, meeting = search.run()
     except Timeout as exc:
+        if config.spill and isinstance(exc, MemoryBudget):
+            raise  # the caller goes on out of core (``apps.fewest.solve``)
         why = str(exc) or "time limit"
         a, b = len(search.fwd) - 1, (len(search.bwd) - 1 if search.bwd else 0)
         lower = max(lower0, a + b + 1)
