@@ -44,7 +44,6 @@ from ..engine.kernel import Kernel, kernel, words
 from ..engine.levels import walk
 from ..errors import PegsatError, PlanError
 from ..files import parse_json, write_atomic
-from ..limits import memory_budget
 from ..model.codec import problem_to_json
 from ..model.problem import Problem, goal_positions
 from ..model.result import Proof, Result, Stats, Status
@@ -188,12 +187,7 @@ def fewest(problem: Problem, root: Path, *, workers: int = 2, scheduler: str | N
         return cheap
     k = _kernel(problem)
     goals = goal_positions(problem)
-    per_worker = memory or memory_budget() // max(1, workers)
-    chunk, max_count = spill.sizing(per_worker, FANOUT)
-    try:
-        root.mkdir(parents=True, exist_ok=True)
-    except OSError as exc:
-        raise PegsatError(f"cannot use {root} for the levels: {exc.strerror}") from None
+    per_worker, chunk, max_count = spill.prepare(root, memory, workers, FANOUT)
     say = progress or (lambda line: None)
     state = _resume(root, problem, k, say)
     upper_s = 0.0

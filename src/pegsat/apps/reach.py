@@ -32,7 +32,6 @@ from ..engine.bitboard import stabilizer
 from ..engine.kernel import kernel, words
 from ..errors import PegsatError, Unknown
 from ..files import parse_json, write_atomic
-from ..limits import memory_budget
 from ..model.codec import problem_to_json
 from ..model.problem import Problem
 
@@ -126,12 +125,7 @@ def reach(problem: Problem, root: Path, *, workers: int = 2, scheduler: str | No
     t0 = time.perf_counter()
     k = kernel(problem.board, tuple(tuple(p) for p in stabilizer(problem)))
     fp = fingerprint(problem, k.group)
-    per_worker = memory or memory_budget() // max(1, workers)
-    chunk, max_count = spill.sizing(per_worker, FANOUT)
-    try:
-        root.mkdir(parents=True, exist_ok=True)
-    except OSError as exc:
-        raise PegsatError(f"cannot use {root} for the levels: {exc.strerror}") from None
+    per_worker, chunk, max_count = spill.prepare(root, memory, workers, FANOUT)
     levels, complete = _resume(root, fp, progress)
     if not levels:
         spill.drop_level(root, 0)

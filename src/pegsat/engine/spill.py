@@ -29,6 +29,8 @@ from pathlib import Path
 import numpy as np
 
 from .. import sealed
+from ..errors import PegsatError
+from ..limits import memory_budget
 from .kernel import Kernel
 
 LEVEL_KIND, BUCKET_KIND, VERSION = "level", "bucket", 1
@@ -37,11 +39,18 @@ BYTES_PER_CHILD = 48  # what a task holds per child: the children, their sort, t
 GOLDEN = np.uint64(0x9E3779B97F4A7C15)  # Fibonacci hashing: the top bits of pos * GOLDEN
 
 
-def sizing(per_worker: int, fanout: int) -> tuple[int, int]:
-    """(chunk, max_count) for worker processes of ``per_worker`` bytes: the positions a task
-    expands at once (their children, sorted and routed, take about ``BYTES_PER_CHILD`` each,
-    ``fanout`` children a position at most), and the most positions a file may claim."""
-    return max(1024, per_worker // (fanout * BYTES_PER_CHILD)), max(1, per_worker // 8)
+def prepare(root: Path, memory: int | None, workers: int, fanout: int) -> tuple[int, int, int]:
+    """(per_worker, chunk, max_count) of a search under ``root`` (made here; a PegsatError if
+    it cannot be): the bytes of a worker process (``memory``, else the memory budget shared
+    by ``workers``), the positions a task expands at once (their children, sorted and routed,
+    take about ``BYTES_PER_CHILD`` each, ``fanout`` children a position at most), and the
+    most positions a file may claim."""
+    per_worker = memory or memory_budget() // max(1, workers)
+    try:
+        root.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise PegsatError(f"cannot use {root} for the levels: {exc.strerror}") from None
+    return per_worker, max(1024, per_worker // (fanout * BYTES_PER_CHILD)), max(1, per_worker // 8)
 
 
 def partitions(classes: int, fanout: int, per_worker: int, at_least: int = 1) -> int:
