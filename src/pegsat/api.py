@@ -106,9 +106,12 @@ def position(on: Board | str, holes: str | Iterable[str | int]) -> Position:
 
 
 def solve(p: Problem, planner: str = "auto", *, min_moves: bool = False, time_limit: float | None = None,
-          workers: int | None = None, solver: str = "cadical195") -> Result:
+          workers: int | None = None, solver: str = "cadical195", spill: str | Path | None = None) -> Result:
     """A plan (replayed by the verifier), a proof that there is none, or "unknown" past
-    ``time_limit``. ``min_moves``: the fewest moves and the proof that none has fewer.
+    ``time_limit``. ``min_moves``: the fewest moves and the proof that none has fewer; its
+    levels go to disk, on a local Dask cluster of ``workers`` processes, in ``spill`` (a
+    directory: from the start, resumable) or in a temporary directory once they would pass
+    the memory budget (``docs/planners.md``).
 
     >>> r = pegsat.solve(pegsat.problem("triangle-5", vacant="a1"))
     >>> r.status.value, len(r.plan)
@@ -122,7 +125,11 @@ def solve(p: Problem, planner: str = "auto", *, min_moves: bool = False, time_li
     config = Config(solver=solver)
     if workers:
         config = replace(config, workers=workers)
-    return run(p, "moves" if min_moves else planner, config, Deadline(time_limit))
+    if min_moves or planner == "moves":
+        from .apps.fewest import solve as fewest
+
+        return fewest(p, config, Deadline(time_limit), spill=None if spill is None else Path(spill))
+    return run(p, planner, config, Deadline(time_limit))
 
 
 def prove(p: Problem, *, time_limit: float | None = None, certificate: str | Path | None = None,
