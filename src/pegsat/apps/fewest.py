@@ -96,10 +96,10 @@ def _expand(problem: Problem, root: str, fp: str, side: str, d: int, p: int, par
 
 def _merge(problem: Problem, root: str, fp: str, side: str, d: int, q: int, parts: int,
            earlier: list[int], max_count: int, upper: int | None,
-           other: tuple[int, int] | None) -> tuple[int, int, int, int | None]:
+           other: tuple[int, int] | None, probe: bool) -> tuple[int, int, int, int | None]:
     """A Dask task: partition ``q`` of ``side``'s new level ``d`` merged, less the side's
     earlier levels and what the bounds prune, and met against the other side's last level
-    (``other``: its depth and partitions; None: against the goal)."""
+    (``other``: its depth and partitions; None: against the goal); ``probe``: only met."""
     from ..engine import spill
     from ..planners.moves import Bounds
 
@@ -122,7 +122,7 @@ def _merge(problem: Problem, root: str, fp: str, side: str, d: int, q: int, part
         return mask
 
     m = spill.merge(k, Path(root) / side, _side_fp(fp, side), d, q, max_count, parts=parts, earlier=earlier,
-                    keep=keep, meets=meets)
+                    keep=keep, meets=meets, probe=probe)
     return m.classes, m.bytes, m.hits, m.hit
 
 
@@ -249,6 +249,21 @@ def fewest(problem: Problem, root: Path, *, workers: int = 2, scheduler: str | N
         a, b = len(levels["forward"]) - 1, max(0, len(levels["backward"]) - 1)
         return f"breadth-first search by moves out of core ({a} forward + {b} backward levels)"
 
+    def by_first() -> Result:
+        """Optimal with the first plan: the levels found none with fewer moves."""
+        u = state.upper if state.upper is not None else -1
+        return answer(Status.SOLVED_OPTIMAL, state.first, u,
+                      f"optimal: {u} moves (plan from {state.first_by}); {how()} found none with {u - 1}")
+
+    def found(side: str, pos: int, a: int, b: int, d: int) -> Result:
+        """The answer from a meeting at ``pos``, one step beyond ``side``'s level ``d`` (with
+        no backward levels, ``b`` is 0 and the meeting is with the goal)."""
+        i, j = (d + 1, b) if side == "forward" else (a, d + 1)
+        _, plan = walk(problem.board, k.group, (problem.start,), "moves", pos, i, j,
+                       lambda e, q: member("forward", e, q), lambda e, z: member("backward", e, z))
+        return answer(Status.SOLVED_OPTIMAL, plan, a + b + 1,
+                      f"optimal: {a + b + 1} moves; {how()} found none with {a + b}")
+
     # the start may be a goal position already
     if levels["backward"]:
         if member("backward", 0, problem.start):
@@ -266,9 +281,7 @@ def fewest(problem: Problem, root: Path, *, workers: int = 2, scheduler: str | N
         while True:
             a, b = len(levels["forward"]) - 1, max(0, len(levels["backward"]) - 1)
             if state.upper is not None and a + b + 1 >= state.upper:
-                return answer(Status.SOLVED_OPTIMAL, state.first, state.upper,
-                              f"optimal: {state.upper} moves (plan from {state.first_by}); {how()} "
-                              f"found none with {state.upper - 1}")
+                return by_first()
             bidirectional = bool(levels["backward"])
             side = "forward"
             if bidirectional and levels["backward"][-1].classes < levels["forward"][-1].classes:
@@ -291,6 +304,9 @@ def fewest(problem: Problem, root: Path, *, workers: int = 2, scheduler: str | N
                 on_level(client, side, d)
             earlier = [lv.parts for lv in mine]
             m = parts_next
+            # Under a bound, the last level that can matter (a meeting there is a plan of
+            # upper - 1 moves) is only probed: met, never subtracted, pruned or stored.
+            probe = state.upper is not None and a + b + 2 == state.upper
             try:
                 if wait(futures, timeout=deadline.remaining()).not_done:
                     client.cancel(futures)
@@ -298,7 +314,7 @@ def fewest(problem: Problem, root: Path, *, workers: int = 2, scheduler: str | N
                 client.gather(futures)
                 merges = client.map(_merge, [problem] * m, [str(root)] * m, [fp] * m, [side] * m, [d + 1] * m,
                                     range(m), [m] * m, [earlier] * m, [max_count] * m, [state.upper] * m,
-                                    [other] * m, pure=False)
+                                    [other] * m, [probe] * m, pure=False)
                 if wait(merges, timeout=deadline.remaining()).not_done:
                     client.cancel(merges)
                     return _unknown(answer, state, a + b + 1, deadline.reason(), root)
@@ -306,6 +322,15 @@ def fewest(problem: Problem, root: Path, *, workers: int = 2, scheduler: str | N
             except Exception as exc:  # tasks that failed on every try (workers lost): unknown
                 return _unknown(answer, state, a + b + 1,
                                 f"a level could not be built ({type(exc).__name__}: {str(exc)[:120]})", root)
+            if probe:
+                spill.drop_level(root / side, d + 1)
+                hits = [x[3] for x in merged if x[2]]
+                say(f"{side} level {d + 1} probed: {sum(x[0] for x in merged):,} positions, "
+                    f"{time.perf_counter() - t:.1f} s; " + ("it meets the other side" if hits else
+                                                            "no meeting"))
+                if hits:
+                    return found(side, int(min(hits)), a, b, d)
+                return by_first()
             spill.drop_buckets(root / side, d + 1)
             level = Level(m, sum(x[0] for x in merged), sum(x[1] for x in merged))
             mine.append(level)
@@ -320,19 +345,10 @@ def fewest(problem: Problem, root: Path, *, workers: int = 2, scheduler: str | N
                 f"{secs:.1f} s ({level.classes / max(secs, 1e-9):,.0f} positions/s), {disk / 1e6:,.1f} MB on "
                 f"disk; {said}")
             if hits:
-                pos = int(min(hits))
-                i, j = (d + 1, b) if side == "forward" else (a, d + 1)
-                if not bidirectional:
-                    j = 0
-                _, plan = walk(problem.board, k.group, (problem.start,), "moves", pos, i, j,
-                               lambda e, q: member("forward", e, q), lambda e, z: member("backward", e, z))
-                return answer(Status.SOLVED_OPTIMAL, plan, a + b + 1,
-                              f"optimal: {a + b + 1} moves; {how()} found none with {a + b}")
+                return found(side, int(min(hits)), a, b, d)
             if not level.classes:
                 if state.upper is not None and state.first is not None:
-                    return answer(Status.SOLVED_OPTIMAL, state.first, state.upper,
-                                  f"optimal: {state.upper} moves (plan from {state.first_by}); {how()} "
-                                  f"found none with {state.upper - 1}")
+                    return by_first()
                 return answer(Status.UNSOLVABLE, None, -1,
                               f"{how()} exhausted every reachable position without reaching the goal")
 

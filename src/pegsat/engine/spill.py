@@ -162,15 +162,23 @@ def expand(k: Kernel, root: Path, fingerprint: str, d: int, p: int, parts_next: 
 
 def merge(k: Kernel, root: Path, fingerprint: str, d: int, q: int, max_count: int, *, parts: int = 1,
           earlier: Sequence[int] = (), keep: Callable[[np.ndarray], np.ndarray] | None = None,
-          meets: Callable[[np.ndarray], np.ndarray] | None = None) -> Merged:
+          meets: Callable[[np.ndarray], np.ndarray] | None = None, probe: bool = False) -> Merged:
     """Partition ``q`` (of ``parts``) of level ``d`` from its buckets (sorted, distinct), less
     what the earlier levels hold (``earlier``: the partitions of levels ``0 .. d - 1``, for
     searches by moves, where a position may be reached again later), less what ``keep``
     prunes, written sealed; or, when it is written already (a rerun task), read back.
     ``meets(level)``: a mask of the positions that meet something (the other side of a
-    search); their number and the least of them come back. The raw count weighs each class
-    by its orbit: |G| over the number of symmetries fixing it."""
+    search); their number and the least of them come back. ``probe``: only that — the
+    buckets' positions are met, nothing is subtracted, pruned or written (the last level a
+    bounded search needs matters only by its meeting). The raw count weighs each class by its
+    orbit: |G| over the number of symmetries fixing it."""
     path = part_path(root, d, q)
+    if probe:
+        arrays = [sealed.read(b, BUCKET_KIND, VERSION, _fp(fingerprint, d, q), max_count)
+                  for b in sorted(level_dir(root, d).glob(f"B{q:04d}-*.bkt"))]
+        level = k.unique(k.concat(arrays), own=True) if arrays else k.empty()
+        met = level[meets(level)] if meets is not None and len(level) else level[:0]
+        return Merged(len(level), 0, 0, len(met), int(met[0]) if len(met) else None)
     try:
         level = read_part(root, fingerprint, d, q, max_count)
     except sealed.Stale:
