@@ -12,6 +12,7 @@ from click.testing import CliRunner
 from pegsat.apps.fewest import fewest
 from pegsat.cli import main
 from pegsat.deadline import Deadline
+from pegsat.engine import spill
 from pegsat.model.catalogue import get_board
 from pegsat.model.problem import Goal, single_vacancy
 from pegsat.model.result import Status
@@ -20,6 +21,13 @@ from pegsat.planners.moves import Search
 T6 = get_board("triangle-6")
 GAME = single_vacancy(T6, T6.hole("a1"), Goal.one_peg())
 MEMORY = 1 << 20  # bytes per worker: levels of up to 16 partitions
+
+
+@pytest.fixture(autouse=True)
+def small_partitions(monkeypatch):
+    """Partitions as small as the tiny memory per worker asks (the floor is for real runs):
+    many tasks a level, levels split differently."""
+    monkeypatch.setattr(spill, "MIN_PART_BYTES", 0)
 
 
 @pytest.fixture(scope="module")

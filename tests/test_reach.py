@@ -12,8 +12,17 @@ from click.testing import CliRunner
 from pegsat.apps.count import count
 from pegsat.apps.reach import reach
 from pegsat.cli import main
+from pegsat.engine import spill
 from pegsat.model.catalogue import get_board
 from pegsat.model.problem import single_vacancy
+
+
+@pytest.fixture(autouse=True)
+def small_partitions(monkeypatch):
+    """Partitions as small as the tiny memory per worker asks (the floor is for real runs):
+    many tasks a level, levels split differently."""
+    monkeypatch.setattr(spill, "MIN_PART_BYTES", 0)
+
 
 T6 = get_board("triangle-6")
 GAME = single_vacancy(T6, T6.hole("a1"))
@@ -91,3 +100,12 @@ def test_count_spill_through_the_command_line(tmp_path, truth):
     r = CliRunner().invoke(main, ["count", "triangle-6", "--spill", str(tmp_path / "m"), "--memory-limit",
                                   "lots"])
     assert r.exit_code == 2 and "is not a size" in r.output
+
+
+def test_a_tiny_memory_per_worker_does_not_make_thousands_of_partitions(monkeypatch):
+    """A level of 10^6 positions at 1 MB per worker: 1024 partitions as the memory asks, 64
+    under the floor (each a task and a bucket file per source partition)."""
+    assert spill.partitions(10**6, 24, 1 << 20) == 1024
+    monkeypatch.setattr(spill, "MIN_PART_BYTES", 8 << 20)
+    assert spill.partitions(10**6, 24, 1 << 20) == 64
+    assert spill.partitions(10**6, 24, 1 << 30) == 1  # what fits a worker stays whole

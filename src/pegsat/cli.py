@@ -577,11 +577,12 @@ def play(problem: str, port: int, time_limit: float, sweep_limit: float, no_brow
 
 
 @main.command()
-@click.argument("cert", type=click.Path(dir_okay=False))
+@click.argument("cert", type=click.Path())
 @time_limit("Seconds for the long checks (DRAT replay, search "
            "re-run); past it: not settled, exit 20.")
 def check(cert: str, time_limit: float | None) -> None:
-    """Re-verify a certificate written by 'pegsat prove', exactly and independently.
+    """Re-verify a certificate written by 'pegsat prove', or a whole atlas (a directory
+    written by 'survey --certificates'), exactly and independently.
 
     Exit 0 when it holds, 1 when it is rejected, 2 when the file is not a certificate, 20
     when a checker did not finish within --time-limit."""
@@ -589,6 +590,18 @@ def check(cert: str, time_limit: float | None) -> None:
     from .proofs.certificate import check as check_certificate
     from .proofs.certificate import load
 
+    if Path(cert).is_dir():
+        from .apps.atlas import atlases
+        from .apps.atlas import check as check_atlas
+
+        deadline = Deadline(time_limit)
+        reports = [check_atlas(where, deadline) for where in atlases(Path(cert))]
+        for rep in reports:
+            for line in rep.lines():
+                click.echo(line)
+        if any(rep.failures for rep in reports):
+            sys.exit(1)
+        sys.exit(20 if any(rep.unfinished for rep in reports) else 0)
     data = load(cert)
     verdict = check_certificate(data, Path(cert).parent, deadline=Deadline(time_limit))
     word = "holds" if verdict.ok else ("NOT SETTLED" if not verdict.finished else "REJECTED")
@@ -612,9 +625,16 @@ def check(cert: str, time_limit: float | None) -> None:
 @click.option("--picture", type=OUT_FILE,
               help="SVG of the board, each hole coloured by how many survivors its vacancy allows.")
 @click.option("--json", "json_out", type=OUT_FILE, help="Write the full table as JSON.")
+@click.option("--certificates", type=click.Path(file_okay=False),
+              help="Write a certified atlas in DIR: a certificate for every unsolvable problem (one per "
+              "orbit), a replayed plan for every solvable one, DIR/atlas.json; check it with "
+              "'pegsat check DIR', browse it with 'pegsat atlas DIR --out SITE'.")
+@click.option("--prove-limit", type=SECONDS, default=300.0, show_default=True,
+              help="With --certificates: seconds to write each certificate.")
 @click.option("--quiet", is_flag=True, help="No per-problem progress lines.")
 def survey(board: str, results: str | None, min_moves: bool, time_limit: float, layers_limit: float | None,
-           budget: float | None, picture: str | None, json_out: str | None, quiet: bool) -> None:
+           budget: float | None, picture: str | None, json_out: str | None, certificates: str | None,
+           prove_limit: float, quiet: bool) -> None:
     """Classify every single-vacancy -> single-survivor problem of BOARD."""
     from .apps.survey import picture as survey_picture
     from .apps.survey import run as run_survey
@@ -623,7 +643,8 @@ def survey(board: str, results: str | None, min_moves: bool, time_limit: float, 
     from .model.boardfile import load_board
 
     b = load_board(board)
-    path = Path(results or f"survey-{b.name}.jsonl")
+    default = Path(certificates) / "survey.jsonl" if certificates else Path(f"survey-{b.name}.jsonl")
+    path = Path(results) if results else default
 
     def progress(e, i, n):
         if not quiet:
@@ -632,10 +653,22 @@ def survey(board: str, results: str | None, min_moves: bool, time_limit: float, 
             click.echo(f"[{i}/{n}] {e.vacancy} -> {e.survivor}: {what}  {e.seconds:.2f} s", err=True)
 
     t0 = time.perf_counter()
+    whole = deadline_of(budget) if budget else None
     try:
+        if certificates:
+            from .apps.atlas import build
+
+            atlas = build(b, Path(certificates), min_moves=min_moves, time_limit=time_limit,
+                          layers_limit=layers_limit, prove_limit=prove_limit, budget=whole, results=path,
+                          progress=None if quiet else lambda line: click.echo(line, err=True),
+                          surveyed=progress)
+            counts = atlas.counts()
+            click.echo(f"{b.name}: atlas of {b.n * b.n} problems in {certificates} in {atlas.seconds:.1f} s: "
+                       f"{counts['solvable']} solvable, {counts['unsolvable']} unsolvable, "
+                       f"{counts['unknown']} unknown (check it: pegsat check {certificates})")
+            sys.exit(0 if not counts["unknown"] else EXIT[Status.UNKNOWN])
         reps = run_survey(b, path, planner="moves" if min_moves else "auto", time_limit=time_limit,
-                          layers_limit=layers_limit, budget=deadline_of(budget) if budget else None,
-                          progress=progress)
+                          layers_limit=layers_limit, budget=whole, progress=progress)
     except KeyboardInterrupt:
         click.echo(f"interrupted: finished problems are kept in {path}; rerun to resume", err=True)
         sys.exit(INTERRUPTED)
@@ -691,6 +724,20 @@ def batch(jobs: str, results: str | None, workers: int, planner: str, scheduler:
                + ", ".join(f"{n} {k}" for k, n in counts.most_common()) + f" (results: {path})")
     worst = Status.ERROR if counts.get("error") else Status.UNKNOWN if counts.get("unknown") else None
     sys.exit(EXIT[worst] if worst else 0)
+
+
+@main.command()
+@click.argument("atlas_dir", metavar="DIR", type=click.Path(exists=True, file_okay=False))
+@click.option("--out", required=True, type=click.Path(file_okay=False),
+              help="Directory for the pages (SITE/index.html and a page per board).")
+def atlas(atlas_dir: str, out: str) -> None:
+    """Write static pages to browse the atlases in DIR (written by 'survey --certificates'):
+    pick a vacancy, see every survivor's verdict, open its plan or its certificate."""
+    from .apps.atlas import site
+
+    written = site(Path(atlas_dir), Path(out))
+    said = ", ".join(f"{name} ({n} pages)" for name, n in written)
+    click.echo(f"wrote {Path(out) / 'index.html'}: {said}")
 
 
 @main.command()

@@ -39,6 +39,7 @@ import numpy as np
 
 from .. import sealed
 from ..deadline import Deadline, Timeout
+from ..engine import spill
 from ..engine.bitboard import replay, replay_plan, stabilizer
 from ..engine.kernel import Kernel, kernel, words
 from ..engine.levels import walk
@@ -59,6 +60,8 @@ class Level:
     parts: int
     classes: int
     bytes: int
+    fewest: int = 0  # the fewest and the most pegs of its positions: a later level whose
+    most: int = 64  # pegs miss this range is not subtracted from it (``spill.merge``)
 
 
 @dataclass
@@ -85,22 +88,20 @@ def _side_fp(fp: str, side: str) -> str:
     return sealed.digest(fp, side)
 
 
-def _expand(problem: Problem, root: str, fp: str, side: str, d: int, p: int, parts_next: int, chunk: int,
-            max_count: int) -> int:
-    """A Dask task: partition ``p`` of ``side``'s level ``d`` expanded by one move."""
-    from ..engine import spill
-
+def _expand(problem: Problem, root: str, fp: str, side: str, d: int, piece: tuple[int, int, int],
+            parts_next: int, chunk: int, max_count: int) -> int:
+    """A Dask task: a piece of a partition of ``side``'s level ``d`` expanded by one move."""
+    p, lo, end = piece
     return spill.expand(_kernel(problem), Path(root) / side, _side_fp(fp, side), d, p, parts_next, chunk,
-                        max_count, by="moves", reverse=side == "backward")
+                        max_count, by="moves", reverse=side == "backward", lo=lo, end=end)
 
 
 def _merge(problem: Problem, root: str, fp: str, side: str, d: int, q: int, parts: int,
-           earlier: list[int], max_count: int, upper: int | None,
-           other: tuple[int, int] | None, probe: bool) -> tuple[int, int, int, int | None]:
+           earlier: list[tuple[int, int, int]], max_count: int, upper: int | None,
+           other: tuple[int, int] | None, probe: bool) -> spill.Merged:
     """A Dask task: partition ``q`` of ``side``'s new level ``d`` merged, less the side's
     earlier levels and what the bounds prune, and met against the other side's last level
     (``other``: its depth and partitions; None: against the goal); ``probe``: only met."""
-    from ..engine import spill
     from ..planners.moves import Bounds
 
     k = _kernel(problem)
@@ -121,9 +122,8 @@ def _merge(problem: Problem, root: str, fp: str, side: str, d: int, q: int, part
             mask |= k.member(there, level)
         return mask
 
-    m = spill.merge(k, Path(root) / side, _side_fp(fp, side), d, q, max_count, parts=parts, earlier=earlier,
-                    keep=keep, meets=meets, probe=probe)
-    return m.classes, m.bytes, m.hits, m.hit
+    return spill.merge(k, Path(root) / side, _side_fp(fp, side), d, q, max_count, parts=parts,
+                       earlier=earlier, keep=keep, meets=meets, probe=probe)
 
 
 def solve(problem: Problem, config: Any, deadline: Deadline, *, spill: Path | None = None,
@@ -169,7 +169,6 @@ def fewest(problem: Problem, root: Path, *, workers: int = 2, scheduler: str | N
     proven lower bound (the levels are kept: a rerun goes on). ``on_level(client, side,
     d)``: called while the tasks growing ``side``'s level ``d + 1`` are out (tests kill a
     worker there)."""
-    from ..engine import spill
     from ..planners.config import Config
     from ..planners.moves import Search, first_plan, supports
     from ..proofs.cheap import cheap_proofs
@@ -214,7 +213,8 @@ def fewest(problem: Problem, root: Path, *, workers: int = 2, scheduler: str | N
                 continue
             zero = k.unique(k.canon(k.array(positions)))
             spill.write_part(root / side, _side_fp(fp, side), 0, 0, zero)
-            state.levels[side] = [Level(1, len(zero), spill.part_path(root / side, 0, 0).stat().st_size)]
+            state.levels[side] = [Level(1, len(zero), spill.part_path(root / side, 0, 0).stat().st_size,
+                                        *spill.peg_range(k, zero))]
         _save(root, problem, fp, state)
     levels = state.levels
     stats: Stats = {"upper_s": upper_s, "symmetries": len(k.group), "workers": workers}
@@ -278,6 +278,13 @@ def fewest(problem: Problem, root: Path, *, workers: int = 2, scheduler: str | N
     with connect(workers, scheduler, settings, memory_limit=None) as client:
         from distributed import wait
 
+        def finished(fs: list[Any]) -> bool:
+            """The tasks all done before the deadline (``wait`` raises when it passes)."""
+            try:
+                return not wait(fs, timeout=deadline.remaining()).not_done
+            except TimeoutError:
+                return False
+
         while True:
             a, b = len(levels["forward"]) - 1, max(0, len(levels["backward"]) - 1)
             if state.upper is not None and a + b + 1 >= state.upper:
@@ -294,28 +301,30 @@ def fewest(problem: Problem, root: Path, *, workers: int = 2, scheduler: str | N
             if deadline.expired():
                 return _unknown(answer, state, a + b + 1, deadline.reason(), root)
             last = mine[-1]
-            parts_next = spill.partitions(last.classes, FANOUT, per_worker, at_least=last.parts)
+            spread = 2 * (len(client.scheduler_info()["workers"]) or workers)  # tasks to keep them busy
+            parts_next = spill.partitions(last.classes, FANOUT, per_worker, last.parts, spread)
             spill.drop_level(root / side, d + 1)  # what a killed run left of it
             t = time.perf_counter()
-            n = last.parts
+            tasks = spill.pieces(root / side, d, last.parts, spread)
+            n = len(tasks)
             futures = client.map(_expand, [problem] * n, [str(root)] * n, [fp] * n, [side] * n, [d] * n,
-                                 range(n), [parts_next] * n, [chunk] * n, [max_count] * n, pure=False)
+                                 tasks, [parts_next] * n, [chunk] * n, [max_count] * n, pure=False)
             if on_level is not None:
                 on_level(client, side, d)
-            earlier = [lv.parts for lv in mine]
+            earlier = [(lv.parts, lv.fewest, lv.most) for lv in mine]
             m = parts_next
             # Under a bound, the last level that can matter (a meeting there is a plan of
             # upper - 1 moves) is only probed: met, never subtracted, pruned or stored.
             probe = state.upper is not None and a + b + 2 == state.upper
             try:
-                if wait(futures, timeout=deadline.remaining()).not_done:
+                if not finished(futures):
                     client.cancel(futures)
                     return _unknown(answer, state, a + b + 1, deadline.reason(), root)
                 client.gather(futures)
                 merges = client.map(_merge, [problem] * m, [str(root)] * m, [fp] * m, [side] * m, [d + 1] * m,
                                     range(m), [m] * m, [earlier] * m, [max_count] * m, [state.upper] * m,
                                     [other] * m, [probe] * m, pure=False)
-                if wait(merges, timeout=deadline.remaining()).not_done:
+                if not finished(merges):
                     client.cancel(merges)
                     return _unknown(answer, state, a + b + 1, deadline.reason(), root)
                 merged = client.gather(merges)
@@ -324,21 +333,22 @@ def fewest(problem: Problem, root: Path, *, workers: int = 2, scheduler: str | N
                                 f"a level could not be built ({type(exc).__name__}: {str(exc)[:120]})", root)
             if probe:
                 spill.drop_level(root / side, d + 1)
-                hits = [x[3] for x in merged if x[2]]
-                say(f"{side} level {d + 1} probed: {sum(x[0] for x in merged):,} positions, "
+                hits = [x.hit for x in merged if x.hits]
+                say(f"{side} level {d + 1} probed: {sum(x.classes for x in merged):,} positions, "
                     f"{time.perf_counter() - t:.1f} s; " + ("it meets the other side" if hits else
                                                             "no meeting"))
                 if hits:
                     return found(side, int(min(hits)), a, b, d)
                 return by_first()
             spill.drop_buckets(root / side, d + 1)
-            level = Level(m, sum(x[0] for x in merged), sum(x[1] for x in merged))
+            level = Level(m, sum(x.classes for x in merged), sum(x.bytes for x in merged),
+                          min(x.pegs[0] for x in merged), max(x.pegs[1] for x in merged))
             mine.append(level)
             _save(root, problem, fp, state)
             secs = time.perf_counter() - t
             disk = sum(lv.bytes for s in SIDES for lv in levels[s])
             growth = level.classes / max(1, last.classes)
-            hits = [x[3] for x in merged if x[2]]
+            hits = [x.hit for x in merged if x.hits]
             said = (f"it meets the other side: {a + b + 1} moves" if hits else
                     f"proven >= {a + b + 2} moves" + _eta(levels, secs, growth))
             say(f"{side} level {d + 1}: {level.classes:,} positions up to symmetry in {m} partitions, "
@@ -372,14 +382,10 @@ def _eta(levels: dict[str, list[Level]], secs: float, growth: float) -> str:
 
 @lru_cache(maxsize=16)
 def _read_cached(path: str, fp: str, d: int, r: int, max_count: int, mtime: float) -> np.ndarray:
-    from ..engine import spill
-
     return spill.read_part(Path(path), fp, d, r, max_count)
 
 
 def _read(root: Path, fp: str, d: int, r: int, max_count: int) -> np.ndarray:
-    from ..engine import spill
-
     mtime = spill.part_path(root, d, r).stat().st_mtime
     return _read_cached(str(root), fp, d, r, max_count, mtime)
 
@@ -387,7 +393,6 @@ def _read(root: Path, fp: str, d: int, r: int, max_count: int) -> np.ndarray:
 def _resume(root: Path, problem: Problem, k: Kernel, say: Callable[[str], None]) -> State | None:
     """The state an earlier run of this problem left, or None (none, or another problem's: a
     manifest that is not this problem's is not believed, and the directory is reused)."""
-    from ..engine import spill
     from ..formats.notation import parse_plan
 
     path = root / "manifest.json"

@@ -88,13 +88,14 @@ def fingerprint(problem: Problem, group) -> str:
     return sealed.digest(problem_to_json(problem), [list(p) for p in group], FORMAT, VERSION)
 
 
-def _expand(problem: Problem, root: str, fp: str, d: int, p: int, parts_next: int, chunk: int,
-            max_count: int) -> int:
-    """A Dask task: partition ``p`` of level ``d`` expanded (``engine.spill.expand``)."""
+def _expand(problem: Problem, root: str, fp: str, d: int, piece: tuple[int, int, int], parts_next: int,
+            chunk: int, max_count: int) -> int:
+    """A Dask task: a piece of a partition of level ``d`` expanded (``engine.spill.expand``)."""
     from ..engine import spill
 
     k = kernel(problem.board, tuple(tuple(q) for q in stabilizer(problem)))
-    return spill.expand(k, Path(root), fp, d, p, parts_next, chunk, max_count)
+    p, lo, end = piece
+    return spill.expand(k, Path(root), fp, d, p, parts_next, chunk, max_count, lo=lo, end=end)
 
 
 def _merge(problem: Problem, root: str, fp: str, d: int, q: int, max_count: int) -> tuple[int, int, int]:
@@ -142,13 +143,14 @@ def reach(problem: Problem, root: Path, *, workers: int = 2, scheduler: str | No
                               f"{root}: rerun to go on", {"levels_finished": d + 1,
                                                           "classes_per_level": [lv.classes for lv in levels]})
             last = levels[-1]
-            parts_next = spill.partitions(last.classes, FANOUT, per_worker)
+            spread = 2 * (len(client.scheduler_info()["workers"]) or workers)  # tasks to keep them busy
+            parts_next = spill.partitions(last.classes, FANOUT, per_worker, spread=spread)
             spill.drop_level(root, d + 1)  # what a killed run left of it
             t = time.perf_counter()
-            futures = client.map(_expand, [problem] * last.parts, [str(root)] * last.parts,
-                                 [fp] * last.parts, [d] * last.parts, range(last.parts),
-                                 [parts_next] * last.parts, [chunk] * last.parts, [max_count] * last.parts,
-                                 pure=False)
+            tasks = spill.pieces(root, d, last.parts, spread)
+            n = len(tasks)
+            futures = client.map(_expand, [problem] * n, [str(root)] * n, [fp] * n, [d] * n, tasks,
+                                 [parts_next] * n, [chunk] * n, [max_count] * n, pure=False)
             if on_level is not None:
                 on_level(client, d)
             try:

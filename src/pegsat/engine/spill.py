@@ -11,12 +11,12 @@ raw positions its classes stand for. A process holds one chunk's children, or on
 partition's buckets, never a level.
 
 Both steps are idempotent and atomic, so a task that is run twice (a worker lost and its task
-rerun) writes the same files: a bucket is named by its target, its source and its chunk, and
-a merge whose partition is already written reads it rather than its buckets. The buckets are
+rerun) writes the same files: a bucket is named by its target, its source, its range and
+its flush, and a merge whose partition is already written reads it rather than its buckets. The buckets are
 removed only once the whole next level is written (``drop_buckets``), so a rerun merge always
 finds them. Directory layout: ``L003/P0012.lvl`` (level 3, partition 12) and
-``L004/B0005-0012-0000.bkt`` (bucket for partition 5 of level 4, from partition 12, first
-flush).
+``L004/B0005-0012-0000000000-0000.bkt`` (bucket for partition 5 of level 4, from
+partition 12's positions from 0 on, first flush).
 """
 
 from __future__ import annotations
@@ -36,6 +36,10 @@ from .kernel import Kernel
 LEVEL_KIND, BUCKET_KIND, VERSION = "level", "bucket", 1
 FLUSH_CHUNKS = 4  # a task writes its buckets once it holds this many chunks' children
 BYTES_PER_CHILD = 48  # what a task holds per child: the children, their sort, the routing
+MIN_PART_BYTES = 8 << 20  # no smaller partitions: each is a task and a bucket file per source,
+# so a tiny --memory-limit would make thousands of tasks and millions of files a level, and
+# a worker process weighs far more than this anyway (Python, numpy, distributed)
+MIN_PIECE = 1 << 16  # the fewest positions an expand task takes (``pieces``)
 GOLDEN = np.uint64(0x9E3779B97F4A7C15)  # Fibonacci hashing: the top bits of pos * GOLDEN
 
 
@@ -53,15 +57,26 @@ def prepare(root: Path, memory: int | None, workers: int, fanout: int) -> tuple[
     return per_worker, max(1024, per_worker // (fanout * BYTES_PER_CHILD)), max(1, per_worker // 8)
 
 
-def partitions(classes: int, fanout: int, per_worker: int, at_least: int = 1) -> int:
+def partitions(classes: int, fanout: int, per_worker: int, at_least: int = 1, spread: int = 1) -> int:
     """How many partitions the level after one of ``classes`` positions takes (a power of
     two, at least ``at_least``): a partition's buckets, about a quarter of its level's
-    children, in half a worker's memory."""
+    children, in half a worker's memory, and at least ``spread`` partitions (one merge task
+    each: as many as the workers can run at once), but none under ``MIN_PART_BYTES``."""
     grown = fanout * classes * BYTES_PER_CHILD // 4
     parts = max(1, at_least)
-    while parts < 1 << 16 and grown // parts > per_worker // 2:
+    while parts < 1 << 16 and grown // parts > MIN_PART_BYTES and (
+            grown // parts > per_worker // 2 or parts < spread):
         parts *= 2
     return parts
+
+
+def pieces(root: Path, d: int, parts: int, spread: int) -> list[tuple[int, int, int]]:
+    """The expand tasks of level ``d``: (partition, first, end) ranges of positions, so that
+    a level of few large partitions still gives ``spread`` tasks (the workers all busy), none
+    of fewer than ``MIN_PIECE`` positions. Sizes come from the files' lengths."""
+    sizes = [max(1, part_path(root, d, p).stat().st_size // 8) for p in range(parts)]
+    piece = max(MIN_PIECE, -(-sum(sizes) // max(1, spread)))
+    return [(p, lo, lo + piece) for p, n in enumerate(sizes) for lo in range(0, n, piece)]
 
 
 def level_dir(root: Path, d: int) -> Path:
@@ -118,14 +133,26 @@ class Merged:
     bytes: int
     hits: int = 0  # positions that ``merge``'s ``meets`` picked
     hit: int | None = None  # the least of them
+    pegs: tuple[int, int] = (64, 0)  # the fewest and the most pegs of its positions ((64, 0): none)
+
+
+def peg_range(k: Kernel, level: np.ndarray) -> tuple[int, int]:
+    """The fewest and the most pegs of ``level``'s positions ((64, 0) for none): a level by
+    moves need not be subtracted from an earlier one whose range it misses."""
+    if not len(level):
+        return 64, 0
+    c = k.popcount(level)
+    return int(c.min()), int(c.max())
 
 
 def expand(k: Kernel, root: Path, fingerprint: str, d: int, p: int, parts_next: int, chunk: int,
-           max_count: int, by: str = "jumps", reverse: bool = False) -> int:
-    """Partition ``p`` of level ``d``, expanded by one jump (``by="moves"``: one move) a chunk
-    at a time, forwards or (``reverse``) backwards; the canonical children go to bucket files
-    of level ``d + 1`` by ``route``. Returns the children written."""
-    level = read_part(root, fingerprint, d, p, max_count)
+           max_count: int, by: str = "jumps", reverse: bool = False, lo: int = 0,
+           end: int | None = None) -> int:
+    """Partition ``p`` of level ``d`` (its positions ``lo:end``: one of ``pieces``), expanded by
+    one jump (``by="moves"``: one move) a chunk at a time, forwards or (``reverse``)
+    backwards; the canonical children go to bucket files of level ``d + 1`` by ``route``.
+    Returns the children written."""
+    level = read_part(root, fingerprint, d, p, max_count)[lo:end]
     out = level_dir(root, d + 1)
     out.mkdir(parents=True, exist_ok=True)
     held: list[list[np.ndarray]] = [[] for _ in range(parts_next)]
@@ -136,21 +163,25 @@ def expand(k: Kernel, root: Path, fingerprint: str, d: int, p: int, parts_next: 
         for q, arrays in enumerate(held):
             if arrays:
                 mine = k.unique(k.concat(arrays), own=True)
-                path = out / f"B{q:04d}-{p:04d}-{flushes:04d}.bkt"
+                path = out / f"B{q:04d}-{p:04d}-{lo:010d}-{flushes:04d}.bkt"
                 sealed.write(path, BUCKET_KIND, VERSION, _fp(fingerprint, d + 1, q), mine, durable=False)
                 arrays.clear()
         size, flushes = 0, flushes + 1
 
-    for lo in range(0, len(level), chunk):
-        some = level[lo:lo + chunk]
+    for at in range(0, len(level), chunk):
+        some = level[at:at + chunk]
         kids = k.unique(k.moves(some, reverse=reverse) if by == "moves" else k.step(some, reverse=reverse),
                         own=True)
-        where = route(kids, parts_next)
-        order = np.argsort(where, kind="stable")
-        bounds = np.searchsorted(where[order], np.arange(parts_next + 1))
-        for q in range(parts_next):
-            if bounds[q + 1] > bounds[q]:
-                held[q].append(kids[order[bounds[q]:bounds[q + 1]]])
+        if parts_next == 1:
+            held[0].append(kids)
+        else:  # a stable sort of 16-bit keys is numpy's radix sort: the children stay sorted
+            where = route(kids, parts_next).astype(np.uint16)
+            order = np.argsort(where, kind="stable")
+            kids = kids[order]
+            bounds = np.searchsorted(where[order], np.arange(parts_next + 1))
+            for q in range(parts_next):
+                if bounds[q + 1] > bounds[q]:
+                    held[q].append(kids[bounds[q]:bounds[q + 1]])
         size += len(kids)
         written += len(kids)
         if size >= FLUSH_CHUNKS * chunk:
@@ -161,11 +192,13 @@ def expand(k: Kernel, root: Path, fingerprint: str, d: int, p: int, parts_next: 
 
 
 def merge(k: Kernel, root: Path, fingerprint: str, d: int, q: int, max_count: int, *, parts: int = 1,
-          earlier: Sequence[int] = (), keep: Callable[[np.ndarray], np.ndarray] | None = None,
+          earlier: Sequence[tuple[int, int, int]] = (),
+          keep: Callable[[np.ndarray], np.ndarray] | None = None,
           meets: Callable[[np.ndarray], np.ndarray] | None = None, probe: bool = False) -> Merged:
     """Partition ``q`` (of ``parts``) of level ``d`` from its buckets (sorted, distinct), less
-    what the earlier levels hold (``earlier``: the partitions of levels ``0 .. d - 1``, for
-    searches by moves, where a position may be reached again later), less what ``keep``
+    what the earlier levels hold (``earlier``: the partitions and the peg range of levels
+    ``0 .. d - 1``, for searches by moves, where a position may be reached again later; a
+    level whose pegs miss the partition's range is not read), less what ``keep``
     prunes, written sealed; or, when it is written already (a rerun task), read back.
     ``meets(level)``: a mask of the positions that meet something (the other side of a
     search); their number and the least of them come back. ``probe``: only that — the
@@ -186,7 +219,10 @@ def merge(k: Kernel, root: Path, fingerprint: str, d: int, q: int, max_count: in
         arrays = [sealed.read(b, BUCKET_KIND, VERSION, _fp(fingerprint, d, q), max_count) for b in buckets]
         level = k.unique(k.concat(arrays), own=True) if arrays else k.empty()
         del arrays
-        for e, were in enumerate(earlier):
+        for e, (were, lo, hi) in enumerate(earlier):
+            fewest, most = peg_range(k, level)
+            if hi < fewest or lo > most:  # no position of one can be in the other
+                continue
             for r in covering(q, parts, were):
                 if len(level):
                     level = level[~k.member(read_part(root, fingerprint, e, r, max_count), level)]
@@ -195,7 +231,7 @@ def merge(k: Kernel, root: Path, fingerprint: str, d: int, q: int, max_count: in
         write_part(root, fingerprint, d, q, level)
     met = level[meets(level)] if meets is not None and len(level) else level[:0]
     return Merged(len(level), orbit_total(k, level), path.stat().st_size, len(met),
-                  int(met[0]) if len(met) else None)
+                  int(met[0]) if len(met) else None, peg_range(k, level))
 
 
 def orbit_total(k: Kernel, level: np.ndarray) -> int:

@@ -23,16 +23,22 @@ from .board import Board
 from .problem import Goal, Problem, holes_of
 
 
+def board_to_json(b: Board) -> dict[str, Any]:
+    """A board by hole names: its name, lattice, holes, lines and coordinates."""
+    names = b.names
+    return {"name": b.name, "lattice": b.lattice, "holes": list(names),
+            "lines": [[names[a], names[m], names[c]] for a, m, c in b.lines],
+            "coords": [list(c) for c in b.coords] if b.coords is not None else None}
+
+
 def problem_to_json(problem: Problem) -> dict[str, Any]:
-    """The problem by hole names: its board (names, lines, coordinates), start and goal."""
+    """The problem by hole names: its board (``board_to_json``), start and goal."""
     b, g = problem.board, problem.goal
     names = b.names
     return {
         "name": problem.name,
         "description": problem.describe(),
-        "board": {"name": b.name, "lattice": b.lattice, "holes": list(names),
-                  "lines": [[names[a], names[m], names[c]] for a, m, c in b.lines],
-                  "coords": [list(c) for c in b.coords] if b.coords is not None else None},
+        "board": board_to_json(b),
         "start": [names[h] for h in holes_of(problem.start)],
         "goal": {"full": [names[h] for h in holes_of(g.full)],
                  "empty": [names[h] for h in holes_of(g.empty)],
@@ -55,44 +61,63 @@ def _int(v: Any, what: str, lo: int = 0) -> int:
     return v
 
 
+def _hole(holes: list[str], index: dict[str, int], x: Any) -> int:
+    if isinstance(x, str) and x in index:
+        return index[x]
+    if isinstance(x, int) and not isinstance(x, bool) and 0 <= x < len(holes):
+        return x
+    raise _Bad(f"{x!r} is not a hole of the board")
+
+
+def _board(bd: Any) -> Board:
+    _need(isinstance(bd, dict), "'board' must be an object")
+    holes = bd.get("holes", bd.get("names"))
+    _need(isinstance(holes, list) and bool(holes) and all(isinstance(h, str) for h in holes),
+          "'board.holes' must be a non-empty list of hole names")
+    index = {h: i for i, h in enumerate(holes)}
+    lines = bd.get("lines")
+    _need(isinstance(lines, list) and all(isinstance(ln, list) and len(ln) == 3 for ln in lines),
+          "'board.lines' must be a list of [end, middle, end] triples")
+    coords = bd.get("coords")
+    if coords is not None:
+        _need(isinstance(coords, list) and len(coords) == len(holes) and all(
+            isinstance(c, list) and len(c) == 2 and all(isinstance(x, int) and not isinstance(x, bool)
+                                                        for x in c) for c in coords),
+            "'board.coords' must be a [row, column] pair of integers per hole")
+    lattice = bd.get("lattice", "graph")
+    _need(isinstance(lattice, str), "'board.lattice' must be a string")
+    name = bd.get("name", "board")
+    _need(isinstance(name, str), "'board.name' must be a string")
+    triples = tuple(tuple(_hole(holes, index, x) for x in ln) for ln in lines)
+    return Board(name, lattice, tuple(holes), triples,  # type: ignore[arg-type]
+                 tuple(tuple(c) for c in coords) if coords is not None else None)
+
+
+def board_from_json(data: Any, error: type[PegsatError] = PegsatError) -> Board:
+    """The board ``board_to_json`` wrote; anything malformed is one ``error`` line."""
+    try:
+        return _board(data)
+    except _Bad as exc:
+        raise error(f"the board description is malformed: {exc}") from None
+    except PegsatError as exc:
+        raise error(f"the board description is not a valid board: {exc}") from None
+
+
 def problem_from_json(data: Any, error: type[PegsatError] = PegsatError) -> Problem:
     """The problem ``problem_to_json`` wrote; anything malformed is one ``error`` line."""
     try:
         _need(isinstance(data, dict), "the problem must be an object")
-        bd = data.get("board")
-        _need(isinstance(bd, dict), "'board' must be an object")
-        holes = bd.get("holes", bd.get("names"))
-        _need(isinstance(holes, list) and bool(holes) and all(isinstance(h, str) for h in holes),
-              "'board.holes' must be a non-empty list of hole names")
+        board = _board(data.get("board"))
+        holes = list(board.names)
         index = {h: i for i, h in enumerate(holes)}
 
         def hole(x: Any) -> int:
-            if isinstance(x, str) and x in index:
-                return index[x]
-            if isinstance(x, int) and not isinstance(x, bool) and 0 <= x < len(holes):
-                return x
-            raise _Bad(f"{x!r} is not a hole of the board")
+            return _hole(holes, index, x)
 
         def mask(xs: Any, what: str) -> int:
             _need(isinstance(xs, list), f"{what} must be a list of holes")
             return sum(1 << h for h in {hole(x) for x in xs})
 
-        lines = bd.get("lines")
-        _need(isinstance(lines, list) and all(isinstance(ln, list) and len(ln) == 3 for ln in lines),
-              "'board.lines' must be a list of [end, middle, end] triples")
-        coords = bd.get("coords")
-        if coords is not None:
-            _need(isinstance(coords, list) and len(coords) == len(holes) and all(
-                isinstance(c, list) and len(c) == 2 and all(isinstance(x, int) and not isinstance(x, bool)
-                                                            for x in c) for c in coords),
-                "'board.coords' must be a [row, column] pair of integers per hole")
-        lattice = bd.get("lattice", "graph")
-        _need(isinstance(lattice, str), "'board.lattice' must be a string")
-        name = bd.get("name", "board")
-        _need(isinstance(name, str), "'board.name' must be a string")
-        triples = tuple((hole(ln[0]), hole(ln[1]), hole(ln[2])) for ln in lines)
-        board = Board(name, lattice, tuple(holes), triples,
-                      tuple(tuple(c) for c in coords) if coords is not None else None)
         g = data.get("goal")
         _need(isinstance(g, dict), "'goal' must be an object")
         max_pegs = g.get("max_pegs")

@@ -1,0 +1,440 @@
+"""Certified atlases: every single-vacancy -> single-survivor problem of a board, each answer
+with evidence a sceptic can check without trusting pegsat's search.
+
+``build`` runs the survey (``apps.survey``: one problem per orbit of the board's symmetries
+and time reversal, resumed from ``DIR/survey.jsonl``) and turns each representative into
+evidence: a solvable one keeps its replayed plan; an unsolvable one gets a certificate from
+``proofs.prove`` (``DIR/certs/V-S.json`` and the files it names), re-checked before it is
+kept. The rest of the table follows: a cell that is the image of a representative under a
+symmetry of the board holds the plan mapped by that symmetry (replayed there), or, when
+unsolvable, names the representative and the symmetry; a cell that is a representative's
+time-reversed game (vacancy and survivor swapped: solvable together, ``model.problem.dual``)
+holds the reversed plan, or names the representative and says "reversal". Nothing is
+trusted to stay unknown quietly: a representative the survey or ``prove`` left open is an
+"unknown" cell, and so are its images.
+
+``DIR/atlas.json`` (written atomically) holds the board by its holes and lines and every one
+of its n x n cells. ``check`` re-verifies a whole atlas from the files alone: every plan
+replayed with the moves it claims, every certificate checked by ``proofs.certificate`` (the
+independent routes) and matched to its cell's problem, every symmetry checked to map the
+board's lines onto its lines and the representative's cell onto the cell, every reversal
+checked to swap them. It says what it verified by kind, and every failure.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from collections import Counter
+from collections.abc import Callable
+from dataclasses import asdict, dataclass, field, replace
+from pathlib import Path
+from typing import Any
+
+from ..deadline import Deadline
+from ..engine.bitboard import replay, replay_plan
+from ..errors import PegsatError
+from ..files import parse_json, read_text, write_atomic
+from ..formats.notation import format_plan, parse_plan
+from ..model.board import Board
+from ..model.codec import board_from_json, board_to_json, problem_from_json
+from ..model.problem import Goal, Problem, goal_positions, single_vacancy
+from ..model.result import Status
+
+FORMAT, VERSION = "pegsat-atlas", 1
+INDEX = "atlas.json"
+CERTS = "certs"
+VIA = ("symmetry", "reversal")
+
+
+class AtlasError(PegsatError):
+    """The directory holds no atlas this pegsat reads (exit 2)."""
+
+
+@dataclass(frozen=True)
+class Cell:
+    """One problem of the table: vacancy -> survivor, its answer and its evidence."""
+
+    vacancy: str
+    survivor: str
+    status: str  # solvable / unsolvable / unknown
+    kind: str  # solvable: "plan"; unsolvable: the certificate's kind; unknown: "unknown"
+    plan: str | None = None  # the plan by hole names (every solvable cell has its own)
+    moves: int | None = None
+    optimal: bool | None = None  # the moves were proven fewest (a --min-moves survey)
+    certificate: str | None = None  # unsolvable: the certificate file, relative to the atlas
+    via: str | None = None  # None: its own evidence; "symmetry" / "reversal": from cell ``of``
+    of: tuple[str, str] | None = None  # the representative (vacancy, survivor) it comes from
+    symmetry: tuple[int, ...] | None = None  # the board permutation taking ``of`` (reversed) here
+    note: str = ""
+
+
+@dataclass
+class Atlas:
+    board: Board
+    cells: dict[tuple[int, int], Cell]
+    min_moves: bool = False
+    seconds: float = 0.0
+
+    def counts(self) -> Counter:
+        """Cells by status."""
+        return Counter(c.status for c in self.cells.values())
+
+    def to_json(self) -> dict[str, Any]:
+        return {"format": FORMAT, "version": VERSION, "board": board_to_json(self.board),
+                "min_moves": self.min_moves, "seconds": round(self.seconds, 2),
+                "cells": [asdict(c) for _, c in sorted(self.cells.items())]}
+
+
+def problem(board: Board, v: int, s: int) -> Problem:
+    """Vacancy ``v`` -> one peg at ``s``."""
+    return single_vacancy(board, v, Goal.survivor(board, s))
+
+
+def cert_name(board: Board, v: int, s: int) -> str:
+    return f"{CERTS}/{board.names[v]}-{board.names[s]}.json"
+
+
+def build(board: Board, root: Path, *, min_moves: bool = False, time_limit: float | None = 60.0,
+          layers_limit: float | None = None, prove_limit: float | None = 300.0,
+          budget: Deadline | None = None, results: Path | None = None,
+          progress: Callable[[str], None] | None = None,
+          surveyed: Callable[[Any, int, int], None] | None = None) -> Atlas:
+    """The atlas of ``board`` under ``root`` (resumed: the survey from its results file,
+    ``results`` or ``root/survey.jsonl``; a certificate already written and still accepted is
+    kept). ``time_limit``, ``layers_limit``, ``budget``: the survey's (``apps.survey.run``,
+    which reports each problem to ``surveyed``); ``prove_limit``: seconds per certificate."""
+    from ..proofs.prove import prove
+    from .survey import run as survey
+
+    t0 = time.perf_counter()
+    say = progress or (lambda line: None)
+    try:
+        (root / CERTS).mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise PegsatError(f"cannot write the atlas in {root}: {exc.strerror}") from None
+    reps = survey(board, results or root / "survey.jsonl", planner="moves" if min_moves else "auto",
+                  time_limit=time_limit, layers_limit=layers_limit, budget=budget, progress=surveyed)
+    names = board.names
+    own: dict[tuple[int, int], Cell] = {}
+    for (vn, sn), e in sorted(reps.items()):
+        v, s = board.hole(vn), board.hole(sn)
+        if e.status == "solved":
+            own[(v, s)] = Cell(vn, sn, "solvable", "plan", plan=e.plan, moves=e.moves,
+                               optimal=bool(e.optimal) if min_moves else None)
+            continue
+        name, p = cert_name(board, v, s), problem(board, v, s)
+        kind = _accepted(root, name, p)
+        if kind is None:
+            r = prove(p, Deadline(prove_limit) if budget is None else budget.within(prove_limit),
+                      certificate_path=root / name)
+            if r.status is Status.UNSOLVABLE and r.certificate is not None:
+                kind = r.certificate["kind"]
+            elif r.plan is not None and r.status is not Status.ERROR:  # a plan after all: replayed
+                rep = replay_plan(p, r.plan)
+                own[(v, s)] = Cell(vn, sn, "solvable", "plan", plan=format_plan(board, rep.plan),
+                                   moves=rep.moves)
+                continue
+        if kind is not None:
+            own[(v, s)] = Cell(vn, sn, "unsolvable", kind, certificate=name)
+            say(f"{vn} -> {sn}: unsolvable, {kind} certificate {name}")
+        else:
+            why = f"survey: {e.status}" + (f" ({e.proof})" if e.proof else "") + "; no certificate in time"
+            own[(v, s)] = Cell(vn, sn, "unknown", "unknown", note=why)
+            say(f"{vn} -> {sn}: unknown ({why})")
+    cells = fill(board, own, reversal=not min_moves)
+    for v in range(board.n):
+        for s in range(board.n):
+            if (v, s) not in cells:
+                cells[(v, s)] = Cell(names[v], names[s], "unknown", "unknown", note="not surveyed")
+    atlas = Atlas(board, cells, min_moves, time.perf_counter() - t0)
+    text = json.dumps(atlas.to_json(), indent=0) + "\n"
+    write_atomic(root / INDEX, lambda fh: fh.write(text))
+    return atlas
+
+
+def _accepted(root: Path, name: str, p: Problem) -> str | None:
+    """The kind of the certificate already at ``root/name`` when it is this problem's and
+    checks (a rerun keeps it), else None."""
+    from ..proofs import certificate as cert
+
+    path = root / name
+    if not path.is_file():
+        return None
+    try:
+        data = cert.load(path)
+        if not _is_problem(problem_from_json(data["problem"]), p) or not cert.check(data, path.parent).ok:
+            return None
+    except PegsatError:
+        return None
+    return data["kind"]
+
+
+def _is_problem(got: Problem, want: Problem) -> bool:
+    """The same board (holes and lines), start and goal positions."""
+    return (got.board.names == want.board.names and set(got.board.lines) == set(want.board.lines)
+            and got.start == want.start and got.special is None
+            and goal_positions(got) == goal_positions(want))
+
+
+def fill(board: Board, own: dict[tuple[int, int], Cell], reversal: bool) -> dict[tuple[int, int], Cell]:
+    """Every cell the representatives reach by the board's symmetries and (``reversal``)
+    time reversal; a solvable image holds its own plan, replayed."""
+    names = board.names
+    cells = dict(own)
+
+    def image(c: Cell, perm: tuple[int, ...], back: bool) -> Cell:
+        v, s = board.hole(c.vacancy), board.hole(c.survivor)
+        nv, ns = (perm[s], perm[v]) if back else (perm[v], perm[s])
+        if c.status != "solvable" or c.plan is None:
+            return replace(c, vacancy=names[nv], survivor=names[ns], via=VIA[back],
+                           of=(c.vacancy, c.survivor), symmetry=tuple(perm))
+        hops = parse_plan(board, c.plan, "names")
+        if back:  # the time-reversed game: the same jumps in reverse order, on complements
+            hops = list(reversed(hops))
+        rep = replay(problem(board, nv, ns), [(perm[a], perm[b]) for a, b in hops])
+        return Cell(names[nv], names[ns], "solvable", "plan", plan=format_plan(board, rep.plan),
+                    moves=rep.moves, optimal=c.optimal if not back else None, via=VIA[back],
+                    of=(c.vacancy, c.survivor))
+
+    for back in (False, True) if reversal else (False,):
+        for (v, s), c in sorted(own.items()):
+            for perm in board.symmetries:
+                at = (perm[s], perm[v]) if back else (perm[v], perm[s])
+                if at not in cells:
+                    cells[at] = image(c, tuple(perm), back)
+    return cells
+
+
+# ---------------------------------------------------------------------------------- check
+
+
+@dataclass
+class Report:
+    """What ``check`` verified: cells by the kind of evidence, and every failure."""
+
+    board: str
+    cells: int
+    kinds: Counter = field(default_factory=Counter)
+    failures: list[str] = field(default_factory=list)
+    unfinished: list[str] = field(default_factory=list)
+    seconds: float = 0.0
+
+    @property
+    def ok(self) -> bool:
+        return not self.failures and not self.unfinished
+
+    def lines(self) -> list[str]:
+        head = (f"{self.board}: {self.cells} cells checked in {self.seconds:.1f} s: "
+                + ", ".join(f"{k} {n}" for k, n in sorted(self.kinds.items(), key=lambda x: (-x[1], x[0]))))
+        return [head, *(f"FAILED {f}" for f in self.failures), *(f"NOT SETTLED {u}" for u in self.unfinished)]
+
+
+def load(root: Path) -> tuple[Board, list[dict[str, Any]], dict[str, Any]]:
+    """The board, the cells and the whole index of the atlas in ``root`` (AtlasError if it is
+    not one)."""
+    path = root / INDEX
+    data = parse_json(read_text(path, "atlas index", AtlasError), str(path), AtlasError)
+    if not isinstance(data, dict) or data.get("format") != FORMAT:
+        raise AtlasError(f"{path}: not a pegsat atlas (no \"format\": \"{FORMAT}\")")
+    if data.get("version") != VERSION:
+        raise AtlasError(f"{path}: atlas version {data.get('version')!r}; this pegsat reads {VERSION}")
+    board = board_from_json(data.get("board"), AtlasError)
+    cells = data.get("cells")
+    if not isinstance(cells, list) or not all(isinstance(c, dict) for c in cells):
+        raise AtlasError(f"{path}: \"cells\" must be a list of objects")
+    return board, cells, data
+
+
+def atlases(root: Path) -> list[Path]:
+    """The atlas directories at ``root``: itself, or its subdirectories holding one."""
+    if (root / INDEX).is_file():
+        return [root]
+    found = sorted(p.parent for p in root.glob(f"*/{INDEX}")) if root.is_dir() else []
+    if not found:
+        raise AtlasError(f"{root}: no {INDEX} there or in a subdirectory (write one with "
+                         "'pegsat survey BOARD --certificates DIR')")
+    return found
+
+
+def check(root: Path, deadline: Deadline | None = None) -> Report:
+    """Re-verify the atlas in ``root`` from its files (see the module's docstring)."""
+    from ..proofs import certificate as cert
+
+    t0 = time.perf_counter()
+    deadline = deadline or Deadline()
+    board, raw, _ = load(root)
+    report = Report(board.name, len(raw))
+    names, n = board.names, board.n
+    lines = {_line(a, b, c) for a, b, c in board.lines}
+    seen: dict[tuple[int, int], dict[str, Any]] = {}
+    verdicts: dict[str, tuple[bool | None, str, str]] = {}  # certificate -> (ok, kind, message)
+
+    def fail(cell: str, why: str) -> None:
+        report.failures.append(f"{cell}: {why}")
+
+    for c in raw:
+        try:
+            v, s = board.hole(str(c["vacancy"])), board.hole(str(c["survivor"]))
+        except (KeyError, PegsatError):
+            fail(str(c.get("vacancy"))[:20] + " -> " + str(c.get("survivor"))[:20], "not holes of the board")
+            continue
+        if (v, s) in seen:
+            fail(f"{names[v]} -> {names[s]}", "listed twice")
+        seen[(v, s)] = c
+    for v in range(n):
+        for s in range(n):
+            if (v, s) not in seen:
+                fail(f"{names[v]} -> {names[s]}", "missing from the table")
+
+    def certified(v: int, s: int, c: dict[str, Any]) -> tuple[bool | None, str, str]:
+        """A representative's certificate, checked and matched to its cell (once each)."""
+        name = c.get("certificate")
+        if not isinstance(name, str):
+            return False, "", "no certificate named"
+        if name not in verdicts:
+            try:
+                path = cert.companion(root, name, {})
+                data = cert.load(path)
+                got = problem_from_json(data["problem"], cert.CertificateError)
+                if not _is_problem(got, problem(board, v, s)):
+                    verdicts[name] = (False, data["kind"], f"{name} is about another problem")
+                else:
+                    vd = cert.check(data, path.parent, deadline=deadline)
+                    verdicts[name] = (vd.ok if vd.finished else None, vd.kind, vd.message)
+            except (PegsatError, ValueError) as exc:
+                verdicts[name] = (False, "", str(exc)[:160])
+        return verdicts[name]
+
+    for (v, s), c in sorted(seen.items()):
+        cell = f"{names[v]} -> {names[s]}"
+        status, via = c.get("status"), c.get("via")
+        if status == "unknown":
+            report.kinds["unknown"] += 1
+            continue
+        if status == "solvable":
+            try:
+                rep = replay(problem(board, v, s), parse_plan(board, str(c.get("plan") or ""), "names"))
+            except PegsatError as exc:
+                fail(cell, f"the plan does not replay: {str(exc)[:120]}")
+                continue
+            if rep.moves != c.get("moves"):
+                fail(cell, f"the plan has {rep.moves} moves, the table says {c.get('moves')}")
+                continue
+            report.kinds["plan" + (" (fewest moves claimed)" if c.get("optimal") else "")] += 1
+            continue
+        if status != "unsolvable":
+            fail(cell, f"unknown status {str(status)[:20]!r}")
+            continue
+        if via is None:
+            ok, kind, msg = certified(v, s, c)
+            if kind and c.get("kind") != kind:
+                fail(cell, f"the table says a {c.get('kind')} certificate, the file holds {kind}")
+            elif ok is None:
+                report.unfinished.append(f"{cell}: {msg}")
+            elif not ok:
+                fail(cell, f"certificate rejected: {msg.removeprefix('rejected: ')}")
+            else:
+                report.kinds[f"certificate: {kind}"] += 1
+            continue
+        if via not in VIA:
+            fail(cell, f"unknown derivation {str(via)[:20]!r}")
+            continue
+        why = _derived(board, lines, seen, v, s, c)
+        if why is not None:
+            fail(cell, why)
+            continue
+        ov, os_ = board.hole(c["of"][0]), board.hole(c["of"][1])
+        ok, _, msg = certified(ov, os_, seen[(ov, os_)])
+        if ok is None:
+            report.unfinished.append(f"{cell}: its representative's certificate: {msg}")
+        elif not ok:
+            fail(cell, f"its representative's certificate is rejected: {msg.removeprefix('rejected: ')}")
+        else:
+            report.kinds["image under a symmetry" if via == "symmetry" else "time reversal (+ symmetry)"] += 1
+    report.seconds = time.perf_counter() - t0
+    return report
+
+
+def _line(a: int, b: int, c: int) -> tuple[int, int, int]:
+    """A line whichever end comes first."""
+    return (min(a, c), b, max(a, c))
+
+
+def _derived(board: Board, lines: set[tuple[int, int, int]], seen: dict, v: int, s: int,
+             c: dict[str, Any]) -> str | None:
+    """Why an unsolvable cell derived from a representative is not, or None."""
+    try:
+        ov, os_ = board.hole(str(c["of"][0])), board.hole(str(c["of"][1]))
+        perm = [int(x) for x in c["symmetry"]]
+    except (KeyError, TypeError, ValueError, IndexError, PegsatError):
+        return "a derived cell must name its representative and a symmetry"
+    rep = seen.get((ov, os_))
+    if rep is None or rep.get("status") != "unsolvable" or rep.get("via") is not None:
+        return f"{c['of'][0]} -> {c['of'][1]} is not an unsolvable cell with its own certificate"
+    if sorted(perm) != list(range(board.n)):
+        return "the symmetry is not a permutation of the holes"
+    if {_line(perm[a], perm[b], perm[d]) for a, b, d in board.lines} != lines:
+        return "the symmetry does not map the board's lines onto its lines"
+    want = (perm[os_], perm[ov]) if c["via"] == "reversal" else (perm[ov], perm[os_])
+    if want != (v, s):
+        return f"the symmetry takes the representative to {board.names[want[0]]} -> {board.names[want[1]]}"
+    return None
+
+
+
+# ----------------------------------------------------------------------------------- site
+
+
+def site(root: Path, out: Path) -> list[tuple[str, int]]:
+    """The atlas pages of every atlas at ``root`` (``atlases``) under ``out``: ``index.html``
+    and per board ``BOARD/index.html``, a plan page per solvable cell (``BOARD/plans/``), and
+    the atlas's index and certificates copied beside them (so ``pegsat check`` runs on the
+    site's own copy). Returns (board, pages written) per board. The atlas is read, not
+    re-checked: ``check`` does that."""
+    import shutil
+
+    from ..formats.render import plan_html
+    from ..formats.site import board_page, index_page
+
+    boards: list[tuple[str, str, str]] = []
+    written: list[tuple[str, int]] = []
+    for where in atlases(root):
+        board, cells, data = load(where)
+        slug = "".join(ch if ch.isalnum() or ch in "-_" else "_" for ch in board.name) or "board"
+        here = out / slug
+        try:
+            (here / "plans").mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            raise PegsatError(f"cannot write the pages in {here}: {exc.strerror}") from None
+        pages = 0
+        shown = []
+        for c in cells:
+            c = dict(c)
+            c["page"] = None
+            if c.get("status") == "solvable" and c.get("plan") is not None:
+                v, s = board.hole(str(c["vacancy"])), board.hole(str(c["survivor"]))
+                hops = parse_plan(board, str(c["plan"]), "names")
+                page = plan_html(problem(board, v, s), replay(problem(board, v, s), hops).plan)
+                name = f"plans/{c['vacancy']}-{c['survivor']}.html"
+                _write(here / name, page)
+                c["page"] = name
+                pages += 1
+            shown.append(c)
+        if (where / CERTS).is_dir():
+            shutil.copytree(where / CERTS, here / CERTS, dirs_exist_ok=True)
+        shutil.copyfile(where / INDEX, here / INDEX)
+        counts = Counter(str(c.get("status")) for c in cells)
+        summary = (f"{len(cells)} problems: {counts['solvable']} solvable, {counts['unsolvable']} "
+                   f"unsolvable, {counts['unknown']} unknown"
+                   + ("; fewest moves proven" if data.get("min_moves") else ""))
+        page = board_page(board, shown, summary)
+        _write(here / "index.html", page)
+        boards.append((f"{slug}/index.html", board.name, summary))
+        written.append((board.name, pages + 1))
+    _write(out / "index.html", index_page(boards))
+    return written
+
+
+def _write(path: Path, text: str) -> None:
+    write_atomic(path, lambda fh: fh.write(text))

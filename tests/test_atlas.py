@@ -1,0 +1,198 @@
+"""Certified atlases: ``survey --certificates DIR`` builds them, ``pegsat check DIR`` re-verifies
+them from the files alone and refuses every kind of tampering, ``pegsat atlas`` writes pages
+tested in headless chromium."""
+
+import json
+import shutil
+
+import pytest
+from click.testing import CliRunner
+
+from pegsat.apps.atlas import INDEX, build, check
+from pegsat.cli import main
+from pegsat.model.catalogue import get_board
+
+T5 = get_board("triangle-5")
+
+
+@pytest.fixture(scope="module")
+def triangle(tmp_path_factory):
+    """The triangle-5 atlas, built once through the CLI."""
+    root = tmp_path_factory.mktemp("atlas") / "triangle-5"
+    r = CliRunner().invoke(main, ["survey", "triangle-5", "--certificates", str(root), "--quiet",
+                                  "--time-limit", "30"])
+    assert r.exit_code == 0, r.output
+    assert "225 problems" in r.output and "0 unknown" in r.output
+    return root
+
+
+def cells(root):
+    return {(c["vacancy"], c["survivor"]): c for c in json.loads((root / INDEX).read_text())["cells"]}
+
+
+def test_triangle_atlas_every_cell_settled_and_checked(triangle):
+    got = cells(triangle)
+    assert len(got) == 15 * 15 and all(c["status"] in ("solvable", "unsolvable") for c in got.values())
+    kinds = {c["kind"] for c in got.values() if c["status"] == "unsolvable" and not c["via"]}
+    assert kinds and kinds <= {"classes", "pagoda", "dead-set", "exhaustive", "sat", "counting"}
+    assert any(c["via"] == "symmetry" for c in got.values() if c["status"] == "unsolvable")
+    report = check(triangle)
+    assert report.ok, report.lines()
+    assert sum(report.kinds.values()) == 225
+    r = CliRunner().invoke(main, ["check", str(triangle)])
+    assert r.exit_code == 0 and "225 cells checked" in r.output, r.output
+
+
+def tampered(triangle, tmp_path, change):
+    copy = tmp_path / "copy"
+    shutil.copytree(triangle, copy)
+    change(copy)
+    return check(copy)
+
+
+def edit_index(copy, edit):
+    data = json.loads((copy / INDEX).read_text())
+    edit(data)
+    (copy / INDEX).write_text(json.dumps(data))
+
+
+def test_a_flipped_cell_an_edited_plan_a_missing_cell_are_refused(triangle, tmp_path):
+    got = cells(triangle)
+    solvable = next(k for k, c in got.items() if c["status"] == "solvable" and not c["via"])
+    unsolvable = next(k for k, c in got.items() if c["status"] == "unsolvable" and not c["via"])
+    image = next(k for k, c in got.items() if c["status"] == "unsolvable" and c["via"] == "symmetry")
+
+    def flip(data):  # a solvable cell called unsolvable, naming another cell's certificate
+        for c in data["cells"]:
+            if (c["vacancy"], c["survivor"]) == solvable:
+                c.update(status="unsolvable", kind=got[unsolvable]["kind"], plan=None, moves=None,
+                         certificate=got[unsolvable]["certificate"])
+    rep = tampered(triangle, tmp_path / "a", lambda d: edit_index(d, flip))
+    assert not rep.ok and any("another problem" in f for f in rep.failures), rep.failures
+
+    def edit_plan(data):  # the last move dropped
+        for c in data["cells"]:
+            if (c["vacancy"], c["survivor"]) == solvable:
+                c["plan"] = c["plan"].rsplit(" ", 1)[0]
+    rep = tampered(triangle, tmp_path / "b", lambda d: edit_index(d, edit_plan))
+    assert not rep.ok and any("does not replay" in f or "moves" in f for f in rep.failures), rep.failures
+
+    def bad_symmetry(data):  # the image's symmetry swapped for the identity
+        for c in data["cells"]:
+            if (c["vacancy"], c["survivor"]) == image:
+                c["symmetry"] = list(range(15))
+    rep = tampered(triangle, tmp_path / "c", lambda d: edit_index(d, bad_symmetry))
+    assert not rep.ok and any("takes the representative" in f for f in rep.failures), rep.failures
+
+    rep = tampered(triangle, tmp_path / "d", lambda d: edit_index(d, lambda x: x["cells"].pop()))
+    assert not rep.ok and any("missing" in f for f in rep.failures)
+
+
+def test_a_changed_certificate_is_refused(triangle, tmp_path):
+    got = cells(triangle)
+    by_kind = {c["kind"]: c for c in got.values() if c["status"] == "unsolvable" and not c["via"]}
+
+    def weaken(copy):  # a class weighting or a pagoda changed
+        c = by_kind.get("classes") or by_kind["pagoda"]
+        path = copy / c["certificate"]
+        data = json.loads(path.read_text())
+        ev = data["evidence"]
+        if data["kind"] == "classes":
+            ev["weightings"][0]["holes"] = ev["weightings"][0]["holes"][:-1]
+        else:
+            first = next(iter(ev["weights"]))
+            ev["weights"][first] = "1000"
+        path.write_text(json.dumps(data))
+    rep = tampered(triangle, tmp_path / "a", weaken)
+    assert not rep.ok and any("certificate" in f and "rejected" in f for f in rep.failures), rep.failures
+
+
+def test_english_atlas_end_to_end(tmp_path):
+    board = get_board("english")
+    atlas = build(board, tmp_path / "english", time_limit=30)
+    assert atlas.counts()["unknown"] == 0
+    report = check(tmp_path / "english")
+    assert report.ok and sum(report.kinds.values()) == 33 * 33, report.lines()
+    assert report.kinds["certificate: classes"] > 0 and report.kinds["plan"] > 0
+
+
+CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
+CHROMEDRIVER = shutil.which("chromedriver")
+
+
+@pytest.mark.skipif(CHROMIUM is None or CHROMEDRIVER is None,
+                    reason="Debian's chromium and chromium-driver are not installed (.ci/run installs them)")
+def test_the_pages_in_headless_chromium(triangle, tmp_path):
+    from selenium import webdriver
+    from selenium.webdriver.chrome.service import Service
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.support.ui import Select, WebDriverWait
+
+    site = tmp_path / "site"
+    r = CliRunner().invoke(main, ["atlas", str(triangle.parent), "--out", str(site)])
+    assert r.exit_code == 0, r.output
+    page = site / "triangle-5" / "index.html"
+    assert page.is_file() and (site / "index.html").is_file()
+    # the site's copy is itself an atlas: the command the page shows works there
+    assert check(site / "triangle-5").ok
+    opts = webdriver.ChromeOptions()
+    for flag in ("--headless", "--no-sandbox", "--disable-gpu"):
+        opts.add_argument(flag)
+    opts.set_capability("goog:loggingPrefs", {"browser": "ALL"})
+    driver = webdriver.Chrome(service=Service(CHROMEDRIVER), options=opts)
+    try:
+        driver.get(f"file://{site / 'index.html'}")
+        driver.find_element(By.LINK_TEXT, "triangle-5").click()
+        Select(driver.find_element(By.ID, "vacancy")).select_by_value("a1")
+        assert driver.current_url.endswith("#v=a1")
+        assert "vacancy a1:" in driver.find_element(By.ID, "summary").text
+        # a1 -> a1 is solvable (the classic); an unsolvable survivor of a1: colours and verdicts say so
+        no = next(s for (v, s), c in cells(triangle).items() if v == "a1" and c["status"] == "unsolvable")
+        hole = driver.find_element(By.CSS_SELECTOR, f'circle.hole[data-hole="{no}"]')
+        assert "unsolvable" in hole.get_attribute("class")
+        hole.click()
+        verdict = driver.find_element(By.ID, "verdict").text
+        assert f"a1 \u2192 one peg at {no}: unsolvable" in verdict and "certificate" in verdict
+        assert driver.find_element(By.ID, "certificate-link").get_attribute("href").endswith(".json")
+        driver.find_element(By.CSS_SELECTOR, 'circle.hole[data-hole="a1"]').click()
+        assert "a1 \u2192 one peg at a1: solvable" in driver.find_element(By.ID, "verdict").text
+        driver.find_element(By.ID, "plan-link").click()
+        WebDriverWait(driver, 10).until(lambda d: "plans/a1-a1.html" in d.current_url)
+        assert len(driver.find_elements(By.CSS_SELECTOR, ".hole")) == 15
+        errors = [e for e in driver.get_log("browser") if e["level"] == "SEVERE"]
+        assert not errors, errors
+        driver.save_screenshot(str(tmp_path / "atlas.png"))
+    finally:
+        driver.quit()
+
+
+def test_a_dead_set_short_of_a_position_or_with_a_raised_floor_is_refused(triangle, tmp_path):
+    """The sceptic's tampering with the exhausted searches' certificates, the file's SHA-256 and
+    count made to match: the independent checker still refuses."""
+    import numpy as np
+
+    from pegsat.proofs.certificate import sha256
+    from pegsat.proofs.independent import load_positions, save_positions
+
+    dead = next(c for c in cells(triangle).values() if c["kind"] == "dead-set" and not c["via"])
+
+    def drop_one(copy):
+        path = copy / dead["certificate"]
+        data = json.loads(path.read_text())
+        ev = data["evidence"]
+        npz = path.parent / ev["positions"]
+        pos = load_positions(npz, ev["count"])
+        with open(npz, "wb") as fh:
+            save_positions(fh, np.delete(pos, len(pos) // 2))
+        ev.update(count=ev["count"] - 1, sha256=sha256(npz))
+        path.write_text(json.dumps(data))
+    rep = tampered(triangle, tmp_path / "a", drop_one)
+    assert not rep.ok and any("dead" in f or "child" in f for f in rep.failures), rep.failures
+
+    def raise_floor(copy):
+        path = copy / dead["certificate"]
+        data = json.loads(path.read_text())
+        data["evidence"]["pagodas"][0]["floor"] = 100
+        path.write_text(json.dumps(data))
+    rep = tampered(triangle, tmp_path / "b", raise_floor)
+    assert not rep.ok and any("rejected" in f for f in rep.failures), rep.failures
