@@ -81,6 +81,7 @@ class Atlas:
         return Counter(c.status for c in self.cells.values())
 
     def to_json(self) -> dict[str, Any]:
+        """The atlas as ``DIR/atlas.json`` holds it."""
         return {"format": FORMAT, "version": VERSION, "board": board_to_json(self.board),
                 "min_moves": self.min_moves, "seconds": round(self.seconds, 2),
                 "cells": [asdict(c) for _, c in sorted(self.cells.items())]}
@@ -92,6 +93,7 @@ def problem(board: Board, v: int, s: int) -> Problem:
 
 
 def cert_name(board: Board, v: int, s: int) -> str:
+    """Where the certificate of vacancy ``v`` -> survivor ``s`` goes, relative to the atlas."""
     return f"{CERTS}/{board.names[v]}-{board.names[s]}.json"
 
 
@@ -225,6 +227,7 @@ class Report:
         return not self.failures and not self.unfinished
 
     def lines(self) -> list[str]:
+        """The printed report: the counts by kind, then a line per failure."""
         head = (f"{self.board}: {self.cells} cells checked in {self.seconds:.1f} s: "
                 + ", ".join(f"{k} {n}" for k, n in sorted(self.kinds.items(), key=lambda x: (-x[1], x[0]))))
         return [head, *(f"FAILED {f}" for f in self.failures), *(f"NOT SETTLED {u}" for u in self.unfinished)]
