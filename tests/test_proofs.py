@@ -347,3 +347,53 @@ def test_a_split_certificate_with_a_survivor_missing_or_misplaced_is_rejected(sp
     assert r.exit_code == 1 and "is not about the" in r.output, r.output
     r = _forged(data, tmp_path, lambda ev: ev["ruled_out"][0].update(target=parts[0]["survivor"]))
     assert r.exit_code == 1, r.output
+
+
+def test_a_dead_set_split_across_files_is_checked_one_part_at_a_time(tmp_path, monkeypatch):
+    """The path of a dead set too large for one file or one memory (diamond e1's open game:
+    about 1.3e8 positions), on triangle-5 b3 -> a1: ``prove`` writes the set as files of at
+    most ``PART`` positions; the independent check holds one part at a time, so it settles
+    under a memory budget the whole set does not fit (where one file is "not settled"); parts
+    out of order, or one left out with the counts made to add up, are refused."""
+    import pegsat.proofs.prove as prove_module
+    from pegsat.model.problem import Goal
+    from pegsat.proofs.prove import prove
+
+    monkeypatch.setattr(prove_module, "PART", 100)
+    b = get_board("triangle-5")
+    problem = single_vacancy(b, b.hole("b3"), Goal.survivor(b, b.hole("a1")))
+    path = tmp_path / "split" / "b3a1.json"
+    path.parent.mkdir()
+    r = prove(problem, Deadline(60), certificate_path=path)
+    assert r.status is Status.UNSOLVABLE and r.certificate["kind"] == "dead-set", r.detail
+    ev = r.certificate["evidence"]
+    parts = ev["positions"]
+    assert isinstance(parts, list) and len(parts) >= 3 and ev["count"] > 2 * 100
+    assert all(p["count"] <= 100 and (path.parent / p["file"]).is_file() for p in parts)
+    # room for one part (its positions, their children, their canonical forms), not the set
+    monkeypatch.setenv("PEGSAT_MEMORY_GB", str(3 * 8 * 100 / (1 << 30) * 1.01))
+    v = certificate.check(certificate.load(path), path.parent)
+    assert v.ok and f"in {len(parts)} parts, one in memory at a time" in v.message, v.message
+    whole = tmp_path / "whole" / "b3a1.json"
+    whole.parent.mkdir()
+    monkeypatch.setattr(prove_module, "PART", 1 << 24)
+    monkeypatch.delenv("PEGSAT_MEMORY_GB")
+    prove(problem, Deadline(60), certificate_path=whole)
+    monkeypatch.setenv("PEGSAT_MEMORY_GB", str(3 * 8 * 100 / (1 << 30) * 1.01))
+    v = certificate.check(certificate.load(whole), whole.parent)
+    assert not v.finished and "memory budget" in v.message
+
+    def forged(change):
+        data = json.loads(path.read_text())
+        change(data["evidence"])
+        return certificate.check(data, path.parent)
+
+    v = forged(lambda e: e["positions"].reverse())
+    assert not v.ok and "does not lie above" in v.message, v.message
+
+    def leave_out(e):
+        gone = e["positions"].pop(1)
+        e["count"] -= gone["count"]
+    v = forged(leave_out)
+    assert not v.ok and v.finished and ("neither excluded nor in the dead set" in v.message
+                                        or "the start" in v.message), v.message

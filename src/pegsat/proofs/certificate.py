@@ -33,7 +33,9 @@ them, or an unknown format version, is refused. Kinds:
 ``dead-set``  an exhausted depth-first search (``proofs.deadset``): a file of positions
               (sorted 64-bit positions packed by ``proofs.independent.save_positions``: a
               numpy ``.npz`` of their gaps' byte planes; a plain ``.npy`` array is read
-              too; with its SHA-256) closed
+              too; with its SHA-256), or, for a set of more than ``prove.PART``
+              positions, a list of such files (each with its count and SHA-256, each
+              sorted and above the one before: the checker holds one at a time), closed
               under jumps up to the given symmetries, with the integer pagodas that
               exclude positions. Checked by ``proofs.independent.dead_set``, which shares
               no search code: the symmetries map lines onto lines and the goal onto itself,
@@ -309,22 +311,43 @@ def _exhaustive(problem: Problem, ev: dict, base: Path, staged: dict, deadline: 
             f"{walk.message}")
 
 
+def _whole(n: object) -> bool:
+    return isinstance(n, int) and not isinstance(n, bool) and n >= 0
+
+
+class _Bad(Exception):
+    pass
+
+
 def _dead_set(problem: Problem, ev: dict, base: Path, staged: dict, deadline: Deadline) -> str:
-    f = companion(base, ev["positions"], staged)
     count = ev["count"]
-    if not isinstance(count, int) or isinstance(count, bool) or count < 0:
+    if not _whole(count):
         return "rejected: the count of dead positions is not a whole number"
-    if 3 * 8 * count > memory_budget():  # the set, its children and their canonical forms
-        return (f"{UNFINISHED}{count} dead positions are more than this machine's memory budget "
-                "holds (PEGSAT_MEMORY_GB)")
-    if not f.is_file():
-        return f"rejected: {f} is missing"
-    if sha256(f) != ev["sha256"]:
-        return f"rejected: {f} does not match its SHA-256 in the certificate"
-    try:
-        dead = independent.load_positions(f, count)
-    except (OSError, ValueError, EOFError, zipfile.BadZipFile, NotImplementedError) as exc:
-        return f"rejected: {f} is not a file of {count} positions ({str(exc)[:80]})"
+    given = ev["positions"]  # one file, or parts: [{"file", "count", "sha256"}, ...] in order
+    items = [{"file": given, "count": count, "sha256": ev["sha256"]}] if isinstance(given, str) else given
+    if not isinstance(items, list) or not items or not all(isinstance(it, dict) for it in items):
+        return "rejected: \"positions\" is neither a file nor a list of parts"
+    if not all(_whole(it["count"]) for it in items) or sum(it["count"] for it in items) != count:
+        return "rejected: the parts' counts do not add up to the count of dead positions"
+    largest = max(it["count"] for it in items)
+    if 3 * 8 * largest > memory_budget():  # a part, its children and their canonical forms
+        return (f"{UNFINISHED}a part of {largest} dead positions is more than this machine's memory "
+                "budget holds (PEGSAT_MEMORY_GB)")
+    files = [companion(base, it["file"], staged) for it in items]
+    for f, it in zip(files, items, strict=True):
+        if not f.is_file():
+            return f"rejected: {f} is missing"
+        if sha256(f) != it["sha256"]:
+            return f"rejected: {f} does not match its SHA-256 in the certificate"
+
+    def loader(f: Path, n: int):
+        def load():
+            try:
+                return independent.load_positions(f, n)
+            except (OSError, ValueError, EOFError, zipfile.BadZipFile, NotImplementedError) as exc:
+                raise _Bad(f"rejected: {f} is not a file of {n} positions ({str(exc)[:80]})") from None
+        return load
+
     board = problem.board
     index = {h: i for i, h in enumerate(board.names)}
     group = [[int(x) for x in p] for p in ev["symmetries"]]
@@ -334,7 +357,11 @@ def _dead_set(problem: Problem, ev: dict, base: Path, staged: dict, deadline: De
         for h, v in it["weights"].items():
             w[index[h]] = v
         pagodas.append((w, it["floor"]))
-    walk = independent.dead_set(problem, dead, group, pagodas, deadline)
+    try:
+        loaders = [loader(f, part["count"]) for f, part in zip(files, items, strict=True)]
+        walk = independent.dead_parts(problem, loaders, group, pagodas, deadline)
+    except _Bad as exc:
+        return str(exc)
     if walk.ok is None:
         return f"{UNFINISHED}{walk.message}"
     if not walk.ok:

@@ -21,9 +21,12 @@ It is slow (plain Python, every position of the pruned forward tree) and stops w
 
 from __future__ import annotations
 
+import tempfile
 import time
 import zipfile
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from pathlib import Path
 
 import numpy as np
 
@@ -184,26 +187,32 @@ def _least_goal_weight(problem: Problem, w: list[int]) -> int | None:
 
 def dead_set(problem: Problem, dead: np.ndarray, group: list[list[int]], pagodas: list[tuple[list[int], int]],
              deadline: Deadline | None = None) -> Walk:
-    """Check a dead set (``proofs.deadset``): sorted positions ``dead`` closed under jumps up
-    to the symmetries ``group`` and the exclusions (below a pagoda's floor, or no more pegs
-    than the goal's least count without being a goal); the start in it and no goal in it.
-    Vectorised with numpy over the set; boards of at most 64 holes."""
+    """Check a dead set (``proofs.deadset``) held in memory: ``dead_parts`` with one part."""
+    return dead_parts(problem, [lambda: dead], group, pagodas, deadline)
+
+
+def dead_parts(problem: Problem, parts: Sequence[Callable[[], np.ndarray]], group: list[list[int]],
+               pagodas: list[tuple[list[int], int]], deadline: Deadline | None = None) -> Walk:
+    """Check a dead set (``proofs.deadset``): sorted positions closed under jumps up to the
+    symmetries ``group`` and the exclusions (below a pagoda's floor, or no more pegs than the
+    goal's least count without being a goal); the start in it and no goal in it. The set is
+    given as ``parts``, each a loader of one sorted file, every part's positions above the
+    one before's: only one part is held at a time (a set of any size is streamed). A part's
+    children that belong to another part (by the parts' ranges) wait in bucket files of a
+    temporary directory and are looked up when that part is loaded again: delayed duplicate
+    detection, as Korf's disk-based search does it. Vectorised with numpy; boards of at
+    most 64 holes."""
     t0 = time.perf_counter()
     deadline = deadline or Deadline()
     board, goal = problem.board, problem.goal
     n, names = board.n, board.names
+    total = 0
 
     def done(ok: bool | None, message: str) -> Walk:
-        return Walk(ok, len(dead), time.perf_counter() - t0, message)
+        return Walk(ok, total, time.perf_counter() - t0, message)
 
     if n > 64:
         return done(False, "dead sets are checked on boards of at most 64 holes")
-    if dead.dtype != np.uint64 or dead.ndim != 1:
-        return done(False, "the dead set is not a list of 64-bit positions")
-    if not bool(np.all(dead[1:] > dead[:-1])):
-        return done(False, "the dead set is not sorted without repeats")
-    if len(dead) and int(dead[-1]) >> n:
-        return done(False, "a position of the dead set names a hole the board does not have")
     lines = {(a, b, c) for a, b, c in board.jumps}
     for i, p in enumerate(group):
         if sorted(p) != list(range(n)) or any((p[a], p[b], p[c]) not in lines for a, b, c in lines):
@@ -265,18 +274,48 @@ def dead_set(problem: Problem, dead: np.ndarray, group: list[list[int]], pagodas
             out |= wsum < floor
         return out
 
-    def known(x: np.ndarray, imgs: list[np.ndarray]) -> np.ndarray:
-        if not len(dead):
-            return np.zeros(len(x), dtype=bool)
-        least = x.copy()
+    def smallest(imgs: list[np.ndarray], x: np.ndarray) -> np.ndarray:
+        out = x.copy()
         for img in imgs:
-            np.minimum(least, img, out=least)
-        at = np.searchsorted(dead, least)
-        return dead[np.minimum(at, len(dead) - 1)] == least
+            np.minimum(out, img, out=out)
+        return out
+
+    def member(part: np.ndarray, x: np.ndarray) -> np.ndarray:
+        if not len(part) or not len(x):
+            return np.zeros(len(x), dtype=bool)
+        at = np.searchsorted(part, x)
+        return part[np.minimum(at, len(part) - 1)] == x
+
+    # First pass: every part sorted, distinct, on the board, above the part before, no goal.
+    firsts: list[int] = []
+    last = -1
+    for i, load in enumerate(parts):
+        dead = load()
+        if dead.dtype != np.uint64 or dead.ndim != 1:
+            return done(False, f"part {i} of the dead set is not a list of 64-bit positions")
+        if not bool(np.all(dead[1:] > dead[:-1])):
+            return done(False, f"part {i} of the dead set is not sorted without repeats")
+        if len(dead) and int(dead[-1]) >> n:
+            return done(False, "a position of the dead set names a hole the board does not have")
+        if len(dead) and int(dead[0]) <= last:
+            return done(False, f"part {i} of the dead set does not lie above the part before it")
+        goals = is_goal(dead)
+        if goals.any():
+            return done(False, f"a goal position is in the dead set: {int(dead[goals][0]):#x}")
+        firsts.append(int(dead[0]) if len(dead) else last + 1)
+        last = int(dead[-1]) if len(dead) else last
+        total += len(dead)
+    starts = np.array(firsts, dtype=np.uint64)
+
+    def home(x: np.ndarray) -> np.ndarray:  # the part whose range holds each position
+        return np.searchsorted(starts, x, side="right").astype(np.int64) - 1
 
     start = np.array([problem.start], dtype=np.uint64)
-    if not (known(start, images(start))[0] or excluded(start, weights(start))[0]):
-        return done(False, "the start is neither in the dead set nor excluded")
+    s0 = smallest(images(start), start)
+    if not excluded(start, weights(start))[0]:
+        at = int(home(s0)[0])
+        if at < 0 or not member(parts[at](), s0)[0]:
+            return done(False, "the start is neither in the dead set nor excluded")
     # A child's weights and images follow from its parent's: a jump a-b-c takes the pegs of
     # a and b and puts one on c (weight + w[c] - w[a] - w[b]); a symmetry permutes holes, so
     # the image of x ^ flip is the image of x ^ the image of flip.
@@ -286,23 +325,55 @@ def dead_set(problem: Problem, dead: np.ndarray, group: list[list[int]], pagodas
     flip = np.array(rules.flip, dtype=np.uint64)
     delta = [[w[c] - w[a] - w[b] for a, b, c in board.jumps] for w, _ in pagodas]
     fimg = images(flip)
-    children = 0
-    for lo in range(0, len(dead), BATCH * 10):
-        if deadline.expired():
-            return done(None, f"time limit after {lo} of {len(dead)} dead positions")
-        x = dead[lo:lo + BATCH * 10]
-        if is_goal(x).any():
-            return done(False, f"a goal position is in the dead set: {int(x[is_goal(x)][0]):#x}")
-        wx, ix = weights(x), images(x)
-        for j in range(len(flip)):
-            legal = ((x & need[j]) == need[j]) & ((x & land[j]) == 0)
-            c = x[legal] ^ flip[j]
-            children += len(c)
-            keep = ~excluded(c, [wk[legal] + dk[j] for wk, dk in zip(wx, delta, strict=True)])
-            bad = ~known(c[keep], [im[legal][keep] ^ fi[j] for im, fi in zip(ix, fimg, strict=True)])
-            if bad.any():
-                return done(False, f"position {int(c[keep][bad][0]):#x} follows a dead position by a "
-                            "jump but is neither excluded nor in the dead set")
-    return done(True, f"the start is in it or excluded; all {len(dead)} positions and their {children} "
+    children = seen = 0
+
+    def missing(x: int) -> Walk:
+        return done(False, f"position {x:#x} follows a dead position by a jump but is neither "
+                    "excluded nor in the dead set")
+
+    with tempfile.TemporaryDirectory(prefix="pegsat-dead-") as tmp:
+        buckets = Path(tmp)
+        for i, load in enumerate(parts):
+            dead = load()
+            for lo in range(0, len(dead), BATCH * 10):
+                if deadline.expired():
+                    return done(None, f"time limit after {seen + lo} of {total} dead positions")
+                x = dead[lo:lo + BATCH * 10]
+                wx, ix = weights(x), images(x)
+                away: list[np.ndarray] = []
+                for j in range(len(flip)):
+                    legal = ((x & need[j]) == need[j]) & ((x & land[j]) == 0)
+                    c = x[legal] ^ flip[j]
+                    children += len(c)
+                    keep = ~excluded(c, [wk[legal] + dk[j] for wk, dk in zip(wx, delta, strict=True)])
+                    imgs = [im[legal][keep] ^ fi[j] for im, fi in zip(ix, fimg, strict=True)]
+                    canon = smallest(imgs, c[keep])
+                    where = home(canon)
+                    if (where < 0).any():
+                        return missing(int(canon[where < 0][0]))
+                    mine = where == i
+                    bad = ~member(dead, canon[mine])
+                    if bad.any():
+                        return missing(int(canon[mine][bad][0]))
+                    away.append(canon[~mine])
+                rest = np.unique(np.concatenate(away)) if away else np.zeros(0, dtype=np.uint64)
+                where = home(rest)
+                for q in np.unique(where):
+                    np.save(buckets / f"{q}-{i}-{lo}.npy", rest[where == q])
+            seen += len(dead)
+        for q, load in enumerate(parts):  # the children that belong to other parts
+            files = sorted(buckets.glob(f"{q}-*.npy"))
+            if not files:
+                continue
+            if deadline.expired():
+                return done(None, "time limit while looking up children across the parts")
+            dead = load()
+            for f in files:
+                c = np.load(f)
+                bad = ~member(dead, c)
+                if bad.any():
+                    return missing(int(c[bad][0]))
+    split = f" in {len(parts)} parts, one in memory at a time" if len(parts) > 1 else ""
+    return done(True, f"the start is in it or excluded; all {total} positions{split} and their {children} "
                 f"children checked: closed under jumps (by {len(group)} symmetries, {len(pagodas)} "
                 "pagodas), no goal among them")

@@ -48,6 +48,8 @@ from .cheap import cheap_proofs
 NAME = "prove"
 #: the first round over a split's games: this share of a game's time, this many dead positions
 QUICK_SHARE, QUICK_DEAD = 0.1, 1 << 22
+#: dead positions per file of a dead-set certificate (128 MB in memory when checked)
+PART = 1 << 24
 
 
 class _Files:
@@ -171,8 +173,18 @@ def _exhaustive(problem: Problem, deadline: Deadline, files: _Files, hint: str, 
                           detail="not unsolvable: the depth-first search found a plan")
         if got.kind == "dead" and got.dead is not None:
             names = problem.board.names
-            name = files.put(hint, got.dead)
-            ev = {"positions": name, "count": len(got.dead), "sha256": certificate.sha256(files.staged[name]),
+            dead = got.dead
+            if len(dead) <= PART:  # one file, as a small set always was
+                name = files.put(hint, dead)
+                where: dict[str, Any] = {"positions": name, "sha256": certificate.sha256(files.staged[name])}
+            else:  # files of PART positions: the checker holds one at a time
+                parts = []
+                for i, lo in enumerate(range(0, len(dead), PART)):
+                    name = files.put(f"{hint}.{i:04d}", dead[lo:lo + PART])
+                    parts.append({"file": name, "count": len(dead[lo:lo + PART]),
+                                  "sha256": certificate.sha256(files.staged[name])})
+                where = {"positions": parts}
+            ev = {**where, "count": len(dead),
                   "symmetries": [list(p) for p in got.group],
                   "pagodas": [{"weights": {names[h]: w for h, w in enumerate(pg.weights) if w},
                                "floor": pg.floor} for pg in got.pagodas]}
