@@ -1,0 +1,55 @@
+"""Benchmark: certified atlases — build one per board (``survey BOARD --certificates DIR``),
+check it (``pegsat check DIR``), and print the cells by verdict, the time and peak memory of
+each step (the process tree, sampled every 50 ms: ``outofcore.measured``), the disk the atlas
+takes, and what the check verified by kind.
+
+    python bench/atlas.py [--only triangle-5,english,french] [--time-limit 60] [--prove-limit 300]
+                          [--keep DIR]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import shutil
+import tempfile
+from pathlib import Path
+
+from outofcore import PEGSAT, measured
+
+
+def disk(root: Path) -> float:
+    """MB the atlas's files take."""
+    return sum(f.stat().st_size for f in root.rglob("*") if f.is_file()) / 1e6
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--only", default="triangle-5,english,french")
+    ap.add_argument("--time-limit", default="60")
+    ap.add_argument("--prove-limit", default="300")
+    ap.add_argument("--keep", help="write the atlases under this directory (else a temporary one)")
+    args = ap.parse_args()
+    base = Path(args.keep) if args.keep else Path(tempfile.mkdtemp(prefix="pegsat-atlas-"))
+    print(f"{'board':<11} {'cells':>6} {'solv':>5} {'unsolv':>6} {'unknown':>7}  {'build s':>8} {'MB':>6}  "
+          f"{'check s':>8} {'MB':>6}  {'disk MB':>8}  check")
+    print("-" * 150)
+    for board in args.only.split(","):
+        root = base / board
+        secs, peak, _ = measured([str(PEGSAT), "survey", board, "--certificates", str(root), "--quiet",
+                                  "--time-limit", args.time_limit, "--prove-limit", args.prove_limit])
+        cells = json.loads((root / "atlas.json").read_text())["cells"]
+        n = {s: sum(c["status"] == s for c in cells) for s in ("solvable", "unsolvable", "unknown")}
+        csecs, cpeak, out = measured([str(PEGSAT), "check", str(root)])
+        said = out.strip().splitlines()
+        verdict = said[0].split(": ", 2)[-1] if said else "(no output)"
+        failed = sum(line.startswith(("FAILED", "NOT SETTLED")) for line in said)
+        print(f"{board:<11} {len(cells):>6} {n['solvable']:>5} {n['unsolvable']:>6} {n['unknown']:>7}  "
+              f"{secs:>8.1f} {peak:>6.0f}  {csecs:>8.1f} {cpeak:>6.0f}  {disk(root):>8.1f}  "
+              f"{verdict}" + (f"; {failed} FAILED/NOT SETTLED" if failed else ""), flush=True)
+    if not args.keep:
+        shutil.rmtree(base, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    main()
