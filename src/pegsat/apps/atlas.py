@@ -107,6 +107,7 @@ def build(board: Board, root: Path, *, min_moves: bool = False, time_limit: floa
     kept). ``time_limit``, ``layers_limit``, ``budget``: the survey's (``apps.survey.run``,
     which reports each problem to ``surveyed``); ``prove_limit``: seconds per certificate."""
     from ..proofs.prove import prove
+    from .survey import orbit_pairs
     from .survey import run as survey
 
     t0 = time.perf_counter()
@@ -119,9 +120,10 @@ def build(board: Board, root: Path, *, min_moves: bool = False, time_limit: floa
                   time_limit=time_limit, layers_limit=layers_limit, budget=budget, progress=surveyed)
     names = board.names
     own: dict[tuple[int, int], Cell] = {}
-    for (vn, sn), e in sorted(reps.items()):
-        v, s = board.hole(vn), board.hole(sn)
-        if e.status == "solved":
+    for v, s in orbit_pairs(board, reversal=not min_moves):
+        vn, sn = names[v], names[s]
+        e = reps.get((vn, sn))  # None: the survey left it unknown, and prove tries it too
+        if e is not None and e.status == "solved":
             own[(v, s)] = Cell(vn, sn, "solvable", "plan", plan=e.plan, moves=e.moves,
                                optimal=bool(e.optimal) if min_moves else None)
             continue
@@ -141,7 +143,8 @@ def build(board: Board, root: Path, *, min_moves: bool = False, time_limit: floa
             own[(v, s)] = Cell(vn, sn, "unsolvable", kind, certificate=name)
             say(f"{vn} -> {sn}: unsolvable, {kind} certificate {name}")
         else:
-            why = f"survey: {e.status}" + (f" ({e.proof})" if e.proof else "") + "; no certificate in time"
+            said = "unknown" if e is None else e.status + (f" ({e.proof})" if e.proof else "")
+            why = f"survey: {said}; prove: no certificate in time"
             own[(v, s)] = Cell(vn, sn, "unknown", "unknown", note=why)
             say(f"{vn} -> {sn}: unknown ({why})")
     cells = fill(board, own, reversal=not min_moves)
