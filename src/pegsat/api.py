@@ -149,10 +149,15 @@ def prove(p: Problem, *, time_limit: float | None = None, certificate: str | Pat
 
 def check(certificate: str | Path, *, time_limit: float | None = None):
     """Re-verify a certificate file exactly and independently: a ``Verdict`` (``ok``,
-    ``kind``, ``message``, ``finished``)."""
+    ``kind``, ``message``, ``finished``); or an atlas (the directory ``survey(...,
+    certificates=DIR)`` wrote): a ``Report`` (``ok``, ``kinds``, ``failures``)."""
     from .proofs.certificate import check as run
     from .proofs.certificate import load
 
+    if Path(certificate).is_dir():
+        from .apps.atlas import check as check_atlas
+
+        return check_atlas(Path(certificate), Deadline(time_limit))
     return run(load(certificate), Path(certificate).parent, deadline=Deadline(time_limit))
 
 
@@ -225,14 +230,22 @@ def verify(p: Problem, plan: str):
 
 
 def survey(on: Board | str, *, results: str | Path | None = None, time_limit: float = 60.0,
-           budget: float | None = None, min_moves: bool = False):
+           budget: float | None = None, min_moves: bool = False, certificates: str | Path | None = None):
     """Every single-vacancy -> single-survivor problem of a board, classified (a ``Table``);
-    results are appended to ``results`` (JSON lines) as they are settled, and a rerun resumes."""
+    results are appended to ``results`` (JSON lines) as they are settled, and a rerun resumes.
+    ``certificates=DIR``: a certified atlas written there instead (an ``Atlas``: a plan or a
+    certificate per problem; ``check(DIR)`` re-verifies it)."""
     import tempfile
 
     from .apps.survey import run, table
 
     b = board(on) if isinstance(on, str) else on
+    if certificates is not None:
+        from .apps.atlas import build
+
+        return build(b, Path(certificates), min_moves=min_moves, time_limit=time_limit,
+                     budget=Deadline(budget) if budget else None,
+                     results=Path(results) if results is not None else None)
     with tempfile.TemporaryDirectory() as tmp:
         path = Path(results) if results is not None else Path(tmp) / "survey.jsonl"
         reps = run(b, path, planner="moves" if min_moves else "auto", time_limit=time_limit,
