@@ -196,3 +196,14 @@ def test_a_dead_set_short_of_a_position_or_with_a_raised_floor_is_refused(triang
         path.write_text(json.dumps(data))
     rep = tampered(triangle, tmp_path / "b", raise_floor)
     assert not rep.ok and any("rejected" in f for f in rep.failures), rep.failures
+
+
+def test_what_the_survey_leaves_unknown_goes_to_prove(tmp_path, monkeypatch):
+    """A survey that settled nothing (as if every problem ran out of time): ``prove`` settles
+    each representative, with a plan (its depth-first search finds one) or a certificate."""
+    import pegsat.apps.survey as survey
+
+    monkeypatch.setattr(survey, "run", lambda *a, **k: {})
+    atlas = build(T5, tmp_path / "t5", time_limit=5)
+    assert atlas.counts()["unknown"] == 0 and atlas.counts()["solvable"] == 54
+    assert check(tmp_path / "t5").ok
