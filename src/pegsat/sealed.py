@@ -4,8 +4,17 @@ A sealed file is two text lines and the array's bytes::
 
     pegsat-sealed 1
     {"kind": "solvable-set", "version": 1, "fingerprint": "…", "dtype": "<u8", "count": 1679072,
-     "sha256": "…"}
-    <count little-endian 64-bit words>
+     "codec": "raw", "bytes": 13432576, "sha256": "…"}
+    <bytes: the array as the codec stores it>
+
+Codecs (``CODECS``): ``raw``, the ``count`` little-endian 64-bit words; ``zstd-planes``, the
+differences between neighbours (the first is the first word; modulo 2^64, so any array
+round-trips) as eight byte planes — every lowest byte, then every second byte, ... — and
+those compressed by Zstandard at level 1. Sorted positions have small gaps, so the planes of
+high bytes are nearly all zero: a French level by moves takes 1.5 bytes a position instead
+of 8, written at about 50 and read at about 60 million positions a second (the dead-set
+files' byte planes, with zstd instead of zlib: the same size, 10x faster to write;
+``bench/sealed.py`` measures plain deltas and varints against it).
 
 ``read`` believes none of it until it has checked it all: the magic line, the kind and its
 version, the fingerprint of what the array belongs to (the caller's problem and symmetries),
@@ -22,6 +31,7 @@ from __future__ import annotations
 import hashlib
 import json
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -30,6 +40,8 @@ from .files import Staging
 MAGIC = b"pegsat-sealed 1\n"
 HEADER_MAX = 4096  # bytes of the JSON line at most
 DTYPE = np.dtype("<u8")
+CODECS = ("raw", "zstd-planes")
+ZSTD_LEVEL = 1
 
 
 class Stale(Exception):
@@ -41,50 +53,118 @@ def digest(*parts: object) -> str:
     return hashlib.sha256(json.dumps(parts, sort_keys=True, separators=(",", ":")).encode()).hexdigest()
 
 
+def encode(array: np.ndarray, codec: str) -> bytes:
+    """The bytes ``codec`` stores ``array`` (64-bit words) as."""
+    words = np.ascontiguousarray(array, dtype=DTYPE)
+    if codec == "raw":
+        return words.tobytes()
+    if codec != "zstd-planes":
+        raise ValueError(f"unknown codec {codec!r}")
+    import zstandard
+
+    gaps = np.diff(words, prepend=DTYPE.type(0)) if len(words) else words
+    planes = np.ascontiguousarray(gaps.view(np.uint8).reshape(-1, 8).T)
+    return zstandard.ZstdCompressor(level=ZSTD_LEVEL).compress(planes.tobytes())
+
+
+def decode(body: bytes, codec: str, count: int) -> np.ndarray:
+    """The ``count`` words ``body`` holds; ``Stale`` if it holds anything else. A compressed
+    body is inflated to at most ``count`` words plus one byte, never further (a body that
+    would inflate to gigabytes stops there)."""
+    if codec == "raw":
+        if len(body) != count * DTYPE.itemsize:
+            raise Stale(f"{len(body)} bytes follow the header; {count} words take {count * DTYPE.itemsize}")
+        return np.frombuffer(body, dtype=DTYPE).astype(np.uint64)
+    import zstandard
+
+    want = count * DTYPE.itemsize
+    try:
+        with zstandard.ZstdDecompressor().stream_reader(body, read_across_frames=True) as reader:
+            raw = bytearray()
+            while len(raw) <= want:
+                got = reader.read(want + 1 - len(raw))
+                if not got:
+                    break
+                raw += got
+    except zstandard.ZstdError as exc:
+        raise Stale(f"its body does not inflate ({exc})") from None
+    if len(raw) != want:
+        raise Stale(f"its body inflates to {'more than ' if len(raw) > want else ''}{len(raw)} bytes, "
+                    f"not the {want} of {count} words")
+    planes = np.frombuffer(bytes(raw), dtype=np.uint8).reshape(8, count)
+    gaps = np.ascontiguousarray(planes.T).view(DTYPE).reshape(-1)
+    return np.cumsum(gaps, dtype=np.uint64)
+
+
 def write(path: Path, kind: str, version: int, fingerprint: str, array: np.ndarray,
-          durable: bool = True) -> None:
-    """Write ``array`` (64-bit words) sealed; atomically, so a reader sees the old file or the
-    new; ``durable``: fsynced too (scratch files, rewritten after a crash anyway, skip it)."""
-    body = np.ascontiguousarray(array, dtype=DTYPE).tobytes()
+          durable: bool = True, codec: str = "raw") -> int:
+    """Write ``array`` (64-bit words) sealed, stored by ``codec``; atomically, so a reader
+    sees the old file or the new; ``durable``: fsynced too (scratch files, rewritten after a
+    crash anyway, skip it). Returns the file's size in bytes."""
+    body = encode(array, codec)
     head = {"kind": kind, "version": version, "fingerprint": fingerprint, "dtype": DTYPE.str,
-            "count": len(array), "sha256": hashlib.sha256(body).hexdigest()}
+            "count": len(array), "codec": codec, "bytes": len(body), "sha256": hashlib.sha256(body).hexdigest()}
+    line = MAGIC + json.dumps(head).encode() + b"\n"
     with Staging() as stage:
         with open(stage.path(path), "wb") as fh:
-            fh.write(MAGIC + json.dumps(head).encode() + b"\n")
+            fh.write(line)
             fh.write(body)
         stage.commit(durable)
+    return len(line) + len(body)
+
+
+def header(path: Path, kind: str, version: int, fingerprint: str, max_count: int) -> dict[str, Any]:
+    """The checked header of a sealed file (its body not read): kind, version, fingerprint,
+    dtype, codec and a count of 0 to ``max_count`` words; ``Stale`` otherwise."""
+    try:
+        with open(path, "rb") as fh:
+            return _header(fh, kind, version, fingerprint, max_count)
+    except OSError as exc:
+        raise Stale(f"cannot read it ({exc.strerror})") from None
+
+
+def _header(fh: Any, kind: str, version: int, fingerprint: str, max_count: int) -> dict[str, Any]:
+    if fh.read(len(MAGIC)) != MAGIC:
+        raise Stale("not a pegsat sealed file")
+    line = fh.readline(HEADER_MAX)
+    if not line.endswith(b"\n"):
+        raise Stale("the header is cut short or too long")
+    try:
+        head = json.loads(line)
+    except ValueError:
+        raise Stale("the header is not JSON") from None
+    if not isinstance(head, dict):
+        raise Stale("the header is not an object")
+    head.setdefault("codec", "raw")  # files written before codecs were named
+    for key, want in (("kind", kind), ("version", version), ("fingerprint", fingerprint),
+                      ("dtype", DTYPE.str)):
+        if head.get(key) != want:
+            raise Stale(f"its {key} is {str(head.get(key))[:40]!r}, not {str(want)[:40]!r}")
+    if head["codec"] not in CODECS:
+        raise Stale(f"its codec {str(head['codec'])[:40]!r} is none of {', '.join(CODECS)}")
+    count = head.get("count")
+    if not isinstance(count, int) or isinstance(count, bool) or not 0 <= count <= max_count:
+        raise Stale(f"its count {str(count)[:40]!r} is not 0 to {max_count}")
+    return head
 
 
 def read(path: Path, kind: str, version: int, fingerprint: str, max_count: int) -> np.ndarray:
     """The array of a sealed file, or ``Stale`` saying why it cannot be believed."""
     try:
         with open(path, "rb") as fh:
-            if fh.read(len(MAGIC)) != MAGIC:
-                raise Stale("not a pegsat sealed file")
-            line = fh.readline(HEADER_MAX)
-            if not line.endswith(b"\n"):
-                raise Stale("the header is cut short or too long")
-            try:
-                head = json.loads(line)
-            except ValueError:
-                raise Stale("the header is not JSON") from None
-            if not isinstance(head, dict):
-                raise Stale("the header is not an object")
-            for key, want in (("kind", kind), ("version", version), ("fingerprint", fingerprint),
-                              ("dtype", DTYPE.str)):
-                if head.get(key) != want:
-                    raise Stale(f"its {key} is {str(head.get(key))[:40]!r}, not {str(want)[:40]!r}")
-            count = head.get("count")
-            if not isinstance(count, int) or isinstance(count, bool) or not 0 <= count <= max_count:
-                raise Stale(f"its count {str(count)[:40]!r} is not 0 to {max_count}")
+            head = _header(fh, kind, version, fingerprint, max_count)
+            count, codec = head["count"], head["codec"]
+            most = count * DTYPE.itemsize  # a compressed body larger than that is not ours
+            if codec != "raw":
+                most += most // 128 + 1024
             start = fh.tell()
             size = fh.seek(0, 2) - start
-            if size != count * DTYPE.itemsize:
-                raise Stale(f"{size} bytes follow the header; {count} words take {count * DTYPE.itemsize}")
+            if size > most or ("bytes" in head and size != head["bytes"]):
+                raise Stale(f"{size} bytes follow the header, not the {head.get('bytes', most)} it states")
             fh.seek(start)
             body = fh.read(size)
     except OSError as exc:
         raise Stale(f"cannot read it ({exc.strerror})") from None
     if hashlib.sha256(body).hexdigest() != head.get("sha256"):
         raise Stale("its bytes do not match their SHA-256")
-    return np.frombuffer(body, dtype=DTYPE).astype(np.uint64)
+    return decode(body, codec, count)

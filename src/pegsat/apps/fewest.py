@@ -212,8 +212,8 @@ def fewest(problem: Problem, root: Path, *, workers: int = 2, scheduler: str | N
             if positions is None:  # too many goal positions to list: forward only
                 continue
             zero = k.unique(k.canon(k.array(positions)))
-            spill.write_part(root / side, _side_fp(fp, side), 0, 0, zero)
-            state.levels[side] = [Level(1, len(zero), spill.part_path(root / side, 0, 0).stat().st_size,
+            size = spill.write_part(root / side, _side_fp(fp, side), 0, 0, zero)
+            state.levels[side] = [Level(1, len(zero), size,
                                         *spill.peg_range(k, zero))]
         _save(root, problem, fp, state)
     levels = state.levels
@@ -305,7 +305,7 @@ def fewest(problem: Problem, root: Path, *, workers: int = 2, scheduler: str | N
             parts_next = spill.partitions(last.classes, FANOUT, per_worker, last.parts, spread)
             spill.drop_level(root / side, d + 1)  # what a killed run left of it
             t = time.perf_counter()
-            tasks = spill.pieces(root / side, d, last.parts, spread)
+            tasks = spill.pieces(root / side, _side_fp(fp, side), d, last.parts, spread)
             n = len(tasks)
             futures = client.map(_expand, [problem] * n, [str(root)] * n, [fp] * n, [side] * n, [d] * n,
                                  tasks, [parts_next] * n, [chunk] * n, [max_count] * n, pure=False)

@@ -131,8 +131,8 @@ def reach(problem: Problem, root: Path, *, workers: int = 2, scheduler: str | No
     if not levels:
         spill.drop_level(root, 0)
         start = k.unique(k.canon(k.array([problem.start])))
-        spill.write_part(root, fp, 0, 0, start)
-        levels = [Level(0, 1, 1, spill.orbit_total(k, start), spill.part_path(root, 0, 0).stat().st_size)]
+        size = spill.write_part(root, fp, 0, 0, start)
+        levels = [Level(0, 1, 1, spill.orbit_total(k, start), size)]
         _save(root, fp, levels)
     settings = {"distributed.worker.daemon": False}
     with connect(workers, scheduler, settings, memory_limit=None) as client:
@@ -147,7 +147,7 @@ def reach(problem: Problem, root: Path, *, workers: int = 2, scheduler: str | No
             parts_next = spill.partitions(last.classes, FANOUT, per_worker, spread=spread)
             spill.drop_level(root, d + 1)  # what a killed run left of it
             t = time.perf_counter()
-            tasks = spill.pieces(root, d, last.parts, spread)
+            tasks = spill.pieces(root, fp, d, last.parts, spread)
             n = len(tasks)
             futures = client.map(_expand, [problem] * n, [str(root)] * n, [fp] * n, [d] * n, tasks,
                                  [parts_next] * n, [chunk] * n, [max_count] * n, pure=False)
