@@ -81,6 +81,24 @@ def test_canonical_form_permutation_and_membership(name):
     assert list(k.popcount(arr)) == [p.bit_count() for p in pos]
 
 
+def test_routing_groups_positions_by_their_hash_and_keeps_their_order():
+    """The core's counting sort puts each position where ``spill.route`` says, in the
+    order given (sorted children stay sorted): the out-of-core searches route by it."""
+    from pegsat.engine import spill
+
+    b = get_board("french")
+    k = kernel(b, b.symmetries)
+    pos = k.array(_random_positions(b, 3000, 9))
+    for parts in (1, 2, 8, 64):
+        grouped, bounds = k.route(pos, parts)
+        where = spill.route(pos, parts)
+        assert bounds[0] == 0 and bounds[-1] == len(pos)
+        for q in range(parts):
+            assert k.ints(grouped[bounds[q]:bounds[q + 1]]) == k.ints(pos[where == q])
+    with pytest.raises(ValueError):
+        kernel(get_board("square-9x9"), ()).route(k.empty(), 4)
+
+
 @pytest.mark.parametrize("name", ["english", "square-9x9"])
 def test_pagoda_filter_is_an_exact_integer_sum(name):
     b = get_board(name)

@@ -36,8 +36,12 @@ def client(workers: int, scheduler: str | None, settings: dict[str, Any] | None 
         cluster = None
         if scheduler is None:
             extra = {} if memory_limit is None else {"memory_limit": memory_limit}
-            cluster = LocalCluster(n_workers=workers, threads_per_worker=1, processes=True,
-                                   dashboard_address=None, **extra)
+            # the scheduler's HTTP server (no dashboard) on loopback, on a free port: two
+            # runs side by side neither clash nor warn, and nothing listens beyond this machine
+            cluster = LocalCluster(n_workers=workers, threads_per_worker=1, processes=True, host="127.0.0.1",
+                                   dashboard_address=None,
+                                   scheduler_kwargs={"dashboard": False, "dashboard_address": "127.0.0.1:0"},
+                                   **extra)
         try:
             c = Client(cluster if cluster is not None else scheduler, timeout=CONNECT_S)
         except (ValueError, OSError, TimeoutError) as exc:  # a bad address, nobody listening

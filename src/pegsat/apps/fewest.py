@@ -53,6 +53,8 @@ FORMAT, VERSION = "pegsat-fewest", 1
 NAME = "moves"
 SIDES = ("forward", "backward")
 FANOUT = 24  # children per position by one move, roughly: what sizes a chunk and the partitions
+PROBE_HOLD = 4  # a probe task holds children in at most 1/PROBE_HOLD of a worker's memory: each
+# flush reads the other side's whole last level, so the fewer flushes the better
 
 
 @dataclass(frozen=True)
@@ -98,10 +100,10 @@ def _expand(problem: Problem, root: str, fp: str, side: str, d: int, piece: tupl
 
 def _merge(problem: Problem, root: str, fp: str, side: str, d: int, q: int, parts: int,
            earlier: list[tuple[int, int, int]], max_count: int, upper: int | None,
-           other: tuple[int, int] | None, probe: bool) -> spill.Merged:
+           other: tuple[int, int] | None) -> spill.Merged:
     """A Dask task: partition ``q`` of ``side``'s new level ``d`` merged, less the side's
     earlier levels and what the bounds prune, and met against the other side's last level
-    (``other``: its depth and partitions; None: against the goal); ``probe``: only met."""
+    (``other``: its depth and partitions; None: against the goal)."""
     from ..planners.moves import Bounds
 
     k = _kernel(problem)
@@ -123,7 +125,25 @@ def _merge(problem: Problem, root: str, fp: str, side: str, d: int, q: int, part
         return mask
 
     return spill.merge(k, Path(root) / side, _side_fp(fp, side), d, q, max_count, parts=parts,
-                       earlier=earlier, keep=keep, meets=meets, probe=probe)
+                       earlier=earlier, keep=keep, meets=meets)
+
+
+def _probe(problem: Problem, root: str, fp: str, side: str, d: int, piece: tuple[int, int, int],
+           other: tuple[int, int] | None, chunk: int, hold: int, max_count: int) -> tuple[int, int | None]:
+    """A Dask task: the children of a piece of ``side``'s level ``d`` met against the other
+    side's last level (``other``: its depth and partitions; None: against the goal), one of
+    its partitions at a time, the children never stored (``engine.spill.probe``)."""
+    k = _kernel(problem)
+    oside = SIDES[side == "forward"]
+
+    def meets(r: int, kids: np.ndarray) -> np.ndarray:
+        if other is None:
+            return k.goals(kids, problem.goal)
+        return k.member(spill.read_part(Path(root) / oside, _side_fp(fp, oside), other[0], r, max_count), kids)
+
+    p, lo, end = piece
+    return spill.probe(k, Path(root) / side, _side_fp(fp, side), d, p, other[1] if other else 1, chunk,
+                       max_count, meets, hold, by="moves", reverse=side == "backward", lo=lo, end=end)
 
 
 def solve(problem: Problem, config: Any, deadline: Deadline, *, spill: Path | None = None,
@@ -302,20 +322,38 @@ def fewest(problem: Problem, root: Path, *, workers: int = 2, scheduler: str | N
                 return _unknown(answer, state, a + b + 1, deadline.reason(), root)
             last = mine[-1]
             spread = 2 * (len(client.scheduler_info()["workers"]) or workers)  # tasks to keep them busy
-            parts_next = spill.partitions(last.classes, FANOUT, per_worker, last.parts, spread)
-            spill.drop_level(root / side, d + 1)  # what a killed run left of it
-            t = time.perf_counter()
             tasks = spill.pieces(root / side, _side_fp(fp, side), d, last.parts, spread)
             n = len(tasks)
+            t = time.perf_counter()
+            # Under a bound, the last level that can matter (a meeting there is a plan of
+            # upper - 1 moves) is only probed: its children met, never stored.
+            if state.upper is not None and a + b + 2 == state.upper:
+                probes = client.map(_probe, [problem] * n, [str(root)] * n, [fp] * n, [side] * n, [d] * n,
+                                    tasks, [other] * n, [chunk] * n, [per_worker // (8 * PROBE_HOLD)] * n,
+                                    [max_count] * n, pure=False)
+                if on_level is not None:
+                    on_level(client, side, d)
+                try:
+                    if not finished(probes):
+                        client.cancel(probes)
+                        return _unknown(answer, state, a + b + 1, deadline.reason(), root)
+                    met = [least for hits, least in client.gather(probes) if hits]
+                except Exception as exc:  # tasks that failed on every try (workers lost): unknown
+                    return _unknown(answer, state, a + b + 1,
+                                    f"a level could not be probed ({type(exc).__name__}: {str(exc)[:120]})", root)
+                say(f"{side} level {d + 1} probed in {time.perf_counter() - t:.1f} s: "
+                    + ("it meets the other side" if met else "no meeting"))
+                if met:
+                    return found(side, int(min(met)), a, b, d)
+                return by_first()
+            parts_next = spill.partitions(last.classes, FANOUT, per_worker, last.parts, spread)
+            spill.drop_level(root / side, d + 1)  # what a killed run left of it
             futures = client.map(_expand, [problem] * n, [str(root)] * n, [fp] * n, [side] * n, [d] * n,
                                  tasks, [parts_next] * n, [chunk] * n, [max_count] * n, pure=False)
             if on_level is not None:
                 on_level(client, side, d)
             earlier = [(lv.parts, lv.fewest, lv.most) for lv in mine]
             m = parts_next
-            # Under a bound, the last level that can matter (a meeting there is a plan of
-            # upper - 1 moves) is only probed: met, never subtracted, pruned or stored.
-            probe = state.upper is not None and a + b + 2 == state.upper
             try:
                 if not finished(futures):
                     client.cancel(futures)
@@ -323,7 +361,7 @@ def fewest(problem: Problem, root: Path, *, workers: int = 2, scheduler: str | N
                 client.gather(futures)
                 merges = client.map(_merge, [problem] * m, [str(root)] * m, [fp] * m, [side] * m, [d + 1] * m,
                                     range(m), [m] * m, [earlier] * m, [max_count] * m, [state.upper] * m,
-                                    [other] * m, [probe] * m, pure=False)
+                                    [other] * m, pure=False)
                 if not finished(merges):
                     client.cancel(merges)
                     return _unknown(answer, state, a + b + 1, deadline.reason(), root)
@@ -331,15 +369,6 @@ def fewest(problem: Problem, root: Path, *, workers: int = 2, scheduler: str | N
             except Exception as exc:  # tasks that failed on every try (workers lost): unknown
                 return _unknown(answer, state, a + b + 1,
                                 f"a level could not be built ({type(exc).__name__}: {str(exc)[:120]})", root)
-            if probe:
-                spill.drop_level(root / side, d + 1)
-                hits = [x.hit for x in merged if x.hits]
-                say(f"{side} level {d + 1} probed: {sum(x.classes for x in merged):,} positions, "
-                    f"{time.perf_counter() - t:.1f} s; " + ("it meets the other side" if hits else
-                                                            "no meeting"))
-                if hits:
-                    return found(side, int(min(hits)), a, b, d)
-                return by_first()
             spill.drop_buckets(root / side, d + 1)
             level = Level(m, sum(x.classes for x in merged), sum(x.bytes for x in merged),
                           min(x.pegs[0] for x in merged), max(x.pegs[1] for x in merged))

@@ -547,6 +547,48 @@ static PyObject *Board_rehash(CoreBoard *b, PyObject *args) {
     return PyLong_FromLongLong(stored);
 }
 
+/* route(positions, bits) -> (routed, counts): one-word positions grouped by partition, the
+ * top ``bits`` bits of hash_1 (Fibonacci hashing: what ``engine.spill.route`` computes), by a
+ * stable counting sort, so each partition's positions keep their order (sorted stay sorted);
+ * counts: int64, the positions of each of the 2^bits partitions. Two passes, no GIL. */
+static PyObject *Board_route(CoreBoard *b, PyObject *args) {
+    Py_buffer v; int bits; Py_ssize_t n;
+    if (!PyArg_ParseTuple(args, "y*i", &v, &bits)) return NULL;
+    PyObject *routed = NULL, *counts = NULL, *r = NULL;
+    if (b->W != 1 || bits < 0 || bits > 20) {
+        PyErr_SetString(PyExc_ValueError, "route: one-word positions, 0 to 20 bits");
+        goto out;
+    }
+    if (positions(b, &v, &n) < 0) goto out;
+    Py_ssize_t parts = (Py_ssize_t)1 << bits;
+    routed = PyByteArray_FromStringAndSize(NULL, n * 8);
+    counts = PyByteArray_FromStringAndSize(NULL, parts * 8);
+    int64_t *at = malloc((size_t)parts * sizeof(int64_t));
+    if (!routed || !counts || !at) { free(at); PyErr_NoMemory(); goto out; }
+    const uint64_t *src = (const uint64_t *)v.buf;
+    uint64_t *dst = (uint64_t *)PyByteArray_AS_STRING(routed);
+    int64_t *cnt = (int64_t *)PyByteArray_AS_STRING(counts);
+    Py_BEGIN_ALLOW_THREADS
+    memset(cnt, 0, (size_t)parts * sizeof(int64_t));
+    const int shift = 64 - bits;
+    if (bits == 0) {
+        cnt[0] = n;
+        memcpy(dst, src, (size_t)n * 8);
+    } else {
+        for (Py_ssize_t i = 0; i < n; i++) cnt[hash_1(src[i]) >> shift]++;
+        int64_t sum = 0;
+        for (Py_ssize_t q = 0; q < parts; q++) { at[q] = sum; sum += cnt[q]; }
+        for (Py_ssize_t i = 0; i < n; i++) dst[at[hash_1(src[i]) >> shift]++] = src[i];
+    }
+    Py_END_ALLOW_THREADS
+    free(at);
+    r = PyTuple_Pack(2, routed, counts);
+out:
+    Py_XDECREF(routed); Py_XDECREF(counts);
+    PyBuffer_Release(&v);
+    return r;
+}
+
 static PyMethodDef Board_methods[] = {
     {"rehash", (PyCFunction)Board_rehash, METH_VARARGS, "rehash(old, new): the dead table's positions into a larger one"},
     {"step", (PyCFunction)Board_step, METH_VARARGS, "step(positions, reverse=False, canon=False): one jump on"},
@@ -557,6 +599,7 @@ static PyMethodDef Board_methods[] = {
     {"permute", (PyCFunction)Board_permute, METH_VARARGS, "permute(positions, perm): images"},
     {"sort_unique", (PyCFunction)Board_sort_unique, METH_VARARGS, "sort_unique(buffer) -> distinct count"},
     {"member", (PyCFunction)Board_member, METH_VARARGS, "member(sorted, query) -> 0/1 bytes"},
+    {"route", (PyCFunction)Board_route, METH_VARARGS, "route(positions, bits) -> (grouped by partition, counts)"},
     {"keep", (PyCFunction)Board_keep, METH_VARARGS, "keep(positions, weights, floors, alone)"},
     {"score", (PyCFunction)Board_score, METH_VARARGS, "score(positions, weights, iso, out)"},
     {NULL}

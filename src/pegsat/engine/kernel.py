@@ -148,6 +148,17 @@ class Kernel:
         hits = self.core.member(self._buf(sorted_set), self._buf(pos))
         return np.frombuffer(hits, dtype=np.uint8).astype(bool)
 
+    def route(self, pos: np.ndarray, parts: int) -> tuple[np.ndarray, np.ndarray]:
+        """(the positions grouped by partition, each group in its given order; the bounds of
+        the groups: partition ``q`` is ``grouped[bounds[q]:bounds[q + 1]]``), for ``parts`` (a
+        power of two, at most 2^20) partitions by the top bits of a Fibonacci hash
+        (``engine.spill.route``). One-word positions; a stable counting sort in the core."""
+        bits = parts.bit_length() - 1
+        routed, counts = self.core.route(self._buf(pos), bits)
+        bounds = np.zeros(parts + 1, dtype=np.int64)
+        np.cumsum(np.frombuffer(counts, dtype=np.int64), out=bounds[1:])
+        return self._wrap(routed), bounds
+
     def contains(self, sorted_set: np.ndarray, pos: int) -> bool:
         """Whether the sorted array holds ``pos``."""
         return bool(self.member(sorted_set, self.array([pos]))[0])

@@ -23,7 +23,7 @@ partition 12's positions from 0 on, first flush).
 from __future__ import annotations
 
 import shutil
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -157,6 +157,15 @@ def peg_range(k: Kernel, level: np.ndarray) -> tuple[int, int]:
     return int(c.min()), int(c.max())
 
 
+def _children(k: Kernel, level: np.ndarray, chunk: int, by: str, reverse: bool) -> Iterator[np.ndarray]:
+    """The canonical children of ``level``, a chunk of positions at a time, each chunk's
+    sorted and distinct."""
+    for at in range(0, len(level), chunk):
+        some = level[at:at + chunk]
+        yield k.unique(k.moves(some, reverse=reverse) if by == "moves" else k.step(some, reverse=reverse),
+                       own=True)
+
+
 def expand(k: Kernel, root: Path, fingerprint: str, d: int, p: int, parts_next: int, chunk: int,
            max_count: int, by: str = "jumps", reverse: bool = False, lo: int = 0,
            end: int | None = None) -> int:
@@ -181,20 +190,11 @@ def expand(k: Kernel, root: Path, fingerprint: str, d: int, p: int, parts_next: 
                 arrays.clear()
         size, flushes = 0, flushes + 1
 
-    for at in range(0, len(level), chunk):
-        some = level[at:at + chunk]
-        kids = k.unique(k.moves(some, reverse=reverse) if by == "moves" else k.step(some, reverse=reverse),
-                        own=True)
-        if parts_next == 1:
-            held[0].append(kids)
-        else:  # a stable sort of 16-bit keys is numpy's radix sort: the children stay sorted
-            where = route(kids, parts_next).astype(np.uint16)
-            order = np.argsort(where, kind="stable")
-            kids = kids[order]
-            bounds = np.searchsorted(where[order], np.arange(parts_next + 1))
-            for q in range(parts_next):
-                if bounds[q + 1] > bounds[q]:
-                    held[q].append(kids[bounds[q]:bounds[q + 1]])
+    for kids in _children(k, level, chunk, by, reverse):
+        grouped, bounds = k.route(kids, parts_next)  # each partition's children stay sorted
+        for q in range(parts_next):
+            if bounds[q + 1] > bounds[q]:
+                held[q].append(grouped[bounds[q]:bounds[q + 1]])
         size += len(kids)
         written += len(kids)
         if size >= FLUSH_CHUNKS * chunk:
@@ -204,27 +204,56 @@ def expand(k: Kernel, root: Path, fingerprint: str, d: int, p: int, parts_next: 
     return written
 
 
+def probe(k: Kernel, root: Path, fingerprint: str, d: int, p: int, parts: int, chunk: int, max_count: int,
+          meets: Callable[[int, np.ndarray], np.ndarray], hold: int, by: str = "jumps",
+          reverse: bool = False, lo: int = 0, end: int | None = None) -> tuple[int, int | None]:
+    """(how many, the least) of the children of partition ``p`` of level ``d`` (positions
+    ``lo:end``) that meet something, the children never stored: routed to ``parts``
+    partitions (those of what they are met against), held up to ``hold`` of them, then each
+    partition's, sorted and distinct, given to ``meets(q, children)`` (a mask). The last
+    level a bounded search needs matters only by its meeting: no buckets, no merge."""
+    level = read_part(root, fingerprint, d, p, max_count)[lo:end]
+    held: list[list[np.ndarray]] = [[] for _ in range(parts)]
+    size = hits = 0
+    least: int | None = None
+
+    def flush() -> None:
+        nonlocal size, hits, least
+        for q, arrays in enumerate(held):
+            if arrays:
+                mine = k.unique(k.concat(arrays), own=True)
+                arrays.clear()
+                met = mine[meets(q, mine)]
+                if len(met):
+                    hits += len(met)
+                    least = int(met[0]) if least is None else min(least, int(met[0]))
+        size = 0
+
+    for kids in _children(k, level, chunk, by, reverse):
+        grouped, bounds = k.route(kids, parts)
+        for q in range(parts):
+            if bounds[q + 1] > bounds[q]:
+                held[q].append(grouped[bounds[q]:bounds[q + 1]])
+        size += len(kids)
+        if size >= hold:
+            flush()
+    flush()
+    return hits, least
+
+
 def merge(k: Kernel, root: Path, fingerprint: str, d: int, q: int, max_count: int, *, parts: int = 1,
           earlier: Sequence[tuple[int, int, int]] = (),
           keep: Callable[[np.ndarray], np.ndarray] | None = None,
-          meets: Callable[[np.ndarray], np.ndarray] | None = None, probe: bool = False) -> Merged:
+          meets: Callable[[np.ndarray], np.ndarray] | None = None) -> Merged:
     """Partition ``q`` (of ``parts``) of level ``d`` from its buckets (sorted, distinct), less
     what the earlier levels hold (``earlier``: the partitions and the peg range of levels
     ``0 .. d - 1``, for searches by moves, where a position may be reached again later; a
     level whose pegs miss the partition's range is not read), less what ``keep``
     prunes, written sealed; or, when it is written already (a rerun task), read back.
     ``meets(level)``: a mask of the positions that meet something (the other side of a
-    search); their number and the least of them come back. ``probe``: only that — the
-    buckets' positions are met, nothing is subtracted, pruned or written (the last level a
-    bounded search needs matters only by its meeting). The raw count weighs each class by its
-    orbit: |G| over the number of symmetries fixing it."""
+    search); their number and the least of them come back. The raw count weighs each class by
+    its orbit: |G| over the number of symmetries fixing it."""
     path = part_path(root, d, q)
-    if probe:
-        arrays = [sealed.read(b, BUCKET_KIND, VERSION, _fp(fingerprint, d, q), max_count)
-                  for b in sorted(level_dir(root, d).glob(f"B{q:04d}-*.bkt"))]
-        level = k.unique(k.concat(arrays), own=True) if arrays else k.empty()
-        met = level[meets(level)] if meets is not None and len(level) else level[:0]
-        return Merged(len(level), 0, 0, len(met), int(met[0]) if len(met) else None)
     try:
         level = read_part(root, fingerprint, d, q, max_count)
     except sealed.Stale:

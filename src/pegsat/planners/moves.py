@@ -162,18 +162,23 @@ class Search:
         """Which positions satisfy the goal."""
         return self.bounds.goal_mask(pos)
 
-    def _keep(self, side: str):
-        def keep(new: np.ndarray, depth: int) -> np.ndarray:
-            if self.upper is None:
-                return new
-            kept = self.bounds.keep(side, new, depth, self.upper)
-            self.pruned += len(new) - len(kept)
+    def _prune(self, side: str):
+        """The bound's pruning of the side's next level, a slice at a time (on the slices'
+        threads, before the slices are merged: the whole level's bounds, eight bytes and more
+        a position, never exist at once)."""
+        if self.upper is None:
+            return None
+        depth, upper = len(self.levels.side(side)), self.upper
+
+        def prune(part: np.ndarray) -> np.ndarray:
+            kept = self.bounds.keep(side, part, depth, upper)
+            self.pruned += len(part) - len(kept)  # slices overlap: a position may count twice
             return kept
-        return keep
+        return prune
 
     def grow(self, side: str) -> np.ndarray:
         """Build a side's next level, pruned under the bound."""
-        return self.levels.grow(side, self.deadline, self._keep(side))
+        return self.levels.grow_until(side, self.deadline, prune=self._prune(side))[0]
 
     # --- the search ---------------------------------------------------------------------
 
@@ -197,7 +202,8 @@ class Search:
                 # (a plan of upper - 1 moves), so it is probed, never sorted and stored.
                 hit = self._probe(side)
                 return (self.upper - 1, self.upper - 1, hit) if hit else (None, self.upper, None)
-            new, met = self.levels.grow_until(side, self.deadline, self._keep(side), self._meets(side))
+            new, met = self.levels.grow_until(side, self.deadline, meet=self._meets(side),
+                                                     prune=self._prune(side))
             if met:
                 return a + b + 1, a + b + 1, self._beyond(side, new)
             if not len(new):

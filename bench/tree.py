@@ -1,0 +1,60 @@
+"""One command as a whole process tree: its seconds, and its peak memory sampled with psutil.
+
+The peak is the largest sum of resident memory over the command's process and every process
+it started (Dask workers included), sampled every 50 ms; ``one`` is the largest resident
+memory any single process of the tree reached (what a per-worker memory limit bounds).
+"""
+
+from __future__ import annotations
+
+import subprocess
+import tempfile
+import time
+from dataclasses import dataclass
+
+import psutil
+
+SAMPLE_S = 0.05
+
+
+@dataclass(frozen=True)
+class Run:
+    seconds: float
+    peak_mb: float  # the whole tree's
+    one_mb: float  # its largest process's
+    code: int
+    stdout: str
+    stderr: str
+
+
+def measured(cmd: list[str], timeout: float | None = None) -> Run:
+    """Run ``cmd`` to its end (killed, with its tree, after ``timeout`` seconds)."""
+    t = time.perf_counter()
+    with tempfile.TemporaryFile("w+") as out, tempfile.TemporaryFile("w+") as err:
+        proc = subprocess.Popen(cmd, stdout=out, stderr=err, text=True)
+        top = psutil.Process(proc.pid)
+        peak = one = 0
+        while proc.poll() is None:
+            if timeout is not None and time.perf_counter() - t > timeout:
+                for p in [*top.children(recursive=True), top]:
+                    try:
+                        p.kill()
+                    except psutil.Error:
+                        pass
+                proc.wait()
+                break
+            rss = []
+            try:
+                tree = [top, *top.children(recursive=True)]
+            except psutil.Error:
+                tree = []
+            for p in tree:
+                try:
+                    rss.append(p.memory_info().rss)
+                except psutil.Error:  # ended meanwhile
+                    pass
+            peak, one = max(peak, sum(rss)), max(one, *rss, 0)
+            time.sleep(SAMPLE_S)
+        out.seek(0)
+        err.seek(0)
+        return Run(time.perf_counter() - t, peak / 1e6, one / 1e6, proc.returncode, out.read(), err.read())
