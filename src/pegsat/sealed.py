@@ -103,7 +103,8 @@ def write(path: Path, kind: str, version: int, fingerprint: str, array: np.ndarr
     crash anyway, skip it). Returns the file's size in bytes."""
     body = encode(array, codec)
     head = {"kind": kind, "version": version, "fingerprint": fingerprint, "dtype": DTYPE.str,
-            "count": len(array), "codec": codec, "bytes": len(body), "sha256": hashlib.sha256(body).hexdigest()}
+            "count": len(array), "codec": codec, "bytes": len(body),
+            "sha256": hashlib.sha256(body).hexdigest()}
     line = MAGIC + json.dumps(head).encode() + b"\n"
     with Staging() as stage:
         with open(stage.path(path), "wb") as fh:

@@ -139,7 +139,8 @@ def _probe(problem: Problem, root: str, fp: str, side: str, d: int, piece: tuple
     def meets(r: int, kids: np.ndarray) -> np.ndarray:
         if other is None:
             return k.goals(kids, problem.goal)
-        return k.member(spill.read_part(Path(root) / oside, _side_fp(fp, oside), other[0], r, max_count), kids)
+        there = spill.read_part(Path(root) / oside, _side_fp(fp, oside), other[0], r, max_count)
+        return k.member(there, kids)
 
     p, lo, end = piece
     return spill.probe(k, Path(root) / side, _side_fp(fp, side), d, p, other[1] if other else 1, chunk,
@@ -339,8 +340,8 @@ def fewest(problem: Problem, root: Path, *, workers: int = 2, scheduler: str | N
                         return _unknown(answer, state, a + b + 1, deadline.reason(), root)
                     met = [least for hits, least in client.gather(probes) if hits]
                 except Exception as exc:  # tasks that failed on every try (workers lost): unknown
-                    return _unknown(answer, state, a + b + 1,
-                                    f"a level could not be probed ({type(exc).__name__}: {str(exc)[:120]})", root)
+                    why = f"a level could not be probed ({type(exc).__name__}: {str(exc)[:120]})"
+                    return _unknown(answer, state, a + b + 1, why, root)
                 say(f"{side} level {d + 1} probed in {time.perf_counter() - t:.1f} s: "
                     + ("it meets the other side" if met else "no meeting"))
                 if met:
