@@ -297,7 +297,7 @@ def fewest(problem: Problem, root: Path, *, workers: int = 2, scheduler: str | N
         return _unknown(answer, state, a + b + 1, deadline.reason(), root)
     settings = {"distributed.worker.daemon": False}
     with connect(workers, scheduler, settings, memory_limit=None) as client:
-        from distributed import wait
+        from distributed import as_completed, wait
 
         def finished(fs: list[Any]) -> bool:
             """The tasks all done before the deadline (``wait`` raises when it passes)."""
@@ -326,35 +326,62 @@ def fewest(problem: Problem, root: Path, *, workers: int = 2, scheduler: str | N
             tasks = spill.pieces(root / side, _side_fp(fp, side), d, last.parts, spread)
             n = len(tasks)
             t = time.perf_counter()
+            hold = per_worker // (8 * PROBE_HOLD)
+
+            def first_meeting(probes: list[Any]) -> int | None:
+                """The least meeting of the first probe task that finds one (the others are
+                cancelled), or None; TimeoutError past the deadline."""
+                for done in as_completed(probes, timeout=deadline.remaining()):
+                    hits, least = done.result()
+                    if hits:
+                        client.cancel(probes)
+                        return int(least)
+                return None
+
             # Under a bound, the last level that can matter (a meeting there is a plan of
             # upper - 1 moves) is only probed: its children met, never stored.
             if state.upper is not None and a + b + 2 == state.upper:
                 probes = client.map(_probe, [problem] * n, [str(root)] * n, [fp] * n, [side] * n, [d] * n,
-                                    tasks, [other] * n, [chunk] * n, [per_worker // (8 * PROBE_HOLD)] * n,
-                                    [max_count] * n, pure=False)
+                                    tasks, [other] * n, [chunk] * n, [hold] * n, [max_count] * n, pure=False)
                 if on_level is not None:
                     on_level(client, side, d)
                 try:
-                    if not finished(probes):
-                        client.cancel(probes)
-                        return _unknown(answer, state, a + b + 1, deadline.reason(), root)
-                    met = [least for hits, least in client.gather(probes) if hits]
+                    met = first_meeting(probes)
+                except TimeoutError:
+                    client.cancel(probes)
+                    return _unknown(answer, state, a + b + 1, deadline.reason(), root)
                 except Exception as exc:  # tasks that failed on every try (workers lost): unknown
                     why = f"a level could not be probed ({type(exc).__name__}: {str(exc)[:120]})"
                     return _unknown(answer, state, a + b + 1, why, root)
                 say(f"{side} level {d + 1} probed in {time.perf_counter() - t:.1f} s: "
-                    + ("it meets the other side" if met else "no meeting"))
-                if met:
-                    return found(side, int(min(met)), a, b, d)
+                    + ("it meets the other side" if met is not None else "no meeting"))
+                if met is not None:
+                    return found(side, met, a, b, d)
                 return by_first()
+            # A scout first: one chunk's children met against the other side, on its own,
+            # while the level is expanded. At the level that meets, meetings are many and a
+            # chunk finds one in seconds (as in memory, where the first slices do); any other
+            # level pays one read of the other side's last level.
+            scout = client.submit(_probe, problem, str(root), fp, side, d, (0, 0, chunk), other, chunk, hold,
+                                  max_count, pure=False, priority=1)
             parts_next = spill.partitions(last.classes, FANOUT, per_worker, last.parts, spread)
             spill.drop_level(root / side, d + 1)  # what a killed run left of it
             futures = client.map(_expand, [problem] * n, [str(root)] * n, [fp] * n, [side] * n, [d] * n,
                                  tasks, [parts_next] * n, [chunk] * n, [max_count] * n, pure=False)
             if on_level is not None:
                 on_level(client, side, d)
+            try:
+                met = first_meeting([scout])
+            except Exception:  # no time, or the scout was lost: the level itself will tell
+                met = None
+            if met is not None:
+                client.cancel(futures)
+                say(f"{side} level {d + 1}: a chunk of it meets the other side "
+                    f"({time.perf_counter() - t:.1f} s): {a + b + 1} moves")
+                return found(side, met, a, b, d)
             earlier = [(lv.parts, lv.fewest, lv.most) for lv in mine]
             m = parts_next
+            merges: list[Any] = []
             try:
                 if not finished(futures):
                     client.cancel(futures)
@@ -363,13 +390,26 @@ def fewest(problem: Problem, root: Path, *, workers: int = 2, scheduler: str | N
                 merges = client.map(_merge, [problem] * m, [str(root)] * m, [fp] * m, [side] * m, [d + 1] * m,
                                     range(m), [m] * m, [earlier] * m, [max_count] * m, [state.upper] * m,
                                     [other] * m, pure=False)
-                if not finished(merges):
-                    client.cancel(merges)
-                    return _unknown(answer, state, a + b + 1, deadline.reason(), root)
-                merged = client.gather(merges)
+                merged, meeting = [], None
+                # The first partition that meets the other side ends the search: the rest of
+                # the level is never merged (as in memory, where the first slice that meets does)
+                for done in as_completed(merges, timeout=deadline.remaining()):
+                    x = done.result()
+                    if x.hits:
+                        client.cancel(merges)
+                        meeting = x.hit
+                        break
+                    merged.append(x)
+            except TimeoutError:
+                client.cancel(merges)
+                return _unknown(answer, state, a + b + 1, deadline.reason(), root)
             except Exception as exc:  # tasks that failed on every try (workers lost): unknown
                 return _unknown(answer, state, a + b + 1,
                                 f"a level could not be built ({type(exc).__name__}: {str(exc)[:120]})", root)
+            if meeting is not None:
+                say(f"{side} level {d + 1}: meets the other side ({time.perf_counter() - t:.1f} s): "
+                    f"{a + b + 1} moves")
+                return found(side, meeting, a, b, d)
             spill.drop_buckets(root / side, d + 1)
             level = Level(m, sum(x.classes for x in merged), sum(x.bytes for x in merged),
                           min(x.pegs[0] for x in merged), max(x.pegs[1] for x in merged))
@@ -378,14 +418,9 @@ def fewest(problem: Problem, root: Path, *, workers: int = 2, scheduler: str | N
             secs = time.perf_counter() - t
             disk = sum(lv.bytes for s in SIDES for lv in levels[s])
             growth = level.classes / max(1, last.classes)
-            hits = [x.hit for x in merged if x.hits]
-            said = (f"it meets the other side: {a + b + 1} moves" if hits else
-                    f"proven >= {a + b + 2} moves" + _eta(levels, secs, growth))
             say(f"{side} level {d + 1}: {level.classes:,} positions up to symmetry in {m} partitions, "
                 f"{secs:.1f} s ({level.classes / max(secs, 1e-9):,.0f} positions/s), {disk / 1e6:,.1f} MB on "
-                f"disk; {said}")
-            if hits:
-                return found(side, int(min(hits)), a, b, d)
+                f"disk; proven >= {a + b + 2} moves" + _eta(levels, secs, growth))
             if not level.classes:
                 if state.upper is not None and state.first is not None:
                     return by_first()

@@ -22,11 +22,13 @@ from functools import lru_cache
 import numpy as np
 
 from ..errors import PegsatError
+from ..limits import give_back_freed_memory
 from ..model.board import Board, Perm
 from . import _core
 
 MAX_HOLES = 128
 U64 = np.uint64
+give_back_freed_memory()  # a level's arrays, once freed, leave the process (see ``limits``)
 
 
 def check_size(board: Board) -> None:
@@ -127,11 +129,13 @@ class Kernel:
         """Each position with every hole flipped."""
         return pos ^ self.array([self.full])[0]
 
-    def unique(self, pos: np.ndarray, *, own: bool = False) -> np.ndarray:
+    def unique(self, pos: np.ndarray, *, own: bool = False, view: bool = False) -> np.ndarray:
         """Sorted distinct positions, by the core's radix sort: it skips the digits on which
         all positions agree (a 33-hole board sorts in 3 passes) and ran 3-5x faster than
         numpy's sort on 0.1-27 million positions here (bench/sort.py). ``own``: ``pos`` is
-        the caller's fresh array, sorted in place (one copy fewer at a level's peak)."""
+        the caller's fresh array, sorted in place (one copy fewer at a level's peak);
+        ``view``: the distinct positions are a view of the sorted buffer, not a copy (for a
+        result that is soon copied anyway: the buffer lives as long as the view)."""
         if own and pos.flags.writeable and pos.flags.c_contiguous and pos.dtype == U64:
             out = pos
         else:
@@ -139,7 +143,7 @@ class Kernel:
         if len(out) < 2:
             return out
         m = self.core.sort_unique(out)
-        return out[:m].copy() if m < len(out) else out
+        return out[:m].copy() if m < len(out) and not view else out[:m]
 
     def member(self, sorted_set: np.ndarray, pos: np.ndarray) -> np.ndarray:
         """Which of ``pos`` occur in the sorted array ``sorted_set``."""

@@ -146,8 +146,15 @@ class Levels:
             if held + 2 * sum(p.nbytes for p in parts) > self.budget:
                 gb = self.budget / (1 << 30)
                 raise MemoryBudget(f"memory budget: the levels would outgrow {gb:.1f} GB (PEGSAT_MEMORY_GB)")
-        # Each distinct successor once: the slices' successors overlap a lot.
-        new = k.unique(k.concat(parts), own=True) if len(parts) > 1 else (parts[0] if parts else k.empty())
+        # Each distinct successor once: the slices' successors overlap a lot. The slices go
+        # as soon as they are copied out: the sort's own buffer, as large again, comes on
+        # top (held + twice the slices: what the budget above is checked against).
+        if len(parts) > 1:
+            new = k.concat(parts)
+            parts.clear()
+            new = k.unique(new, own=True)
+        else:
+            new = parts[0] if parts else k.empty()
         del parts
         deadline.check()
         if keep is not None:

@@ -17,7 +17,8 @@ its flush, and a merge whose partition is already written reads it rather than i
 removed only once the whole next level is written (``drop_buckets``), so a rerun merge always
 finds them. Directory layout: ``L003/P0012.lvl`` (level 3, partition 12) and
 ``L004/B0005-0012-0000000000-0000.bkt`` (bucket for partition 5 of level 4, from
-partition 12's positions from 0 on, first flush).
+partition 12's positions from 0 on, first flush). A bucket holds the sorted, distinct
+children of a few chunks end to end (sorted runs: their gaps compress as well as one run's).
 """
 
 from __future__ import annotations
@@ -159,11 +160,11 @@ def peg_range(k: Kernel, level: np.ndarray) -> tuple[int, int]:
 
 def _children(k: Kernel, level: np.ndarray, chunk: int, by: str, reverse: bool) -> Iterator[np.ndarray]:
     """The canonical children of ``level``, a chunk of positions at a time, each chunk's
-    sorted and distinct."""
+    sorted and distinct (a view: routing copies them out)."""
     for at in range(0, len(level), chunk):
         some = level[at:at + chunk]
         yield k.unique(k.moves(some, reverse=reverse) if by == "moves" else k.step(some, reverse=reverse),
-                       own=True)
+                       own=True, view=True)
 
 
 def expand(k: Kernel, root: Path, fingerprint: str, d: int, p: int, parts_next: int, chunk: int,
@@ -179,11 +180,11 @@ def expand(k: Kernel, root: Path, fingerprint: str, d: int, p: int, parts_next: 
     held: list[list[np.ndarray]] = [[] for _ in range(parts_next)]
     size = flushes = written = 0
 
-    def flush() -> None:  # one bucket per target holding children, per flush
-        nonlocal size, flushes
+    def flush() -> None:  # one bucket per target holding children, per flush: the chunks'
+        nonlocal size, flushes  # sorted runs end to end (the merge sorts them together)
         for q, arrays in enumerate(held):
             if arrays:
-                mine = k.unique(k.concat(arrays), own=True)
+                mine = k.concat(arrays)
                 path = out / f"B{q:04d}-{p:04d}-{lo:010d}-{flushes:04d}.bkt"
                 sealed.write(path, BUCKET_KIND, VERSION, _fp(fingerprint, d + 1, q), mine, durable=False,
                              codec=CODEC)
@@ -251,7 +252,8 @@ def merge(k: Kernel, root: Path, fingerprint: str, d: int, q: int, max_count: in
     level whose pegs miss the partition's range is not read), less what ``keep``
     prunes, written sealed; or, when it is written already (a rerun task), read back.
     ``meets(level)``: a mask of the positions that meet something (the other side of a
-    search); their number and the least of them come back. The raw count weighs each class by
+    search), tested first: when any does, their number and the least of them come back at
+    once and nothing is written (the search ends there). The raw count weighs each class by
     its orbit: |G| over the number of symmetries fixing it."""
     path = part_path(root, d, q)
     try:
@@ -259,8 +261,12 @@ def merge(k: Kernel, root: Path, fingerprint: str, d: int, q: int, max_count: in
     except sealed.Stale:
         buckets = sorted(level_dir(root, d).glob(f"B{q:04d}-*.bkt"))
         arrays = [sealed.read(b, BUCKET_KIND, VERSION, _fp(fingerprint, d, q), max_count) for b in buckets]
-        level = k.unique(k.concat(arrays), own=True) if arrays else k.empty()
-        del arrays
+        level = k.concat(arrays)
+        arrays.clear()  # the sort's own buffer comes next
+        level = k.unique(level, own=True)
+        met = level[meets(level)] if meets is not None and len(level) else level[:0]
+        if len(met):
+            return Merged(0, 0, 0, len(met), int(met[0]))
         for e, (were, lo, hi) in enumerate(earlier):
             fewest, most = peg_range(k, level)
             if hi < fewest or lo > most:  # no position of one can be in the other
@@ -271,6 +277,7 @@ def merge(k: Kernel, root: Path, fingerprint: str, d: int, q: int, max_count: in
         if keep is not None:
             level = keep(level)
         write_part(root, fingerprint, d, q, level)
+        return Merged(len(level), orbit_total(k, level), path.stat().st_size, pegs=peg_range(k, level))
     met = level[meets(level)] if meets is not None and len(level) else level[:0]
     return Merged(len(level), orbit_total(k, level), path.stat().st_size, len(met),
                   int(met[0]) if len(met) else None, peg_range(k, level))
