@@ -114,8 +114,8 @@ def test_the_last_level_is_probed_and_its_meeting_is_the_plan(tmp_path, monkeypa
     p = single_vacancy(b, b.hole("d4"), Goal.survivor(b, b.hole("d4")))
     real = moves.first_plan
 
-    def one_too_many(search, deadline, config):
-        first, bound = real(search, deadline, config)
+    def one_too_many(search, deadline, config, **kw):
+        first, bound = real(search, deadline, config, **kw)
         assert bound == 18
         return first, 19
 

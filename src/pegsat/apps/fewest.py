@@ -53,6 +53,7 @@ FORMAT, VERSION = "pegsat-fewest", 1
 NAME = "moves"
 SIDES = ("forward", "backward")
 FANOUT = 24  # children per position by one move, roughly: what sizes a chunk and the partitions
+WARM = 1 << 20  # in-memory levels of at most about this many positions before the first plan's beams
 PROBE_HOLD = 4  # a probe task holds children in at most 1/PROBE_HOLD of a worker's memory: each
 # flush reads the other side's whole last level, so the fewer flushes the better
 
@@ -191,7 +192,7 @@ def fewest(problem: Problem, root: Path, *, workers: int = 2, scheduler: str | N
     d)``: called while the tasks growing ``side``'s level ``d + 1`` are out (tests kill a
     worker there)."""
     from ..planners.config import Config
-    from ..planners.moves import Search, first_plan, supports
+    from ..planners.moves import BEAM, Search, first_plan, supports
     from ..proofs.cheap import cheap_proofs
     from .cluster import client as connect
 
@@ -217,7 +218,10 @@ def fewest(problem: Problem, root: Path, *, workers: int = 2, scheduler: str | N
         if upper:
             t = time.perf_counter()
             try:
-                first, bound = first_plan(Search(problem, deadline), deadline, config or Config())
+                search = Search(problem, deadline)
+                search.warm(WARM)
+                first, bound = first_plan(search, deadline, config or Config(), widths=(BEAM, 5 * BEAM))
+                del search
             except Timeout:  # the deadline came first: no bound, and "unknown" below
                 pass
             upper_s = time.perf_counter() - t

@@ -281,6 +281,20 @@ class Search:
             levels.append(cur)
         return None
 
+    def warm(self, limit: int) -> None:
+        """Both sides grown, the smaller first, until a last level holds more than ``limit``
+        positions or a side runs out (no meeting is looked for): a beam from deeper levels
+        meets sooner and finds fewer moves (German e5 -> e5: 23-24 moves from levels of a
+        few million, 36 from the bare ends)."""
+        if self.bwd is None:
+            return
+        while True:
+            side = "backward" if len(self.bwd[-1]) < len(self.fwd[-1]) else "forward"
+            last = self.levels.side(side)[-1]
+            if not len(last) or len(last) > limit:
+                return
+            self.grow(side)
+
     def sizes(self) -> dict[str, list[int]]:
         """Positions per level, each side."""
         return {"forward": [len(x) for x in self.fwd], "backward": [len(x) for x in self.bwd or []]}
@@ -406,32 +420,44 @@ def _stats(search: Search, t0: float, upper_s: float, lower0: int) -> Stats:
     }
 
 
-def first_plan(search: Search, deadline: Deadline, config: Config):
+def first_plan(search: Search, deadline: Deadline, config: Config, widths: Sequence[int] = (BEAM,)):
     """A first plan, the upper bound: from the beam (``Search.beam``), else from ``auto``
-    under a short budget (which may also prove that there is none)."""
+    under a short budget (which may also prove that there is none). With one width, the
+    first beam that meets; with several (a search that will run for hours, where every move
+    the bound saves prunes whole levels), the fewest moves of every width and both guides."""
     from . import auto
 
     problem = search.problem
     def short() -> Deadline:  # each try: a share of what is left, at most UPPER_MAX_S
         return deadline.share(UPPER_SHARE, UPPER_MAX_S).within(UPPER_MAX_S)
 
-    search.deadline = short()
-    found = None
-    try:
-        found = search.beam(BEAM, fewest_pegs=True) or search.beam(BEAM, fewest_pegs=False)
-    except Timeout:
-        if deadline.expired():
-            raise
-    finally:
-        search.deadline = deadline
-    if found is not None:
-        _, plan = search.walk(*found)
-        try:
-            moves = replay_plan(problem, plan).moves
-        except PlanError:
-            moves = None  # the final verification would reject it: go on without it
-        if moves is not None:
-            return Result(Status.SOLVED, problem, "beam search by moves", plan=plan), moves
+    best: tuple[int, tuple[int, ...]] | None = None
+    for width in widths:
+        for fewest_pegs in (True, False):
+            search.deadline = short()
+            try:
+                found = search.beam(width, fewest_pegs=fewest_pegs)
+            except Timeout:
+                if deadline.expired():
+                    raise
+                found = None
+            finally:
+                search.deadline = deadline
+            if found is None:
+                continue
+            _, plan = search.walk(*found)
+            try:
+                moves = replay_plan(problem, plan).moves
+            except PlanError:
+                continue  # the final verification would reject it: go on without it
+            if best is None or moves < best[0]:
+                best = (moves, plan)
+            if len(widths) == 1:
+                break
+        if best is not None and len(widths) == 1:
+            break
+    if best is not None:
+        return Result(Status.SOLVED, problem, "beam search by moves", plan=best[1]), best[0]
     r = auto.solve(problem, short(), config)
     if r.status is Status.SOLVED and r.plan is not None:
         try:
