@@ -109,3 +109,18 @@ def test_a_tiny_memory_per_worker_does_not_make_thousands_of_partitions(monkeypa
     monkeypatch.setattr(spill, "MIN_PART_BYTES", 8 << 20)
     assert spill.partitions(10**6, 24, 1 << 20) == 64
     assert spill.partitions(10**6, 24, 1 << 30) == 1  # what fits a worker stays whole
+
+
+def test_a_count_past_the_memory_budget_goes_on_out_of_core(monkeypatch, truth):
+    """``count`` with a 0.1 MB budget: the levels in memory outgrow it, the census goes on on
+    disk by itself, with the in-memory count's classes and raw positions (and says that the
+    rest of the count needs memory), the temporary directory removed."""
+    monkeypatch.setenv("PEGSAT_MEMORY_GB", "0.0001")
+    r = CliRunner().invoke(main, ["count", "triangle-6", "--vacant", "a1", "--json"])
+    assert r.exit_code == 0, r.output
+    assert "going on with the reachable positions on disk in" in r.output
+    data = json.loads(r.output.splitlines()[-1])
+    assert [lv["classes"] for lv in data["levels"]] == truth[0]
+    assert [lv["raw"] for lv in data["levels"]] == truth[1] and data["complete"]
+    where = r.output.split("on disk in ")[1].split()[0]
+    assert not os.path.exists(where)

@@ -471,7 +471,7 @@ def prove(problem: str, cert_out: str | None, proof: str | None, cnf: str | None
 @click.option("--quiet", is_flag=True, help="No progress lines on stderr.")
 @spill_options("the reachable positions only")
 @click.option("--workers", type=click.IntRange(1, 256), default=2, show_default=True,
-              help="With --spill: local worker processes.")
+              help="Out of core (--spill, or past the memory budget): local worker processes.")
 @click.option("--keep-levels", is_flag=True, help="With --spill: keep every level's files, not "
               "only the last.")
 def count(problem: str, time_limit: float | None, as_json: bool, quiet: bool, spill: str | None,
@@ -480,8 +480,9 @@ def count(problem: str, time_limit: float | None, as_json: bool, quiet: bool, sp
     """Count PROBLEM's game tree by jumps: reachable and still-winning positions (up to
     symmetry and raw), winning jump sequences, games played until no jump is left. Exact
     integers; boards of at most 64 holes. With --spill, the reachable positions of games too
-    large for memory, level by level on disk."""
-    from .apps.count import count as census
+    large for memory, level by level on disk; a count that outgrows the memory budget goes on
+    that way by itself."""
+    from .apps.count import count_or_spill
     from .apps.pose import pose
 
     prob = pose(problem, options).problem
@@ -494,9 +495,9 @@ def count(problem: str, time_limit: float | None, as_json: bool, quiet: bool, sp
         for line in [json.dumps(got.to_dict())] if as_json else got.table():
             click.echo(line)
         return
-    res = census(prob, deadline_of(time_limit), progress)
+    res = count_or_spill(prob, deadline_of(time_limit), progress, workers)
     if as_json:
-        click.echo(json.dumps(res.to_json()))
+        click.echo(json.dumps(res.to_dict()))
     else:
         for line in res.table():
             click.echo(line)

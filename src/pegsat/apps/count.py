@@ -34,6 +34,7 @@ import time
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
@@ -54,7 +55,11 @@ LIMIT = 4e27
 
 class Unfinished(Unknown):
     """A limit (time, the memory budget, memory refused) came first: the levels finished are
-    the facts reported; no total is."""
+    the facts reported; no total is. ``budget``: the limit was the memory budget."""
+
+    def __init__(self, message: str, facts: dict | None = None, budget: bool = False) -> None:
+        super().__init__(message, facts)
+        self.budget = budget
 
 
 @dataclass(frozen=True)
@@ -149,7 +154,36 @@ def count(problem: Problem, deadline: Deadline | None = None,
             done = sweep.done
             raise Unfinished(f"{why} came before the count was complete; {len(done)} levels by jumps "
                              "were finished, no total is reported",
-                             {"levels_finished": len(done), "classes_per_level": done}) from None
+                             {"levels_finished": len(done), "classes_per_level": done},
+                             budget=isinstance(exc, MemoryBudget)) from None
+
+
+def count_or_spill(problem: Problem, deadline: Deadline | None = None,
+                   progress: Callable[[str], None] | None = None, workers: int = 2) -> Any:
+    """``count`` while its levels fit the memory budget; past it, the reachable positions
+    go on out of core (``apps.reach``, ``workers`` local Dask workers) in a new temporary
+    directory, removed once the census is complete (kept, and named, when a limit stops it:
+    ``count --spill`` there goes on). Out of core is the census forward only: which positions
+    still win, the winning sequences and the games need the levels backwards, in memory."""
+    import shutil
+    import tempfile
+    from pathlib import Path
+
+    from .reach import reach
+
+    deadline = deadline or Deadline()
+    try:
+        return count(problem, deadline, progress)
+    except Unfinished as exc:
+        if not exc.budget:
+            raise
+        root = Path(tempfile.mkdtemp(prefix="pegsat-levels-"))
+        if progress is not None:
+            progress(f"{exc}: going on with the reachable positions on disk in {root} (the positions "
+                     "still winning, winning sequences and games are counted in memory only)")
+        got = reach(problem, root, workers=workers, deadline=deadline, progress=progress)
+        shutil.rmtree(root, ignore_errors=True)
+        return got
 
 
 class _Sweep:

@@ -176,9 +176,12 @@ def reach(problem: Problem, root: Path, *, workers: int = 2, scheduler: str | No
                 spill.drop_level(root, d)
             if progress is not None:
                 secs = time.perf_counter() - t
+                growth = level.classes / max(1, last.classes)
                 progress(f"level {d + 1}: {level.classes:,} positions up to symmetry in {parts_next} "
-                         f"partitions, {level.bytes / 1e6:.1f} MB on disk, {secs:.1f} s "
-                         f"({level.classes / max(secs, 1e-9):,.0f} positions/s)")
+                         f"partitions, {level.bytes / 1e6:,.1f} MB on disk, {secs:.1f} s "
+                         f"({level.classes / max(secs, 1e-9):,.0f} positions/s); if the next level grows "
+                         f"as this one did: ~{level.classes * growth:,.0f} positions, "
+                         f"~{level.bytes * growth / 1e6:,.0f} MB, ~{secs * growth:,.0f} s (a guess)")
     return Reach(problem, len(k.group), tuple(levels), True, time.perf_counter() - t0)
 
 
