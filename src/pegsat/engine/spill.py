@@ -51,13 +51,16 @@ def prepare(root: Path, memory: int | None, workers: int, fanout: int) -> tuple[
     it cannot be): the bytes of a worker process (``memory``, else the memory budget shared
     by ``workers``), the positions a task expands at once (their children, sorted and routed,
     take about ``BYTES_PER_CHILD`` each, ``fanout`` children a position at most), and the
-    most positions a file may claim."""
+    most positions a file may claim (a file claiming more than the whole memory budget, or
+    a worker's memory, holds is not believed: partitions never shrink below
+    ``MIN_PART_BYTES``, so a tiny worker's files may hold more than it has)."""
     per_worker = memory or memory_budget() // max(1, workers)
     try:
         root.mkdir(parents=True, exist_ok=True)
     except OSError as exc:
         raise PegsatError(f"cannot use {root} for the levels: {exc.strerror}") from None
-    return per_worker, max(1024, per_worker // (fanout * BYTES_PER_CHILD)), max(1, per_worker // 8)
+    return (per_worker, max(1024, per_worker // (fanout * BYTES_PER_CHILD)),
+            max(per_worker, memory_budget(), 8 * MIN_PART_BYTES) // 8)
 
 
 def partitions(classes: int, fanout: int, per_worker: int, at_least: int = 1, spread: int = 1) -> int:
