@@ -15,7 +15,7 @@ from pegsat.cli import main
 from pegsat.deadline import Deadline
 from pegsat.model.catalogue import get_board
 from pegsat.model.problem import Problem, single_vacancy
-from pegsat.model.result import Status
+from pegsat.model.result import Result, Status
 from pegsat.proofs import certificate, drat, independent
 
 NB = Path(__file__).resolve().parent.parent / "instances" / "netbenefit"
@@ -297,7 +297,8 @@ def test_dead_sets_agree_with_the_search_and_pass_the_checker(problem: Problem):
         replay_plan(problem, got.plan)
     else:
         walk = independent.dead_set(problem, got.dead, [list(p) for p in got.group],
-                                    [(list(p.weights), p.floor) for p in got.pagodas])
+                                    [(list(p.weights), p.floor) for p in got.pagodas],
+                                    classes=list(got.classes) if got.classes else None)
         assert walk.ok is True, walk.message
 
 
@@ -313,12 +314,80 @@ def split_cert(tmp_path_factory):
     p = single_vacancy(b, b.hole("b3"), Goal(min_pegs=1, max_pegs=1, empty=1 << b.hole("c5")))
     path = tmp_path_factory.mktemp("split") / "b3.json"
     old, games.SPLIT_ABOVE = games.SPLIT_ABOVE, 0
+    whole, P._open_game = P._open_game, lambda problem, *a: Result(Status.UNKNOWN, problem, "prove")
     try:
         r = P.prove(p, Deadline(120), certificate_path=path)
     finally:
-        games.SPLIT_ABOVE = old
+        games.SPLIT_ABOVE, P._open_game = old, whole
     assert r.status is Status.UNSOLVABLE and r.proof.value == "split", r.detail
     return path
+
+
+def _open_problem():
+    from pegsat.model.problem import Goal, Problem
+
+    b = get_board("english")
+    start = sum(1 << b.hole(h) for h in "c2 e2 b3 c3 d3 e3 g3 a4 b4 e4 b5 d5 d6 e6 d7".split())
+    return Problem(b, start, Goal.one_peg())  # no cheap proof; the search cuts by pagodas
+
+
+@pytest.fixture(scope="module")
+def open_cert(tmp_path_factory):
+    """A goal of one peg anywhere, refuted by a whole search whose pagodas are weighed hole by
+    hole against the survivors each position's class allows."""
+    from pegsat.proofs import prove as P
+
+    path = tmp_path_factory.mktemp("open") / "open.json"
+    r = P.prove(_open_problem(), Deadline(120), certificate_path=path)
+    assert r.status is Status.UNSOLVABLE and r.certificate["kind"] == "dead-set", r.detail
+    assert r.certificate["evidence"]["classes"] and r.certificate["evidence"]["pagodas"]
+    return path
+
+
+def test_the_open_game_of_a_large_board_is_certified_from_the_search_turns(tmp_path):
+    """On boards of more than ``SPLIT_ABOVE`` holes ``prove`` first searches the open game as
+    the ``search`` planner's turns do, and closes the table it exhausted into the certificate."""
+    from pegsat.analysis import games
+    from pegsat.proofs import prove as P
+
+    old, games.SPLIT_ABOVE = games.SPLIT_ABOVE, 0
+    try:
+        r = P.prove(_open_problem(), Deadline(120), certificate_path=tmp_path / "open.json")
+    finally:
+        games.SPLIT_ABOVE = old
+    assert r.status is Status.UNSOLVABLE and r.certificate["kind"] == "dead-set", r.detail
+    assert "dead-open" in r.certificate["evidence"]["positions"]
+    assert cli("check", tmp_path / "open.json").exit_code == 0
+
+
+def test_an_open_game_certificate_weighs_pagodas_hole_by_hole(open_cert):
+    data = json.loads(open_cert.read_text())
+    ev = data["evidence"]
+    assert ev["classes"] and ev["count"] > 0
+    r = cli("check", open_cert)
+    assert r.exit_code == 0 and "hole by hole" in r.output, r.output
+
+
+def test_an_open_game_certificate_with_a_class_weighting_or_pagoda_changed_is_rejected(open_cert):
+    tmp_path = open_cert.parent  # beside the dead set's file
+    data = json.loads(open_cert.read_text())
+    names = get_board("english").names
+    ev = data["evidence"]
+    one = ev["classes"][0]
+    other = next(h for h in names if h not in one)
+    r = _forged(data, tmp_path, lambda e: e["classes"][0].append(other))  # odd on some line now
+    assert r.exit_code == 1 and "is odd on line" in r.output, r.output
+    r = _forged(data, tmp_path, lambda e: e.update(classes=[]))  # every hole allowed everywhere
+    assert r.exit_code == 1, r.output
+    heavy = max(ev["pagodas"], key=lambda pg: len(pg["weights"]))
+    hole = next(iter(heavy["weights"]))
+
+    def raise_one(e):
+        pg = next(x for x in e["pagodas"] if x["weights"] == heavy["weights"])
+        pg["weights"][hole] += 5
+    r = _forged(data, tmp_path, raise_one)
+    assert r.exit_code == 1 and ("increases on jump" in r.output or "neither excluded" in r.output
+                                 or "floor" in r.output), r.output
 
 
 def test_a_split_certificate_checks_survivor_by_survivor(split_cert):

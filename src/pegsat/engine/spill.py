@@ -214,8 +214,9 @@ def probe(k: Kernel, root: Path, fingerprint: str, d: int, p: int, parts: int, c
     """(how many, the least) of the children of partition ``p`` of level ``d`` (positions
     ``lo:end``) that meet something, the children never stored: routed to ``parts``
     partitions (those of what they are met against), held up to ``hold`` of them, then each
-    partition's, sorted and distinct, given to ``meets(q, children)`` (a mask). The last
-    level a bounded search needs matters only by its meeting: no buckets, no merge."""
+    partition's, sorted and distinct, given to ``meets(q, children)`` (a mask), up to the
+    first flush that meets (one meeting is enough). The last level a bounded search needs
+    matters only by its meeting: no buckets, no merge."""
     level = read_part(root, fingerprint, d, p, max_count)[lo:end]
     held: list[list[np.ndarray]] = [[] for _ in range(parts)]
     size = hits = 0
@@ -241,6 +242,8 @@ def probe(k: Kernel, root: Path, fingerprint: str, d: int, p: int, parts: int, c
         size += len(kids)
         if size >= hold:
             flush()
+            if hits:
+                return hits, least
     flush()
     return hits, least
 

@@ -190,6 +190,23 @@ def in_turns(problem: Problem, turns: list[Turn], refuted: dict[Key, tuple[Proof
                     {**totals, "solve_s": round(time.perf_counter() - t0, 3), "games": len(turns)})
 
 
+def alone(problem: Problem, deadline: Deadline, config: Config) -> tuple[Result, game.State]:
+    """One game in turns of its own, as ``in_turns`` gives the open goal's game: each turn
+    longer, and between turns its table grown and new pagodas mined (``prepare``), until a
+    plan, exhaustion or the deadline. Returns the last turn's answer and the game's state:
+    its dead table and pagodas, what ``proofs.deadset.close`` makes a certificate of."""
+    state = game.State()
+    span, last = FIRST_TURN, None
+    while True:
+        if last is not None:
+            prepare(problem, state, deadline.within(min(span / 16, pagoda.LEARN_SECONDS)), 1.0, span / last)
+        r = game.whole(problem, deadline.within(span), config, state)
+        if r.status is not Status.UNKNOWN or deadline.expired():
+            return r, state
+        last = span
+        span *= TURN_GROWTH if span < LONG_TURN else 2
+
+
 def _verdict(problem: Problem, turns: list[Turn], refuted: dict[Key, tuple[Proof, bool]], ruled_out: int,
              deadline: Deadline, stats: Stats) -> Result:
     """"Unknown" while a deciding game is open, else the refutation: the problem itself (on

@@ -42,6 +42,9 @@ them, or an unknown format version, is refused. Kinds:
               each pagoda is a pagoda whose floor no goal position is below, the start is in
               the set, no goal is, and every child of every position in it is excluded or
               in it. The whole argument is checked; nothing of pegsat's search is trusted.
+              For a goal of one peg anywhere (the open game) the certificate also holds the
+              class weightings (``classes``): a position is then excluded hole by hole, when
+              every hole its position class allows weighs more than it under some pagoda.
 
 ``split``     a one-peg goal refuted survivor by survivor: every hole the goal allows is
               either ruled out by a position-class weighting (as in ``classes``), or refuted
@@ -357,9 +360,12 @@ def _dead_set(problem: Problem, ev: dict, base: Path, staged: dict, deadline: De
         for h, v in it["weights"].items():
             w[index[h]] = v
         pagodas.append((w, it["floor"]))
+    classes = None
+    if "classes" in ev:  # the open game's pagodas, weighed hole by hole
+        classes = [sum(1 << index[h] for h in set(c)) for c in ev["classes"]]
     try:
         loaders = [loader(f, part["count"]) for f, part in zip(files, items, strict=True)]
-        walk = independent.dead_parts(problem, loaders, group, pagodas, deadline)
+        walk = independent.dead_parts(problem, loaders, group, pagodas, deadline, classes)
     except _Bad as exc:
         return str(exc)
     if walk.ok is None:

@@ -39,6 +39,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..analysis import pagoda
+from ..analysis.invariants import class_basis
 from ..deadline import Deadline, Timeout
 from ..engine import dfs as D
 from ..engine.kernel import Kernel
@@ -67,6 +68,7 @@ class Outcome:
     group: tuple[tuple[int, ...], ...] = ()  # the symmetries of the canonical forms
     why: str = ""
     stats: Stats | None = None
+    classes: tuple[int, ...] = ()  # the open game's class weightings (hole by hole: ``Rule``)
 
 
 def supports(problem: Problem) -> str | None:
@@ -78,14 +80,60 @@ def supports(problem: Problem) -> str | None:
     return None
 
 
+@dataclass(frozen=True)
+class Rule:
+    """What excludes a position: its pegs (no more than the goal's least count, not a goal),
+    or pagodas. For a fixed goal, a pagoda's floor: no goal position weighs less. For the
+    open game of a one-peg goal (``classes`` given), hole by hole, as the search cuts with
+    ``survivors``: every hole the position's class allows (its parities under the class
+    weightings, which no jump changes) weighs more, under some pagoda, than the position."""
+
+    problem: Problem
+    pagodas: tuple[D.Pagoda, ...]
+    classes: tuple[int, ...] = ()
+
+    def cut(self, k: Kernel, pos: np.ndarray) -> np.ndarray:
+        """Which of ``pos`` (sorted, distinct; as played: no symmetry applied) are excluded."""
+        g = self.problem.goal
+        min_left = max(g.min_pegs, g.full.bit_count(), 1)
+        out = ~(k.goals(pos, g) | (k.popcount(pos) > min_left))
+        if not self.classes:  # ``pos`` sorted: what passes every floor is a sorted part of it
+            kept, _ = k.keep(pos, [p.weights for p in self.pagodas], [p.floor for p in self.pagodas])
+            return out | ~k.member(kept, pos) if len(kept) < len(pos) else out
+        n = self.problem.board.n
+        allowed = [h for h in range(n) if not g.empty >> h & 1]
+        sig = np.zeros(len(pos), dtype=np.int64)
+        for i, c in enumerate(self.classes):
+            sig |= (np.bitwise_count(pos & np.uint64(c)).astype(np.int64) & 1) << i
+        by_class = np.zeros(1 << len(self.classes), dtype=np.uint64)
+        for h in allowed:
+            by_class[sum(((c >> h) & 1) << i for i, c in enumerate(self.classes))] |= np.uint64(1 << h)
+        left = by_class[sig]
+        for p in self.pagodas:
+            live = left != 0
+            if not live.any():
+                break
+            order = sorted(allowed, key=lambda h: p.weights[h])
+            suffix = np.zeros(len(order) + 1, dtype=np.uint64)
+            for i in range(len(order) - 1, -1, -1):
+                suffix[i] = suffix[i + 1] | np.uint64(1 << order[i])
+            vals = np.array([p.weights[h] for h in order], dtype=np.int64)
+            w = k.score(pos[live], p.weights, 0)
+            left[live] &= ~suffix[np.searchsorted(vals, w, side="right")]
+        return out | (left == 0)
+
+
 def refute(problem: Problem, deadline: Deadline, limit: int = LIMIT) -> Outcome:
-    """A plan, a closed dead set, or "unknown" (time, or more than ``limit`` dead positions)."""
-    learned = pagoda.learn_for(problem, deadline)
+    """A plan, a closed dead set, or "unknown" (time, or more than ``limit`` dead positions).
+    A goal of one peg anywhere is searched whole, its pagodas weighed hole by hole against
+    the survivors its class allows (``Rule``)."""
+    survivors = pagoda.survivors_of(problem)
+    learned = pagoda.learn_for(problem, deadline, survivors)
     pagodas = tuple(D.Pagoda(w, floor) for w, floor in learned)
-    search = D.DepthFirst(problem, table=D.new_table(22), pagodas=pagodas)  # 32 MB, grown as it fills
-    k = search.kernel
-    every = _images(pagodas, k.group)
+    search = D.DepthFirst(problem, table=D.new_table(22), pagodas=pagodas,  # 32 MB, grown as it fills
+                          survivors=survivors)
     order = D.far_first(problem)
+
     def check() -> None:  # every few hundred thousand nodes
         deadline.check()
         if search.stored_now() > min(limit, FILL * len(search.table)):
@@ -105,28 +153,52 @@ def refute(problem: Problem, deadline: Deadline, limit: int = LIMIT) -> Outcome:
             if code == D.FOUND:
                 return Outcome("plan", plan=search.plan(), stats=search.stats())
             break
-        dead = _read(k, search.table)
+    except Timeout:
+        return Outcome("unknown", why="time limit", stats=search.stats())
+    return close(problem, search.table, pagodas, deadline, limit, search.stats())
+
+
+def close(problem: Problem, table: np.ndarray, pagodas: tuple[D.Pagoda, ...], deadline: Deadline,
+          limit: int = LIMIT, stats: Stats | None = None) -> Outcome:
+    """The closed dead set of an exhausted search of ``problem`` whose dead table is
+    ``table`` and whose pagodas are ``pagodas`` (this module's own search, or a game of the
+    ``search`` planner's turns): the table's positions, and a repair pass until every child
+    of every one of them is excluded or in the set; "unknown" past the deadline or ``limit``
+    positions."""
+    survivors = pagoda.survivors_of(problem)
+    k = D.DepthFirst(problem, table=table, pagodas=pagodas, survivors=survivors).kernel
+    every = _images(pagodas, k.group)
+    rule = Rule(problem, every, class_basis(problem.board) if survivors else ())
+    order = D.far_first(problem)
+    repairs = 0
+    try:
+        dead = _read(k, table)
         fresh = dead
-        repairs = 0
         while True:
-            loose = _loose(k, problem, every, dead, fresh, deadline)
+            loose = _loose(k, rule, dead, fresh, deadline)
             if not len(loose):
                 break
             repairs += len(loose)
             for pos in k.ints(loose):
-                sub = D.DepthFirst(Problem(problem.board, pos, problem.goal), table=search.table,
-                                   pagodas=pagodas)
+                # searched as a game of its own: its survivors are those its own class allows
+                # (an image of a reachable position may allow images of the start's survivors)
+                at = Problem(problem.board, pos, problem.goal)
+                sub = D.DepthFirst(at, table=table, pagodas=pagodas, survivors=pagoda.survivors_of(at))
                 if sub.attempt(order, 1 << 62, deadline.check) != D.EXHAUSTED:
                     raise Inconsistent("a child of a position the search proved dead reaches the goal")
-            got = k.unique(k.concat([_read(k, search.table), loose]))  # a loose one may be overwritten
+            got = k.unique(k.concat([_read(k, table), loose]))  # a loose one may be overwritten
             fresh = got[~k.member(dead, got)]
             dead = k.unique(k.concat([dead, fresh]))
             if len(dead) > limit:
-                return Outcome("unknown", why=f"more than {limit} dead positions", stats=search.stats())
+                return Outcome("unknown", why=f"more than {limit} dead positions", stats=stats)
     except Timeout:
-        return Outcome("unknown", why="time limit", stats=search.stats())
-    stats: Stats = {**search.stats(), "dead_set": len(dead), "repaired": repairs}
-    return Outcome("dead", dead=dead, pagodas=every, group=tuple(k.group), stats=stats)
+        return Outcome("unknown", why="time limit", stats=stats)
+    said: Stats = {**(stats or {}), "dead_set": len(dead), "repaired": repairs}
+    if rule.classes:  # hole by hole the floors are not used: each says what a goal weighs at least
+        g = problem.goal
+        allowed = [h for h in range(problem.board.n) if not g.empty >> h & 1]
+        every = tuple(D.Pagoda(p.weights, min(p.weights[h] for h in allowed)) for p in every)
+    return Outcome("dead", dead=dead, pagodas=every, group=tuple(k.group), stats=said, classes=rule.classes)
 
 
 def _images(pagodas: tuple[D.Pagoda, ...], group) -> tuple[D.Pagoda, ...]:
@@ -150,20 +222,16 @@ def _read(k: Kernel, table: np.ndarray) -> np.ndarray:
     return k.unique(table[table != 0], own=True)
 
 
-def _loose(k: Kernel, problem: Problem, pagodas: tuple[D.Pagoda, ...], dead: np.ndarray,
-           fresh: np.ndarray, deadline: Deadline) -> np.ndarray:
-    """The canonical children of ``fresh`` that are neither excluded nor in ``dead`` (the
-    search's own pruning: pagodas and the peg floor on the child as played, as it prunes)."""
-    g = problem.goal
-    min_left = max(g.min_pegs, g.full.bit_count(), 1)
-    weights = [p.weights for p in pagodas]
-    floors = [p.floor for p in pagodas]
+def _loose(k: Kernel, rule: Rule, dead: np.ndarray, fresh: np.ndarray, deadline: Deadline) -> np.ndarray:
+    """The canonical children of ``fresh`` that are neither in ``dead`` nor excluded (the
+    search's own pruning, ``rule``, on the child as played from the stored position; only
+    the children missing from the set are weighed)."""
     out = []
     for lo in range(0, len(fresh), CHUNK):
         deadline.check()
         kids = k.unique(k.step(fresh[lo:lo + CHUNK], canon=False))
-        kids = kids[k.goals(kids, g) | (k.popcount(kids) > min_left)]
-        kids, _ = k.keep(kids, weights, floors)
-        kids = k.unique(k.canon(kids))
-        out.append(kids[~k.member(dead, kids)])
+        canon = k.canon(kids)
+        missing = ~k.member(dead, canon)
+        kids, canon = kids[missing], canon[missing]
+        out.append(k.unique(canon[~rule.cut(k, kids)]))
     return k.unique(k.concat(out)) if out else k.empty()

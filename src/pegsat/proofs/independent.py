@@ -186,16 +186,25 @@ def _least_goal_weight(problem: Problem, w: list[int]) -> int | None:
 
 
 def dead_set(problem: Problem, dead: np.ndarray, group: list[list[int]], pagodas: list[tuple[list[int], int]],
-             deadline: Deadline | None = None) -> Walk:
+             deadline: Deadline | None = None, classes: list[int] | None = None) -> Walk:
     """Check a dead set (``proofs.deadset``) held in memory: ``dead_parts`` with one part."""
-    return dead_parts(problem, [lambda: dead], group, pagodas, deadline)
+    return dead_parts(problem, [lambda: dead], group, pagodas, deadline, classes)
 
 
 def dead_parts(problem: Problem, parts: Sequence[Callable[[], np.ndarray]], group: list[list[int]],
-               pagodas: list[tuple[list[int], int]], deadline: Deadline | None = None) -> Walk:
+               pagodas: list[tuple[list[int], int]], deadline: Deadline | None = None,
+               classes: list[int] | None = None) -> Walk:
     """Check a dead set (``proofs.deadset``): sorted positions closed under jumps up to the
     symmetries ``group`` and the exclusions (below a pagoda's floor, or no more pegs than the
-    goal's least count without being a goal); the start in it and no goal in it. The set is
+    goal's least count without being a goal); the start in it and no goal in it.
+
+    ``classes`` (weightings, as hole masks): the exclusion *hole by hole*, for a goal of one
+    peg anywhere (the open game of a one-peg problem): a position is excluded when every
+    hole its position class allows (the holes whose single peg has its parities under every
+    weighting, each checked to be even on every line, so no jump changes a parity) is ruled
+    out by some pagoda that weighs the position below its weight on that hole (no jump
+    raises a pagoda's weight, and one peg on the hole weighs that much). The floors are not
+    used then. The rule holds for any position, reachable or not. The set is
     given as ``parts``, each a loader of one sorted file, every part's positions above the
     one before's: only one part is held at a time (a set of any size is streamed). A part's
     children that belong to another part (by the parts' ranges) wait in bucket files of a
@@ -220,6 +229,9 @@ def dead_parts(problem: Problem, parts: Sequence[Callable[[], np.ndarray]], grou
         if any((goal.full >> h & 1, goal.empty >> h & 1) != (goal.full >> p[h] & 1, goal.empty >> p[h] & 1)
                for h in range(n)):
             return done(False, f"symmetry {i} does not map the goal onto itself")
+    holewise = classes is not None
+    if holewise and (goal.full or goal.max_pegs != 1):
+        return done(False, "hole-by-hole exclusion is for a goal of one peg anywhere")
     for k, (w, floor) in enumerate(pagodas):
         if len(w) != n or not all(isinstance(x, int) for x in [*w, floor]):
             return done(False, f"pagoda {k} is not one integer weight per hole and an integer floor")
@@ -229,6 +241,13 @@ def dead_parts(problem: Problem, parts: Sequence[Callable[[], np.ndarray]], grou
         least = _least_goal_weight(problem, w)
         if least is not None and least < floor:
             return done(False, f"pagoda {k}: a goal position weighs less than its floor")
+    for i, c in enumerate(classes or []):
+        if not isinstance(c, int) or c < 0 or c >> n:
+            return done(False, f"class weighting {i} is not a set of the board's holes")
+        odd = next(((a, b, d) for a, b, d in board.jumps if ((c >> a & 1) + (c >> b & 1) + (c >> d & 1)) & 1),
+                   None)
+        if odd is not None:
+            return done(False, f"class weighting {i} is odd on line {'-'.join(names[h] for h in odd)}")
 
     # Byte tables: the weight of each byte value per pagoda, the image of each byte value per
     # symmetry. Sums of integer weights in int64: checked to stay far below overflow.
@@ -268,11 +287,41 @@ def dead_parts(problem: Problem, parts: Sequence[Callable[[], np.ndarray]], grou
             out.append(img)
         return out
 
+    # Hole by hole: a position's class is its parities under the weightings; the holes a class
+    # allows (as a mask) by class; per pagoda, its weights on the allowed holes in ascending
+    # order and, for each count of them, the mask of the holes from there on: the holes a
+    # position weighing W rules out are those weighing more than W, one search away.
+    allowed = [h for h in range(n) if not goal.empty >> h & 1]
+    cls = [int(c) for c in classes or []]
+    cmask = np.array(cls, dtype=np.uint64)
+
+    def signature(x: np.ndarray) -> np.ndarray:
+        sig = np.zeros(len(x), dtype=np.int64)
+        for i, c in enumerate(cmask):
+            sig |= (np.bitwise_count(x & c).astype(np.int64) & 1) << i
+        return sig
+
+    by_class = np.zeros(1 << len(cls), dtype=np.uint64)
+    for h in allowed:
+        by_class[sum(((c >> h) & 1) << i for i, c in enumerate(cls))] |= np.uint64(1 << h)
+    ladders = []
+    for w, _ in pagodas:
+        order = sorted(allowed, key=lambda h: w[h])
+        suffix = np.zeros(len(order) + 1, dtype=np.uint64)
+        for i in range(len(order) - 1, -1, -1):
+            suffix[i] = suffix[i + 1] | np.uint64(1 << order[i])
+        ladders.append((np.array([w[h] for h in order], dtype=np.int64), suffix))
+
     def excluded(x: np.ndarray, ws: list[np.ndarray]) -> np.ndarray:
         out = (np.bitwise_count(x) <= lo_pegs) & ~is_goal(x)
-        for wsum, floor in zip(ws, floors, strict=True):
-            out |= wsum < floor
-        return out
+        if not holewise:
+            for wsum, floor in zip(ws, floors, strict=True):
+                out |= wsum < floor
+            return out
+        left = by_class[signature(x)]  # the holes still to rule out, per position
+        for wsum, (vals, suffix) in zip(ws, ladders, strict=True):
+            left &= ~suffix[np.searchsorted(vals, wsum, side="right")]
+        return out | (left == 0)
 
     def smallest(imgs: list[np.ndarray], x: np.ndarray) -> np.ndarray:
         out = x.copy()
@@ -374,6 +423,7 @@ def dead_parts(problem: Problem, parts: Sequence[Callable[[], np.ndarray]], grou
                 if bad.any():
                     return missing(int(c[bad][0]))
     split = f" in {len(parts)} parts, one in memory at a time" if len(parts) > 1 else ""
+    how = f"{len(pagodas)} pagodas" + (f" hole by hole, {len(cls)} class weightings" if holewise else "")
     return done(True, f"the start is in it or excluded; all {total} positions{split} and their {children} "
-                f"children checked: closed under jumps (by {len(group)} symmetries, {len(pagodas)} "
-                "pagodas), no goal among them")
+                f"children checked: closed under jumps (by {len(group)} symmetries, {how}), no goal among "
+                "them")

@@ -42,7 +42,7 @@ from ..files import Staging
 from ..model.problem import Problem, holes_of
 from ..model.result import Certificate, Proof, Result, Stats, Status
 from ..process import OUT_OF_MEMORY
-from . import certificate
+from . import certificate, deadset
 from .cheap import cheap_proofs
 
 NAME = "prove"
@@ -50,6 +50,9 @@ NAME = "prove"
 QUICK_SHARE, QUICK_DEAD = 0.1, 1 << 22
 #: dead positions per file of a dead-set certificate (128 MB in memory when checked)
 PART = 1 << 24
+#: the open game of a one-peg goal on a large board: the share of the time it gets before the
+#: split by survivors, and its dead set's size at most (2 GB in memory)
+OPEN_SHARE, OPEN_LIMIT = 0.6, 1 << 28
 
 
 class _Files:
@@ -113,12 +116,15 @@ def _prove(problem, deadline, stage, files, certificate_path, cnf, proof, solver
         return Result(Status.UNKNOWN, problem, NAME,
                       detail="counting, classes and pagoda LP settle nothing"), {}
     from ..planners import layers
-    from . import deadset
 
     if search and (layers.supports(problem) is None or deadset.supports(problem) is None):
-        split = _by_survivor(problem, deadline, files) if games.large(problem) else None
-        if split is not None:
-            return split, {}
+        if games.large(problem) and games.split(problem) is not None:
+            whole = _open_game(problem, deadline.share(OPEN_SHARE), files)
+            if whole.status is not Status.UNKNOWN:
+                return whole, {}
+            split = _by_survivor(problem, deadline, files)
+            if split is not None:
+                return split, {}
         return _exhaustive(problem, deadline, files, "dead"), {}
     if certificate_path is not None and proof is None:
         proof = beside(certificate_path, ".drat")
@@ -156,7 +162,6 @@ def _exhaustive(problem: Problem, deadline: Deadline, files: _Files, hint: str, 
     then (``fallback``) the level search."""
     from ..planners import layers
     from ..planners.config import Config
-    from . import deadset
 
     if deadset.supports(problem) is None:
         try:
@@ -172,25 +177,7 @@ def _exhaustive(problem: Problem, deadline: Deadline, files: _Files, hint: str, 
             return Result(Status.SOLVED, problem, NAME, plan=got.plan, stats=got.stats or {},
                           detail="not unsolvable: the depth-first search found a plan")
         if got.kind == "dead" and got.dead is not None:
-            names = problem.board.names
-            dead = got.dead
-            if len(dead) <= PART:  # one file, as a small set always was
-                name = files.put(hint, dead)
-                where: dict[str, Any] = {"positions": name, "sha256": certificate.sha256(files.staged[name])}
-            else:  # files of PART positions: the checker holds one at a time
-                parts = []
-                for i, lo in enumerate(range(0, len(dead), PART)):
-                    name = files.put(f"{hint}.{i:04d}", dead[lo:lo + PART])
-                    parts.append({"file": name, "count": len(dead[lo:lo + PART]),
-                                  "sha256": certificate.sha256(files.staged[name])})
-                where = {"positions": parts}
-            ev = {**where, "count": len(dead),
-                  "symmetries": [list(p) for p in got.group],
-                  "pagodas": [{"weights": {names[h]: w for h, w in enumerate(pg.weights) if w},
-                               "floor": pg.floor} for pg in got.pagodas]}
-            return Result(Status.UNSOLVABLE, problem, NAME, proof=Proof.EXHAUSTED, stats=got.stats or {},
-                          certificate=certificate.make(problem, "dead-set", ev),
-                          detail=f"depth-first search exhausted: {len(got.dead)} dead positions")
+            return _dead_set(problem, got, files, hint)
         if layers.supports(problem) is not None or not fallback:
             return Result(Status.UNKNOWN, problem, NAME, detail=f"depth-first search: {got.why}")
     r = layers.solve(problem, deadline, Config())
@@ -205,13 +192,63 @@ def _exhaustive(problem: Problem, deadline: Deadline, files: _Files, hint: str, 
     return r  # with its exhaustive certificate
 
 
+def _dead_set(problem: Problem, got: deadset.Outcome, files: _Files, hint: str) -> Result:
+    """The ``dead-set`` certificate of a closed dead set (``deadset.Outcome``), its positions
+    in one file, or in files of ``PART`` positions (the checker holds one at a time)."""
+    names = problem.board.names
+    dead = got.dead
+    assert dead is not None  # only closed sets are written
+    if len(dead) <= PART:  # one file, as a small set always was
+        name = files.put(hint, dead)
+        where: dict[str, Any] = {"positions": name, "sha256": certificate.sha256(files.staged[name])}
+    else:
+        parts = []
+        for i, lo in enumerate(range(0, len(dead), PART)):
+            name = files.put(f"{hint}.{i:04d}", dead[lo:lo + PART])
+            parts.append({"file": name, "count": len(dead[lo:lo + PART]),
+                          "sha256": certificate.sha256(files.staged[name])})
+        where = {"positions": parts}
+    ev = {**where, "count": len(dead),
+          "symmetries": [list(p) for p in got.group],
+          "pagodas": [{"weights": {names[h]: w for h, w in enumerate(pg.weights) if w},
+                       "floor": pg.floor} for pg in got.pagodas]}
+    if got.classes:  # the open game: pagodas weighed hole by hole (``deadset.Rule``)
+        ev["classes"] = [[names[h] for h in holes_of(c)] for c in got.classes]
+    return Result(Status.UNSOLVABLE, problem, NAME, proof=Proof.EXHAUSTED, stats=got.stats or {},
+                  certificate=certificate.make(problem, "dead-set", ev),
+                  detail=f"depth-first search exhausted: {len(dead)} dead positions")
+
+
+def _open_game(problem: Problem, deadline: Deadline, files: _Files) -> Result:
+    """The open game of a one-peg goal searched whole, as the ``search`` planner's turns
+    search it (its table grown, pagodas mined between turns, on every core): a plan, a
+    ``dead-set`` certificate of its exhausted table (closed by ``deadset.close``, pagodas
+    weighed hole by hole), or "unknown"."""
+    from ..planners.config import Config
+    from ..planners.turns import alone
+
+    r, state = alone(problem, deadline, Config())
+    if r.status is Status.SOLVED and r.plan is not None:
+        replay_plan(problem, r.plan)
+        return Result(Status.SOLVED, problem, NAME, plan=r.plan,
+                      detail="not unsolvable: the open game has a plan")
+    if r.status is not Status.UNSOLVABLE or state.table is None:
+        return Result(Status.UNKNOWN, problem, NAME, detail=f"the open game: {r.detail or 'undecided'}")
+    try:
+        got = deadset.close(problem, state.table, tuple(state.pagodas or ()), deadline, OPEN_LIMIT, r.stats)
+    except deadset.Inconsistent as exc:
+        return Result(Status.ERROR, problem, NAME, detail=f"internal error: {exc}")
+    if got.kind != "dead":
+        return Result(Status.UNKNOWN, problem, NAME, detail=f"the open game's dead set: {got.why}")
+    return _dead_set(problem, got, files, "dead-open")
+
+
 def _by_survivor(problem: Problem, deadline: Deadline, files: _Files) -> Result | None:
     """A ``split`` certificate for a one-peg-anywhere goal, a plan (a survivor's game, or its
     reversal, was solvable), "unknown" (a survivor left undecided), or None (not such a goal).
     Both directions of every survivor get a cheap proof first, then a small depth-first
     search each, then the whole exhaustive step; each an equal share of the time left."""
     from ..analysis.invariants import separating_weight
-    from . import deadset
 
     survivors = games.split(problem)
     if survivors is None:
