@@ -231,7 +231,10 @@ def _loose(k: Kernel, rule: Rule, dead: np.ndarray, fresh: np.ndarray, deadline:
         deadline.check()
         kids = k.unique(k.step(fresh[lo:lo + CHUNK], canon=False))
         canon = k.canon(kids)
-        missing = ~k.member(dead, canon)
-        kids, canon = kids[missing], canon[missing]
-        out.append(k.unique(canon[~rule.cut(k, kids)]))
+        forms = k.unique(canon)  # sorted: looked up in one merging pass, not a search each
+        gone = forms[~k.member(dead, forms)]
+        if len(gone):
+            mine = k.member(gone, canon)
+            kids, canon = kids[mine], canon[mine]
+            out.append(k.unique(canon[~rule.cut(k, kids)]))
     return k.unique(k.concat(out)) if out else k.empty()

@@ -275,9 +275,6 @@ def dead_parts(problem: Problem, parts: Sequence[Callable[[], np.ndarray]], grou
         pegs = np.bitwise_count(x)
         return ((x & full) == full) & ((x & empty) == 0) & (pegs >= goal.min_pegs) & (pegs <= hi_pegs)
 
-    def weights(x: np.ndarray) -> list[np.ndarray]:
-        return [sum(weigh[k, i][byte(x, i)] for i in range(nb)) for k in range(len(floors))]
-
     def images(x: np.ndarray) -> list[np.ndarray]:
         out = []
         for s in range(len(group)):
@@ -312,16 +309,27 @@ def dead_parts(problem: Problem, parts: Sequence[Callable[[], np.ndarray]], grou
             suffix[i] = suffix[i + 1] | np.uint64(1 << order[i])
         ladders.append((np.array([w[h] for h in order], dtype=np.int64), suffix))
 
-    def excluded(x: np.ndarray, ws: list[np.ndarray]) -> np.ndarray:
+    def excluded(x: np.ndarray) -> np.ndarray:
+        """Which positions are excluded: by their pegs, or by the pagodas, weighed one
+        pagoda at a time over the positions not yet settled."""
         out = (np.bitwise_count(x) <= lo_pegs) & ~is_goal(x)
-        if not holewise:
-            for wsum, floor in zip(ws, floors, strict=True):
-                out |= wsum < floor
-            return out
-        left = by_class[signature(x)]  # the holes still to rule out, per position
-        for wsum, (vals, suffix) in zip(ws, ladders, strict=True):
-            left &= ~suffix[np.searchsorted(vals, wsum, side="right")]
-        return out | (left == 0)
+        todo = np.flatnonzero(~out)
+        left = by_class[signature(x[todo])] if holewise else None  # holes still to rule out
+        for k, (vals, suffix) in enumerate(ladders):
+            if not len(todo):
+                break
+            y = x[todo]
+            wsum = sum(weigh[k, i][byte(y, i)] for i in range(nb))
+            if holewise:
+                assert left is not None
+                left &= ~suffix[np.searchsorted(vals, wsum, side="right")]
+                done_now = left == 0
+                left = left[~done_now]
+            else:
+                done_now = wsum < floors[k]
+            out[todo[done_now]] = True
+            todo = todo[~done_now]
+        return out
 
     def smallest(imgs: list[np.ndarray], x: np.ndarray) -> np.ndarray:
         out = x.copy()
@@ -332,8 +340,12 @@ def dead_parts(problem: Problem, parts: Sequence[Callable[[], np.ndarray]], grou
     def member(part: np.ndarray, x: np.ndarray) -> np.ndarray:
         if not len(part) or not len(x):
             return np.zeros(len(x), dtype=bool)
-        at = np.searchsorted(part, x)
-        return part[np.minimum(at, len(part) - 1)] == x
+        order = np.argsort(x)  # sorted queries: each search starts where the last one ended
+        xs = x[order]
+        at = np.searchsorted(part, xs)
+        out = np.empty(len(x), dtype=bool)
+        out[order] = part[np.minimum(at, len(part) - 1)] == xs
+        return out
 
     # First pass: every part sorted, distinct, on the board, above the part before, no goal.
     firsts: list[int] = []
@@ -361,18 +373,20 @@ def dead_parts(problem: Problem, parts: Sequence[Callable[[], np.ndarray]], grou
 
     start = np.array([problem.start], dtype=np.uint64)
     s0 = smallest(images(start), start)
-    if not excluded(start, weights(start))[0]:
+    if not excluded(start)[0]:
         at = int(home(s0)[0])
         if at < 0 or not member(parts[at](), s0)[0]:
             return done(False, "the start is neither in the dead set nor excluded")
-    # A child's weights and images follow from its parent's: a jump a-b-c takes the pegs of
-    # a and b and puts one on c (weight + w[c] - w[a] - w[b]); a symmetry permutes holes, so
-    # the image of x ^ flip is the image of x ^ the image of flip.
+    # A child's images follow from its parent's: a symmetry permutes holes, so the image of
+    # x ^ flip is the image of x ^ the image of flip. Only a child missing from the set is
+    # weighed (``excluded``): most are in it. A missing child met as its canonical form (from
+    # a bucket) is weighed as that form: it stands for every image, and an image reaches a
+    # goal exactly when the child does (the symmetries map lines onto lines, the goal onto
+    # itself).
     rules = engine(board)
     need = np.array(rules.need, dtype=np.uint64)
     land = np.array(rules.land, dtype=np.uint64)
     flip = np.array(rules.flip, dtype=np.uint64)
-    delta = [[w[c] - w[a] - w[b] for a, b, c in board.jumps] for w, _ in pagodas]
     fimg = images(flip)
     children = seen = 0
 
@@ -388,23 +402,23 @@ def dead_parts(problem: Problem, parts: Sequence[Callable[[], np.ndarray]], grou
                 if deadline.expired():
                     return done(None, f"time limit after {seen + lo} of {total} dead positions")
                 x = dead[lo:lo + BATCH * 10]
-                wx, ix = weights(x), images(x)
+                ix = images(x)
                 away: list[np.ndarray] = []
                 for j in range(len(flip)):
                     legal = ((x & need[j]) == need[j]) & ((x & land[j]) == 0)
                     c = x[legal] ^ flip[j]
                     children += len(c)
-                    keep = ~excluded(c, [wk[legal] + dk[j] for wk, dk in zip(wx, delta, strict=True)])
-                    imgs = [im[legal][keep] ^ fi[j] for im, fi in zip(ix, fimg, strict=True)]
-                    canon = smallest(imgs, c[keep])
+                    canon = smallest([im[legal] ^ fi[j] for im, fi in zip(ix, fimg, strict=True)], c)
                     where = home(canon)
-                    if (where < 0).any():
-                        return missing(int(canon[where < 0][0]))
                     mine = where == i
-                    bad = ~member(dead, canon[mine])
+                    # a child in no part's range, or missing from its part, must be excluded
+                    out = where < 0
+                    out[mine] = ~member(dead, canon[mine])
+                    bad = out.copy()
+                    bad[out] = ~excluded(c[out])
                     if bad.any():
-                        return missing(int(canon[mine][bad][0]))
-                    away.append(canon[~mine])
+                        return missing(int(canon[bad][0]))
+                    away.append(canon[~mine & ~out])
                 rest = np.unique(np.concatenate(away)) if away else np.zeros(0, dtype=np.uint64)
                 where = home(rest)
                 for q in np.unique(where):
@@ -419,9 +433,11 @@ def dead_parts(problem: Problem, parts: Sequence[Callable[[], np.ndarray]], grou
             dead = load()
             for f in files:
                 c = np.load(f)
-                bad = ~member(dead, c)
-                if bad.any():
-                    return missing(int(c[bad][0]))
+                out = ~member(dead, c)
+                if out.any():  # missing: excluded, as the canonical form any image stands for
+                    bad = np.flatnonzero(out)[~excluded(c[out])]
+                    if len(bad):
+                        return missing(int(c[bad[0]]))
     split = f" in {len(parts)} parts, one in memory at a time" if len(parts) > 1 else ""
     how = f"{len(pagodas)} pagodas" + (f" hole by hole, {len(cls)} class weightings" if holewise else "")
     return done(True, f"the start is in it or excluded; all {total} positions{split} and their {children} "
