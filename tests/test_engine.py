@@ -81,6 +81,25 @@ def test_canonical_form_permutation_and_membership(name):
     assert list(k.popcount(arr)) == [p.bit_count() for p in pos]
 
 
+def test_the_bulk_pagoda_cut_is_the_search_rule():
+    """``Kernel.cut``: a position is cut when every column (survivor) has some pagoda
+    weighing it below that column's floor; exact integer sums, any sign."""
+    b = get_board("english")
+    k = kernel(b, ())
+    rng = random.Random(5)
+    weights = [[rng.randint(-3, 4) for _ in range(b.n)] for _ in range(6)]
+    floors = [[rng.randint(-2, 9) for _ in range(3)] for _ in range(6)]
+    pos = _random_positions(b, 400, 11)
+
+    def weigh(w, x):
+        return sum(w[h] for h in range(b.n) if x >> h & 1)
+
+    want = [all(any(weigh(w, x) < f[j] for w, f in zip(weights, floors, strict=True)) for j in range(3))
+            for x in pos]
+    assert list(k.cut(k.array(pos), weights, floors)) == want
+    assert not k.cut(k.array(pos), [], []).any()
+
+
 def test_routing_groups_positions_by_their_hash_and_keeps_their_order():
     """The core's counting sort puts each position where ``spill.route`` says, in the
     order given (sorted children stay sorted): the out-of-core searches route by it."""

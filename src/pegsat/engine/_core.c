@@ -547,6 +547,62 @@ static PyObject *Board_rehash(CoreBoard *b, PyObject *args) {
     return PyLong_FromLongLong(stored);
 }
 
+/* cut(positions, weights, floors) -> bytes, 1 where the position is cut: for each of the K
+ * columns of floors [P][K] (K <= 64: one per survivor), some pagoda p weighs the position
+ * below floors[p][k] (``pagoda_cut`` of the search, over an array; weights int64 [P][n]).
+ * One-word positions. The certificates' repair pass (``proofs.deadset``) asks it for the
+ * positions missing from a dead set. */
+static PyObject *Board_cut(CoreBoard *b, PyObject *args) {
+    Py_buffer v, wv, fv; Py_ssize_t n;
+    if (!PyArg_ParseTuple(args, "y*y*y*", &v, &wv, &fv)) return NULL;
+    PyObject *r = NULL;
+    int64_t *tab = NULL;
+    if (positions(b, &v, &n) < 0) goto out;
+    int P = b->n ? (int)(wv.len / 8 / b->n) : 0;
+    int K = P ? (int)(fv.len / 8 / P) : 0;
+    if (b->W != 1 || wv.len != (Py_ssize_t)P * b->n * 8 || fv.len != (Py_ssize_t)P * K * 8 || K > 64
+            || (P && K < 1)) {
+        PyErr_SetString(PyExc_ValueError, "cut: one-word positions, weights [P][n], floors [P][K], 1 <= K <= 64");
+        goto out;
+    }
+    tab = calloc((size_t)P * b->nbytes * 256 + 1, sizeof(int64_t));
+    r = PyByteArray_FromStringAndSize(NULL, n ? n : 1);
+    if (!tab || !r) { Py_CLEAR(r); PyErr_NoMemory(); goto out; }
+    const int64_t *w = wv.buf, *floors = fv.buf;
+    for (int p = 0; p < P; p++)
+        for (int byte = 0; byte < b->nbytes; byte++)
+            for (int val = 0; val < 256; val++) {
+                int64_t sum = 0;
+                for (int bit = 0; bit < 8; bit++) {
+                    int h = byte * 8 + bit;
+                    if (h < b->n && (val >> bit & 1)) sum += w[(size_t)p * b->n + h];
+                }
+                tab[((size_t)p * b->nbytes + byte) * 256 + val] = sum;
+            }
+    char *cut = PyByteArray_AS_STRING(r);
+    const uint64_t *src = (const uint64_t *)v.buf;
+    const uint64_t all = K == 64 ? ~0ull : ((1ull << K) - 1);
+    const int nb = b->nbytes;
+    Py_BEGIN_ALLOW_THREADS
+    for (Py_ssize_t i = 0; i < n; i++) {
+        uint64_t pos = src[i], ruled = 0;
+        for (int p = 0; p < P && ruled != all; p++) {
+            const int64_t *t = tab + (size_t)p * nb * 256;
+            int64_t s = 0;
+            for (int k = 0; k < nb; k++) s += t[k * 256 + (int)((pos >> (8 * k)) & 255)];
+            const int64_t *f = floors + (size_t)p * K;
+            for (int k = 0; k < K; k++) ruled |= (uint64_t)(s < f[k]) << k;
+        }
+        cut[i] = P > 0 && ruled == all;
+    }
+    Py_END_ALLOW_THREADS
+    if (PyByteArray_Resize(r, n) < 0) Py_CLEAR(r);
+out:
+    free(tab);
+    PyBuffer_Release(&v); PyBuffer_Release(&wv); PyBuffer_Release(&fv);
+    return r;
+}
+
 /* route(positions, bits) -> (routed, counts): one-word positions grouped by partition, the
  * top ``bits`` bits of hash_1 (Fibonacci hashing: what ``engine.spill.route`` computes), by a
  * stable counting sort, so each partition's positions keep their order (sorted stay sorted);
@@ -600,6 +656,7 @@ static PyMethodDef Board_methods[] = {
     {"sort_unique", (PyCFunction)Board_sort_unique, METH_VARARGS, "sort_unique(buffer) -> distinct count"},
     {"member", (PyCFunction)Board_member, METH_VARARGS, "member(sorted, query) -> 0/1 bytes"},
     {"route", (PyCFunction)Board_route, METH_VARARGS, "route(positions, bits) -> (grouped by partition, counts)"},
+    {"cut", (PyCFunction)Board_cut, METH_VARARGS, "cut(positions, weights, floors) -> 0/1 bytes, pagoda cuts per survivor"},
     {"keep", (PyCFunction)Board_keep, METH_VARARGS, "keep(positions, weights, floors, alone)"},
     {"score", (PyCFunction)Board_score, METH_VARARGS, "score(positions, weights, iso, out)"},
     {NULL}

@@ -152,6 +152,18 @@ class Kernel:
         hits = self.core.member(self._buf(sorted_set), self._buf(pos))
         return np.frombuffer(hits, dtype=np.uint8).astype(bool)
 
+    def cut(self, pos: np.ndarray, weights: Sequence[Sequence[int]], floors: Sequence[Sequence[int]]
+            ) -> np.ndarray:
+        """Which positions the pagodas cut as the depth-first search cuts them with
+        survivors: for every column ``k`` of ``floors`` (one per survivor, at most 64), some
+        pagoda ``p`` weighs the position below ``floors[p][k]``. One-word positions."""
+        if not len(pos) or not len(weights):
+            return np.zeros(len(pos), dtype=bool)
+        w = np.array(weights, dtype=np.int64).reshape(len(weights), self.board.n)
+        f = np.array(floors, dtype=np.int64).reshape(len(weights), -1)
+        cut = self.core.cut(self._buf(pos), w.tobytes(), f.tobytes())
+        return np.frombuffer(cut, dtype=np.uint8).astype(bool)
+
     def route(self, pos: np.ndarray, parts: int) -> tuple[np.ndarray, np.ndarray]:
         """(the positions grouped by partition, each group in its given order; the bounds of
         the groups: partition ``q`` is ``grouped[bounds[q]:bounds[q + 1]]``), for ``parts`` (a

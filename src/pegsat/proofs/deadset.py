@@ -94,45 +94,30 @@ class Rule:
     classes: tuple[int, ...] = ()
 
     @cached_property
-    def _ladders(self) -> tuple[np.ndarray, list[tuple[np.ndarray, np.ndarray]]]:
-        """The holes each class allows (a mask per class), and per pagoda its weights on the
-        allowed holes in ascending order with, for each count of them, the mask of the holes
-        from there on (the holes a position weighing W rules out: those weighing more)."""
+    def _allowed(self) -> dict[int, list[int]]:
+        """The holes each class allows (by the class's parities: bit i under weighting i)."""
         g = self.problem.goal
-        allowed = [h for h in range(self.problem.board.n) if not g.empty >> h & 1]
-        by_class = np.zeros(1 << len(self.classes), dtype=np.uint64)
-        for h in allowed:
-            by_class[sum(((c >> h) & 1) << i for i, c in enumerate(self.classes))] |= np.uint64(1 << h)
-        ladders = []
-        for p in self.pagodas:
-            order = sorted(allowed, key=lambda h: p.weights[h])
-            suffix = np.zeros(len(order) + 1, dtype=np.uint64)
-            for i in range(len(order) - 1, -1, -1):
-                suffix[i] = suffix[i + 1] | np.uint64(1 << order[i])
-            ladders.append((np.array([p.weights[h] for h in order], dtype=np.int64), suffix))
-        return by_class, ladders
+        out: dict[int, list[int]] = {}
+        for h in range(self.problem.board.n):
+            if not g.empty >> h & 1:
+                out.setdefault(sum(((c >> h) & 1) << i for i, c in enumerate(self.classes)), []).append(h)
+        return out
 
     def cut(self, k: Kernel, pos: np.ndarray) -> np.ndarray:
         """Which of ``pos`` (sorted, distinct; as played: no symmetry applied) are excluded."""
         g = self.problem.goal
         min_left = max(g.min_pegs, g.full.bit_count(), 1)
         out = ~(k.goals(pos, g) | (k.popcount(pos) > min_left))
-        if not self.classes:  # ``pos`` sorted: what passes every floor is a sorted part of it
-            kept, _ = k.keep(pos, [p.weights for p in self.pagodas], [p.floor for p in self.pagodas])
-            return out | ~k.member(kept, pos) if len(kept) < len(pos) else out
-        by_class, ladders = self._ladders
+        weights = [p.weights for p in self.pagodas]
+        if not self.classes:
+            return out | k.cut(pos, weights, [[p.floor] for p in self.pagodas])
         sig = np.zeros(len(pos), dtype=np.int64)
         for i, c in enumerate(self.classes):
             sig |= (np.bitwise_count(pos & np.uint64(c)).astype(np.int64) & 1) << i
-        todo = np.flatnonzero(~out)
-        left = by_class[sig[todo]]  # the holes still to rule out, per position still open
-        for p, (vals, suffix) in zip(self.pagodas, ladders, strict=True):
-            if not len(todo):
-                break
-            left &= ~suffix[np.searchsorted(vals, k.score(pos[todo], p.weights, 0), side="right")]
-            settled = left == 0
-            out[todo[settled]] = True
-            todo, left = todo[~settled], left[~settled]
+        for cls, holes in self._allowed.items():  # each class: its holes are the survivors
+            mine = np.flatnonzero((sig == cls) & ~out)
+            if len(mine):
+                out[mine] = k.cut(pos[mine], weights, [[p.weights[h] for h in holes] for p in self.pagodas])
         return out
 
 
