@@ -177,13 +177,14 @@ def count_or_spill(problem: Problem, deadline: Deadline | None = None,
     except Unfinished as exc:
         if not exc.budget:
             raise
-        root = Path(tempfile.mkdtemp(prefix="pegsat-levels-"))
-        if progress is not None:
-            progress(f"{exc}: going on with the reachable positions on disk in {root} (the positions "
-                     "still winning, winning sequences and games are counted in memory only)")
-        got = reach(problem, root, workers=workers, deadline=deadline, progress=progress)
-        shutil.rmtree(root, ignore_errors=True)
-        return got
+        why = str(exc)
+    root = Path(tempfile.mkdtemp(prefix="pegsat-levels-"))  # the levels in memory are gone by now
+    if progress is not None:
+        progress(f"{why}: going on with the reachable positions on disk in {root} (the positions "
+                 "still winning, winning sequences and games are counted in memory only)")
+    got = reach(problem, root, workers=workers, deadline=deadline, progress=progress)
+    shutil.rmtree(root, ignore_errors=True)
+    return got
 
 
 class _Sweep:
