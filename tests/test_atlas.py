@@ -207,3 +207,39 @@ def test_what_the_survey_leaves_unknown_goes_to_prove(tmp_path, monkeypatch):
     atlas = build(T5, tmp_path / "t5", time_limit=5)
     assert atlas.counts()["unknown"] == 0 and atlas.counts()["solvable"] == 54
     assert check(tmp_path / "t5").ok
+
+
+def test_a_vacancy_whose_open_game_is_refuted_covers_its_survivors(tmp_path, monkeypatch):
+    """Survivors ``prove`` leaves open (as diamond e1's do within its limit) are settled by
+    their vacancy's open game (one peg anywhere: triangle-4 a1, by position classes), whose
+    one certificate every such cell names and ``check`` accepts for them; a cell of another
+    vacancy that names it is refused."""
+    import pegsat.proofs.prove as P
+    from pegsat.model.result import Result, Status
+
+    real = P.prove
+
+    def open_games_only(problem, *a, **k):
+        if problem.goal.full:  # a fixed survivor: left open
+            return Result(Status.UNKNOWN, problem, "prove", detail="left open by the test")
+        return real(problem, *a, **k)
+
+    monkeypatch.setattr(P, "prove", open_games_only)
+    board = get_board("triangle-4")
+    root = tmp_path / "t4"
+    atlas = build(board, root, time_limit=5)
+    mine = [c for c in atlas.cells.values() if c.vacancy == "a1"]
+    assert all(c.status == "unsolvable" for c in mine)
+    assert {c.certificate for c in mine if c.via is None} == {"certs/a1-any.json"}
+    report = check(root)
+    assert report.ok, report.lines()
+    other = next(c for c in cells(root).values() if c["vacancy"] != "a1" and c["status"] == "unsolvable"
+                 and not c["via"])
+
+    def point_elsewhere(data):
+        for c in data["cells"]:
+            if (c["vacancy"], c["survivor"]) == (other["vacancy"], other["survivor"]):
+                c.update(certificate="certs/a1-any.json", kind="classes")
+    edit_index(root, point_elsewhere)
+    report = check(root)
+    assert any("another problem" in f for f in report.failures), report.lines()

@@ -9,9 +9,11 @@ kept. The rest of the table follows: a cell that is the image of a representativ
 symmetry of the board holds the plan mapped by that symmetry (replayed there), or, when
 unsolvable, names the representative and the symmetry; a cell that is a representative's
 time-reversed game (vacancy and survivor swapped: solvable together, ``model.problem.dual``)
-holds the reversed plan, or names the representative and says "reversal". Nothing is
-trusted to stay unknown quietly: a representative the survey or ``prove`` left open is an
-"unknown" cell, and so are its images.
+holds the reversed plan, or names the representative and says "reversal". A representative
+``prove`` leaves open, whose vacancy has no survivor known solvable, is tried as its
+vacancy's open game (one peg anywhere, ``V-any.json``): that certificate covers every
+survivor of the vacancy. Nothing is trusted to stay unknown quietly: a representative still
+open is an "unknown" cell, and so are its images.
 
 ``DIR/atlas.json`` (written atomically) holds the board by its holes and lines and every one
 of its n x n cells. ``check`` re-verifies a whole atlas from the files alone: every plan
@@ -92,9 +94,15 @@ def problem(board: Board, v: int, s: int) -> Problem:
     return single_vacancy(board, v, Goal.survivor(board, s))
 
 
-def cert_name(board: Board, v: int, s: int) -> str:
-    """Where the certificate of vacancy ``v`` -> survivor ``s`` goes, relative to the atlas."""
-    return f"{CERTS}/{board.names[v]}-{board.names[s]}.json"
+def cert_name(board: Board, v: int, s: int | None) -> str:
+    """Where the certificate of vacancy ``v`` -> survivor ``s`` goes, relative to the atlas
+    (``s`` None: the open game, one peg anywhere)."""
+    return f"{CERTS}/{board.names[v]}-{'any' if s is None else board.names[s]}.json"
+
+
+def open_game(board: Board, v: int) -> Problem:
+    """Vacancy ``v`` -> one peg anywhere: its certificate covers every survivor of ``v``."""
+    return single_vacancy(board, v, Goal.one_peg())
 
 
 def build(board: Board, root: Path, *, min_moves: bool = False, time_limit: float | None = 60.0,
@@ -120,6 +128,7 @@ def build(board: Board, root: Path, *, min_moves: bool = False, time_limit: floa
                   time_limit=time_limit, layers_limit=layers_limit, budget=budget, progress=surveyed)
     names = board.names
     own: dict[tuple[int, int], Cell] = {}
+    opened: dict[int, tuple[str, str]] = {}  # vacancy -> its open game's certificate and kind
     for v, s in orbit_pairs(board, reversal=not min_moves):
         vn, sn = names[v], names[s]
         e = reps.get((vn, sn))  # None: the survey left it unknown, and prove tries it too
@@ -129,6 +138,12 @@ def build(board: Board, root: Path, *, min_moves: bool = False, time_limit: floa
             continue
         name, p = cert_name(board, v, s), problem(board, v, s)
         kind = _accepted(root, name, p)
+        if kind is None and v not in opened:  # a rerun: the vacancy's open game refuted already
+            held = _accepted(root, cert_name(board, v, None), open_game(board, v))
+            if held is not None:
+                opened[v] = (cert_name(board, v, None), held)
+        if kind is None and v in opened:  # the vacancy's open game is refuted: it covers the cell
+            name, kind = opened[v]
         if kind is None:
             r = prove(p, Deadline(prove_limit) if budget is None else budget.within(prove_limit),
                       certificate_path=root / name)
@@ -139,6 +154,18 @@ def build(board: Board, root: Path, *, min_moves: bool = False, time_limit: floa
                 own[(v, s)] = Cell(vn, sn, "solvable", "plan", plan=format_plan(board, rep.plan),
                                    moves=rep.moves)
                 continue
+            elif not any(x.status == "solved" for (a, _), x in reps.items() if a == vn):
+                # no survivor of this vacancy is known solvable: its open game (one peg
+                # anywhere) may be refuted whole, and its certificate then covers this cell
+                name, wide = cert_name(board, v, None), open_game(board, v)
+                kind = _accepted(root, name, wide)
+                if kind is None:
+                    r = prove(wide, Deadline(prove_limit) if budget is None else budget.within(prove_limit),
+                              certificate_path=root / name)
+                    if r.status is Status.UNSOLVABLE and r.certificate is not None:
+                        kind = r.certificate["kind"]
+                if kind is not None:
+                    opened[v] = (name, kind)
         if kind is not None:
             own[(v, s)] = Cell(vn, sn, "unsolvable", kind, certificate=name)
             say(f"{vn} -> {sn}: unsolvable, {kind} certificate {name}")
@@ -180,6 +207,15 @@ def _is_problem(got: Problem, want: Problem) -> bool:
     return (got.board.names == want.board.names and set(got.board.lines) == set(want.board.lines)
             and got.start == want.start and got.special is None
             and goal_positions(got) == goal_positions(want))
+
+
+def _covers(got: Problem, board: Board, v: int, s: int) -> bool:
+    """``got`` is the open game of vacancy ``v`` on this board (one peg on any hole its goal
+    allows, ``s`` among them): no plan to any of those holes means none to ``s``."""
+    g = got.goal
+    return (got.board.names == board.names and set(got.board.lines) == set(board.lines)
+            and got.start == board.full & ~(1 << v) and got.special is None
+            and not g.full and g.min_pegs <= 1 and g.max_pegs == 1 and not g.empty >> s & 1)
 
 
 def fill(board: Board, own: dict[tuple[int, int], Cell], reversal: bool) -> dict[tuple[int, int], Cell]:
@@ -275,6 +311,7 @@ def check(root: Path, deadline: Deadline | None = None) -> Report:
     lines = {_line(a, b, c) for a, b, c in board.lines}
     seen: dict[tuple[int, int], dict[str, Any]] = {}
     verdicts: dict[str, tuple[bool | None, str, str]] = {}  # certificate -> (ok, kind, message)
+    about: dict[str, Problem] = {}  # certificate -> the problem it holds
 
     def fail(cell: str, why: str) -> None:
         report.failures.append(f"{cell}: {why}")
@@ -294,7 +331,8 @@ def check(root: Path, deadline: Deadline | None = None) -> Report:
                 fail(f"{names[v]} -> {names[s]}", "missing from the table")
 
     def certified(v: int, s: int, c: dict[str, Any]) -> tuple[bool | None, str, str]:
-        """A representative's certificate, checked and matched to its cell (once each)."""
+        """A representative's certificate, checked once (an open game's serves several
+        cells), and matched to this cell: its own problem, or its vacancy's open game."""
         name = c.get("certificate")
         if not isinstance(name, str):
             return False, "", "no certificate named"
@@ -302,14 +340,14 @@ def check(root: Path, deadline: Deadline | None = None) -> Report:
             try:
                 path = cert.companion(root, name, {})
                 data = cert.load(path)
-                got = problem_from_json(data["problem"], cert.CertificateError)
-                if not _is_problem(got, problem(board, v, s)):
-                    verdicts[name] = (False, data["kind"], f"{name} is about another problem")
-                else:
-                    vd = cert.check(data, path.parent, deadline=deadline)
-                    verdicts[name] = (vd.ok if vd.finished else None, vd.kind, vd.message)
+                about[name] = problem_from_json(data["problem"], cert.CertificateError)
+                vd = cert.check(data, path.parent, deadline=deadline)
+                verdicts[name] = (vd.ok if vd.finished else None, vd.kind, vd.message)
             except (PegsatError, ValueError) as exc:
                 verdicts[name] = (False, "", str(exc)[:160])
+        got = about.get(name)
+        if got is not None and not (_is_problem(got, problem(board, v, s)) or _covers(got, board, v, s)):
+            return False, verdicts[name][1], f"{name} is about another problem"
         return verdicts[name]
 
     for (v, s), c in sorted(seen.items()):
