@@ -380,8 +380,11 @@ static PyObject *Board_canon(CoreBoard *b, PyObject *args) {
     if (positions(b, &v, &n) == 0) {
         r = PyByteArray_FromStringAndSize(NULL, v.len);
         if (r) {
-            if (b->W == 1) canon_all_1(b, v.buf, PyByteArray_AS_STRING(r), n);
-            else canon_all_2(b, v.buf, PyByteArray_AS_STRING(r), n);
+            char *dst = PyByteArray_AS_STRING(r);
+            Py_BEGIN_ALLOW_THREADS  /* no Python objects: threads canonicalise side by side */
+            if (b->W == 1) canon_all_1(b, v.buf, dst, n);
+            else canon_all_2(b, v.buf, dst, n);
+            Py_END_ALLOW_THREADS
         }
     }
     PyBuffer_Release(&v);

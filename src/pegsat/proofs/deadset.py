@@ -34,6 +34,7 @@ that holds the initial state and no bad one).
 
 from __future__ import annotations
 
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from functools import cached_property
 
@@ -46,6 +47,7 @@ from ..engine import dfs as D
 from ..engine.kernel import Kernel
 from ..model.problem import Problem
 from ..model.result import Stats
+from ..process import cores
 
 LIMIT = 1 << 25  # dead positions at most (256 MB in memory)
 FILL = 0.5  # the table grows past this share of its slots (a lost position costs a repair)
@@ -223,16 +225,21 @@ def _read(k: Kernel, table: np.ndarray) -> np.ndarray:
 def _loose(k: Kernel, rule: Rule, dead: np.ndarray, fresh: np.ndarray, deadline: Deadline) -> np.ndarray:
     """The canonical children of ``fresh`` that are neither in ``dead`` nor excluded (the
     search's own pruning, ``rule``, on the child as played from the stored position; only
-    the children missing from the set are weighed)."""
-    out = []
-    for lo in range(0, len(fresh), CHUNK):
+    the children missing from the set are weighed). Chunks run on every core: the core's
+    operations release the GIL."""
+
+    def chunk(lo: int) -> np.ndarray:
         deadline.check()
         kids = k.unique(k.step(fresh[lo:lo + CHUNK], canon=False))
         canon = k.canon(kids)
         forms = k.unique(canon)  # sorted: looked up in one merging pass, not a search each
         gone = forms[~k.member(dead, forms)]
-        if len(gone):
-            mine = k.member(gone, canon)
-            kids, canon = kids[mine], canon[mine]
-            out.append(k.unique(canon[~rule.cut(k, kids)]))
+        if not len(gone):
+            return k.empty()
+        mine = k.member(gone, canon)
+        kids, canon = kids[mine], canon[mine]
+        return k.unique(canon[~rule.cut(k, kids)])
+
+    with ThreadPoolExecutor(cores()) as pool:
+        out = list(pool.map(chunk, range(0, len(fresh), CHUNK)))
     return k.unique(k.concat(out)) if out else k.empty()
