@@ -466,3 +466,32 @@ def test_a_dead_set_split_across_files_is_checked_one_part_at_a_time(tmp_path, m
     v = forged(leave_out)
     assert not v.ok and v.finished and ("neither excluded nor in the dead set" in v.message
                                         or "the start" in v.message), v.message
+
+
+def test_a_dead_set_in_parts_is_checked_on_a_dask_cluster(tmp_path, monkeypatch):
+    """``check --workers 2``: the parts of a dead set expanded and looked up by tasks on a
+    local two-worker Dask cluster (their buckets beside the parts), with the same verdict as
+    in one process; a part left out (the counts made to add up) is refused there too."""
+    import pegsat.proofs.prove as prove_module
+    from pegsat.model.problem import Goal
+    from pegsat.proofs.prove import prove
+
+    monkeypatch.setattr(prove_module, "PART", 150)
+    b = get_board("triangle-5")
+    problem = single_vacancy(b, b.hole("b3"), Goal.survivor(b, b.hole("a1")))
+    path = tmp_path / "b3a1.json"
+    r = prove(problem, Deadline(60), certificate_path=path)
+    assert r.status is Status.UNSOLVABLE and len(r.certificate["evidence"]["positions"]) >= 2
+    here = cli("check", path)
+    there = cli("check", path, "--workers", "2")
+    assert here.exit_code == there.exit_code == 0, there.output
+    assert here.output.split("(")[0] == there.output.split("(")[0]
+    assert "parts, one in memory at a time" in there.output
+    assert not list(tmp_path.glob("pegsat-dead-*"))  # the buckets beside the parts are gone
+    data = json.loads(path.read_text())
+    gone = data["evidence"]["positions"].pop(0)
+    data["evidence"]["count"] -= gone["count"]
+    forged = tmp_path / "forged.json"
+    forged.write_text(json.dumps(data))
+    r = cli("check", forged, "--workers", "2")
+    assert r.exit_code == 1, r.output

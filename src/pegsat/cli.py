@@ -581,12 +581,17 @@ def play(problem: str, port: int, time_limit: float, sweep_limit: float, no_brow
 @click.argument("cert", type=click.Path())
 @time_limit("Seconds for the long checks (DRAT replay, search "
            "re-run); past it: not settled, exit 20.")
-def check(cert: str, time_limit: float | None) -> None:
+@click.option("--workers", type=click.IntRange(1, 256), default=1, show_default=True,
+              help="Dead sets: check their parts on this many local Dask worker processes.")
+@click.option("--scheduler", help="Dead sets: check their parts on an existing Dask scheduler "
+              "(tcp://host:8786); the certificate's directory must be seen, and writable, by every worker.")
+def check(cert: str, time_limit: float | None, workers: int, scheduler: str | None) -> None:
     """Re-verify a certificate written by 'pegsat prove', or a whole atlas (a directory
     written by 'survey --certificates'), exactly and independently.
 
     Exit 0 when it holds, 1 when it is rejected, 2 when the file is not a certificate, 20
     when a checker did not finish within --time-limit."""
+    from .apps.cluster import mapped
     from .deadline import Deadline
     from .proofs.certificate import check as check_certificate
     from .proofs.certificate import load
@@ -596,7 +601,8 @@ def check(cert: str, time_limit: float | None) -> None:
         from .apps.atlas import check as check_atlas
 
         deadline = Deadline(time_limit)
-        reports = [check_atlas(where, deadline) for where in atlases(Path(cert))]
+        with mapped(workers, scheduler) as runner:
+            reports = [check_atlas(where, deadline, runner) for where in atlases(Path(cert))]
         for rep in reports:
             for line in rep.lines():
                 click.echo(line)
@@ -604,7 +610,8 @@ def check(cert: str, time_limit: float | None) -> None:
             sys.exit(1)
         sys.exit(20 if any(rep.unfinished for rep in reports) else 0)
     data = load(cert)
-    verdict = check_certificate(data, Path(cert).parent, deadline=Deadline(time_limit))
+    with mapped(workers, scheduler) as runner:
+        verdict = check_certificate(data, Path(cert).parent, deadline=Deadline(time_limit), runner=runner)
     word = "holds" if verdict.ok else ("NOT SETTLED" if not verdict.finished else "REJECTED")
     click.echo(f"{verdict.problem.describe()}: {verdict.kind} certificate {word}: {verdict.message}")
     sys.exit(0 if verdict.ok else (20 if not verdict.finished else 1))

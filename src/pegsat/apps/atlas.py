@@ -299,8 +299,9 @@ def atlases(root: Path) -> list[Path]:
     return found
 
 
-def check(root: Path, deadline: Deadline | None = None) -> Report:
-    """Re-verify the atlas in ``root`` from its files (see the module's docstring)."""
+def check(root: Path, deadline: Deadline | None = None, runner: Any = None) -> Report:
+    """Re-verify the atlas in ``root`` from its files (see the module's docstring);
+    ``runner``: dead sets' parts checked through it (``apps.cluster.mapped``)."""
     from ..proofs import certificate as cert
 
     t0 = time.perf_counter()
@@ -341,7 +342,7 @@ def check(root: Path, deadline: Deadline | None = None) -> Report:
                 path = cert.companion(root, name, {})
                 data = cert.load(path)
                 about[name] = problem_from_json(data["problem"], cert.CertificateError)
-                vd = cert.check(data, path.parent, deadline=deadline)
+                vd = cert.check(data, path.parent, deadline=deadline, runner=runner)
                 verdicts[name] = (vd.ok if vd.finished else None, vd.kind, vd.message)
             except (PegsatError, ValueError) as exc:
                 verdicts[name] = (False, "", str(exc)[:160])

@@ -8,7 +8,7 @@ transport or retry logic of its own.
 from __future__ import annotations
 
 import os
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import Any
 
@@ -55,3 +55,16 @@ def client(workers: int, scheduler: str | None, settings: dict[str, Any] | None 
             c.close()
             if cluster is not None:
                 cluster.close()
+
+
+@contextmanager
+def mapped(workers: int, scheduler: str | None) -> Iterator[Callable[..., list[Any]] | None]:
+    """For the ``with`` block, a runner of independent tasks, ``run(fn, items) ->
+    [fn(item), ...]``: Dask's map on a cluster (``client``: ``workers`` local processes, or
+    the scheduler at ``scheduler``), or None — one after the other in this process — for a
+    single local worker."""
+    if scheduler is None and workers <= 1:
+        yield None
+        return
+    with client(workers, scheduler) as c:
+        yield lambda fn, items: c.gather(c.map(fn, items, pure=False))

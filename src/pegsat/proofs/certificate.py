@@ -62,8 +62,10 @@ from __future__ import annotations
 
 import hashlib
 import zipfile
+from collections.abc import Callable
 from dataclasses import dataclass
 from fractions import Fraction
+from functools import partial
 from pathlib import Path, PurePosixPath
 from typing import Any, cast
 
@@ -141,10 +143,12 @@ UNFINISHED = "unfinished: "
 
 
 def check(data: Certificate, base: Path = Path("."), staged: dict[str, Path] | None = None,
-          deadline: Deadline | None = None) -> Verdict:
+          deadline: Deadline | None = None, runner: independent.Runner | None = None) -> Verdict:
     """Re-verify a certificate from its own contents; ``base`` resolves the SAT files
     (``staged``: where files named in it are until they are written under their names).
-    Past ``deadline`` a long check (DRAT replay, search re-run) is "unfinished"."""
+    Past ``deadline`` a long check (DRAT replay, search re-run) is "unfinished".
+    ``runner``: a dead set's parts are checked through it (``apps.cluster.mapped``: on a
+    Dask cluster), else one after the other here."""
     problem = problem_from_json(data["problem"], CertificateError)
     kind = data["kind"]
     lie = _stated(data["problem"], problem)
@@ -153,8 +157,11 @@ def check(data: Certificate, base: Path = Path("."), staged: dict[str, Path] | N
     if problem.special is not None:
         return Verdict(False, kind, "rejected: certificates do not cover the special-peg rule", problem)
     try:
-        checker = {"counting": _counting, "classes": _classes, "pagoda": _pagoda, "sat": _sat,
-                   "exhaustive": _exhaustive, "dead-set": _dead_set, "split": _split}[kind]
+        checkers: dict[str, Callable[..., str]] = {
+            "counting": _counting, "classes": _classes, "pagoda": _pagoda, "sat": _sat,
+            "exhaustive": _exhaustive, "dead-set": partial(_dead_set, runner=runner),
+            "split": partial(_split, runner=runner)}
+        checker = checkers[kind]
         msg = checker(problem, data["evidence"], base, staged or {}, deadline or Deadline())
     except (KeyError, TypeError, ValueError, AttributeError, ZeroDivisionError, IndexError) as exc:
         msg = f"rejected: malformed evidence ({type(exc).__name__}: {str(exc)[:80]})"
@@ -322,7 +329,16 @@ class _Bad(Exception):
     pass
 
 
-def _dead_set(problem: Problem, ev: dict, base: Path, staged: dict, deadline: Deadline) -> str:
+def _load_part(path: Path, count: int) -> Any:
+    """A dead set's file of ``count`` positions (a task's loader: picklable)."""
+    try:
+        return independent.load_positions(path, count)
+    except (OSError, ValueError, EOFError, zipfile.BadZipFile, NotImplementedError) as exc:
+        raise _Bad(f"rejected: {path} is not a file of {count} positions ({str(exc)[:80]})") from None
+
+
+def _dead_set(problem: Problem, ev: dict, base: Path, staged: dict, deadline: Deadline,
+              runner: independent.Runner | None = None) -> str:
     count = ev["count"]
     if not _whole(count):
         return "rejected: the count of dead positions is not a whole number"
@@ -343,14 +359,6 @@ def _dead_set(problem: Problem, ev: dict, base: Path, staged: dict, deadline: De
         if sha256(f) != it["sha256"]:
             return f"rejected: {f} does not match its SHA-256 in the certificate"
 
-    def loader(f: Path, n: int):
-        def load():
-            try:
-                return independent.load_positions(f, n)
-            except (OSError, ValueError, EOFError, zipfile.BadZipFile, NotImplementedError) as exc:
-                raise _Bad(f"rejected: {f} is not a file of {n} positions ({str(exc)[:80]})") from None
-        return load
-
     board = problem.board
     index = {h: i for i, h in enumerate(board.names)}
     group = [[int(x) for x in p] for p in ev["symmetries"]]
@@ -364,8 +372,11 @@ def _dead_set(problem: Problem, ev: dict, base: Path, staged: dict, deadline: De
     if "classes" in ev:  # the open game's pagodas, weighed hole by hole
         classes = [sum(1 << index[h] for h in set(c)) for c in ev["classes"]]
     try:
-        loaders = [loader(f, part["count"]) for f, part in zip(files, items, strict=True)]
-        walk = independent.dead_parts(problem, loaders, group, pagodas, deadline, classes)
+        loaders = [partial(_load_part, f.resolve(), part["count"])
+                   for f, part in zip(files, items, strict=True)]
+        # on a cluster the buckets go beside the parts, which every worker reads anyway
+        scratch = str(base.resolve()) if runner is not None else None
+        walk = independent.dead_parts(problem, loaders, group, pagodas, deadline, classes, runner, scratch)
     except _Bad as exc:
         return str(exc)
     if walk.ok is None:
@@ -375,7 +386,8 @@ def _dead_set(problem: Problem, ev: dict, base: Path, staged: dict, deadline: De
     return f"ok: dead set checked by the independent checker ({walk.seconds:.2f} s): {walk.message}"
 
 
-def _split(problem: Problem, ev: dict, base: Path, staged: dict, deadline: Deadline) -> str:
+def _split(problem: Problem, ev: dict, base: Path, staged: dict, deadline: Deadline,
+           runner: independent.Runner | None = None) -> str:
     board, g = problem.board, problem.goal
     if g.full or g.fixed_count != 1:
         return "rejected: a split certificate needs a one-peg goal"
@@ -411,7 +423,7 @@ def _split(problem: Problem, ev: dict, base: Path, staged: dict, deadline: Deadl
         if any(mine[k] != theirs[k] for k in ("board", "start", "goal")):
             how = "time-reversed game" if part["reversed"] else "game"
             return f"rejected: the certificate for {name} is not about the {how} with survivor {name}"
-        v = check(cast(Certificate, sub), base, staged, deadline)  # its form checked above
+        v = check(cast(Certificate, sub), base, staged, deadline, runner)  # its form checked above
         if not v.finished:
             return f"{UNFINISHED}survivor {name}: {v.message}"
         if not v.ok:

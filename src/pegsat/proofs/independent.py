@@ -25,8 +25,10 @@ import tempfile
 import time
 import zipfile
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
+from functools import cached_property, partial
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -34,6 +36,7 @@ from ..deadline import Deadline
 from ..engine.bitboard import engine
 from ..model.problem import Problem, goal_positions, holes_of
 
+Runner = Callable[[Callable[[int], Any], list[int]], list[Any]]  # (fn, items) -> [fn(item), ...]
 MAX_POSITIONS = 3_000_000  # positions in all levels; beyond, the route is not run to the end
 BATCH = 20_000  # parents whose children are tested against the floors together
 
@@ -193,7 +196,8 @@ def dead_set(problem: Problem, dead: np.ndarray, group: list[list[int]], pagodas
 
 def dead_parts(problem: Problem, parts: Sequence[Callable[[], np.ndarray]], group: list[list[int]],
                pagodas: list[tuple[list[int], int]], deadline: Deadline | None = None,
-               classes: list[int] | None = None) -> Walk:
+               classes: list[int] | None = None, runner: Runner | None = None,
+               scratch: str | None = None) -> Walk:
     """Check a dead set (``proofs.deadset``): sorted positions closed under jumps up to the
     symmetries ``group`` and the exclusions (below a pagoda's floor, or no more pegs than the
     goal's least count without being a goal); the start in it and no goal in it.
@@ -210,7 +214,9 @@ def dead_parts(problem: Problem, parts: Sequence[Callable[[], np.ndarray]], grou
     children that belong to another part (by the parts' ranges) wait in bucket files of a
     temporary directory and are looked up when that part is loaded again: delayed duplicate
     detection, as Korf's disk-based search does it. Vectorised with numpy; boards of at
-    most 64 holes."""
+    most 64 holes. ``runner(fn, items)``: runs ``fn`` on every item, a part each (default:
+    one after the other here; ``apps.cluster`` passes Dask's map, the parts' loaders and the
+    scratch directory then being seen by every worker)."""
     t0 = time.perf_counter()
     deadline = deadline or Deadline()
     board, goal = problem.board, problem.goal
@@ -249,103 +255,11 @@ def dead_parts(problem: Problem, parts: Sequence[Callable[[], np.ndarray]], grou
         if odd is not None:
             return done(False, f"class weighting {i} is odd on line {'-'.join(names[h] for h in odd)}")
 
-    # Byte tables: the weight of each byte value per pagoda, the image of each byte value per
-    # symmetry. Sums of integer weights in int64: checked to stay far below overflow.
     if any(sum(abs(x) for x in w) >= 1 << 62 for w, _ in pagodas):
         return done(False, "pagoda weights too large")
-    nb = (n + 7) // 8
-    weigh = np.zeros((len(pagodas), nb, 256), dtype=np.int64)
-    image = np.zeros((len(group), nb, 256), dtype=np.uint64)
-    for i in range(nb):
-        for v in range(256):
-            bits = [8 * i + j for j in range(8) if v >> j & 1 and 8 * i + j < n]
-            for k, (w, _) in enumerate(pagodas):
-                weigh[k, i, v] = sum(w[h] for h in bits)
-            for s, p in enumerate(group):
-                image[s, i, v] = sum(1 << p[h] for h in bits)
-    floors = [floor for _, floor in pagodas]
-    lo_pegs = max(goal.min_pegs, goal.full.bit_count(), 1)
-    hi_pegs = goal.max_pegs if goal.max_pegs is not None else n
-    full, empty = np.uint64(goal.full), np.uint64(goal.empty)
-
-    def byte(x: np.ndarray, i: int) -> np.ndarray:
-        return ((x >> np.uint64(8 * i)) & np.uint64(255)).astype(np.intp)
-
-    def is_goal(x: np.ndarray) -> np.ndarray:
-        pegs = np.bitwise_count(x)
-        return ((x & full) == full) & ((x & empty) == 0) & (pegs >= goal.min_pegs) & (pegs <= hi_pegs)
-
-    def images(x: np.ndarray) -> list[np.ndarray]:
-        out = []
-        for s in range(len(group)):
-            img = np.zeros_like(x)
-            for i in range(nb):
-                img |= image[s, i][byte(x, i)]
-            out.append(img)
-        return out
-
-    # Hole by hole: a position's class is its parities under the weightings; the holes a class
-    # allows (as a mask) by class; per pagoda, its weights on the allowed holes in ascending
-    # order and, for each count of them, the mask of the holes from there on: the holes a
-    # position weighing W rules out are those weighing more than W, one search away.
-    allowed = [h for h in range(n) if not goal.empty >> h & 1]
-    cls = [int(c) for c in classes or []]
-    cmask = np.array(cls, dtype=np.uint64)
-
-    def signature(x: np.ndarray) -> np.ndarray:
-        sig = np.zeros(len(x), dtype=np.int64)
-        for i, c in enumerate(cmask):
-            sig |= (np.bitwise_count(x & c).astype(np.int64) & 1) << i
-        return sig
-
-    by_class = np.zeros(1 << len(cls), dtype=np.uint64)
-    for h in allowed:
-        by_class[sum(((c >> h) & 1) << i for i, c in enumerate(cls))] |= np.uint64(1 << h)
-    ladders = []
-    for w, _ in pagodas:
-        order = sorted(allowed, key=lambda h: w[h])
-        suffix = np.zeros(len(order) + 1, dtype=np.uint64)
-        for i in range(len(order) - 1, -1, -1):
-            suffix[i] = suffix[i + 1] | np.uint64(1 << order[i])
-        ladders.append((np.array([w[h] for h in order], dtype=np.int64), suffix))
-
-    def excluded(x: np.ndarray) -> np.ndarray:
-        """Which positions are excluded: by their pegs, or by the pagodas, weighed one
-        pagoda at a time over the positions not yet settled."""
-        out = (np.bitwise_count(x) <= lo_pegs) & ~is_goal(x)
-        todo = np.flatnonzero(~out)
-        left = by_class[signature(x[todo])] if holewise else None  # holes still to rule out
-        for k, (vals, suffix) in enumerate(ladders):
-            if not len(todo):
-                break
-            y = x[todo]
-            wsum = sum(weigh[k, i][byte(y, i)] for i in range(nb))
-            if holewise:
-                assert left is not None
-                left &= ~suffix[np.searchsorted(vals, wsum, side="right")]
-                done_now = left == 0
-                left = left[~done_now]
-            else:
-                done_now = wsum < floors[k]
-            out[todo[done_now]] = True
-            todo = todo[~done_now]
-        return out
-
-    def smallest(imgs: list[np.ndarray], x: np.ndarray) -> np.ndarray:
-        out = x.copy()
-        for img in imgs:
-            np.minimum(out, img, out=out)
-        return out
-
-    def member(part: np.ndarray, x: np.ndarray) -> np.ndarray:
-        if not len(part) or not len(x):
-            return np.zeros(len(x), dtype=bool)
-        order = np.argsort(x)  # sorted queries: each search starts where the last one ended
-        xs = x[order]
-        at = np.searchsorted(part, xs)
-        out = np.empty(len(x), dtype=bool)
-        out[order] = part[np.minimum(at, len(part) - 1)] == xs
-        return out
+    closure = Closure(problem, tuple(parts), tuple(tuple(p) for p in group),
+                      tuple((tuple(w), floor) for w, floor in pagodas),
+                      None if classes is None else tuple(int(c) for c in classes))
 
     # First pass: every part sorted, distinct, on the board, above the part before, no goal.
     firsts: list[int] = []
@@ -360,86 +274,233 @@ def dead_parts(problem: Problem, parts: Sequence[Callable[[], np.ndarray]], grou
             return done(False, "a position of the dead set names a hole the board does not have")
         if len(dead) and int(dead[0]) <= last:
             return done(False, f"part {i} of the dead set does not lie above the part before it")
-        goals = is_goal(dead)
+        goals = closure.is_goal(dead)
         if goals.any():
             return done(False, f"a goal position is in the dead set: {int(dead[goals][0]):#x}")
         firsts.append(int(dead[0]) if len(dead) else last + 1)
         last = int(dead[-1]) if len(dead) else last
         total += len(dead)
-    starts = np.array(firsts, dtype=np.uint64)
-
-    def home(x: np.ndarray) -> np.ndarray:  # the part whose range holds each position
-        return np.searchsorted(starts, x, side="right").astype(np.int64) - 1
-
+    closure = replace(closure, firsts=tuple(firsts))
     start = np.array([problem.start], dtype=np.uint64)
-    s0 = smallest(images(start), start)
-    if not excluded(start)[0]:
-        at = int(home(s0)[0])
-        if at < 0 or not member(parts[at](), s0)[0]:
+    if not closure.excluded(start)[0]:
+        s0 = closure.canonical(start)
+        at = int(closure.home(s0)[0])
+        if at < 0 or not _member(parts[at](), s0)[0]:
             return done(False, "the start is neither in the dead set nor excluded")
-    # A child's images follow from its parent's: a symmetry permutes holes, so the image of
-    # x ^ flip is the image of x ^ the image of flip. Only a child missing from the set is
-    # weighed (``excluded``): most are in it. A missing child met as its canonical form (from
-    # a bucket) is weighed as that form: it stands for every image, and an image reaches a
-    # goal exactly when the child does (the symmetries map lines onto lines, the goal onto
-    # itself).
-    rules = engine(board)
-    need = np.array(rules.need, dtype=np.uint64)
-    land = np.array(rules.land, dtype=np.uint64)
-    flip = np.array(rules.flip, dtype=np.uint64)
-    fimg = images(flip)
-    children = seen = 0
 
-    def missing(x: int) -> Walk:
-        return done(False, f"position {x:#x} follows a dead position by a jump but is neither "
-                    "excluded nor in the dead set")
+    def run(fn: Callable[..., Any]) -> list[Any]:
+        items = list(range(len(parts)))
+        return runner(fn, items) if runner is not None else [fn(i) for i in items]
 
-    with tempfile.TemporaryDirectory(prefix="pegsat-dead-") as tmp:
-        buckets = Path(tmp)
-        for i, load in enumerate(parts):
-            dead = load()
-            for lo in range(0, len(dead), BATCH * 10):
-                if deadline.expired():
-                    return done(None, f"time limit after {seen + lo} of {total} dead positions")
-                x = dead[lo:lo + BATCH * 10]
-                ix = images(x)
-                away: list[np.ndarray] = []
-                for j in range(len(flip)):
-                    legal = ((x & need[j]) == need[j]) & ((x & land[j]) == 0)
-                    c = x[legal] ^ flip[j]
-                    children += len(c)
-                    canon = smallest([im[legal] ^ fi[j] for im, fi in zip(ix, fimg, strict=True)], c)
-                    where = home(canon)
-                    mine = where == i
-                    # a child in no part's range, or missing from its part, must be excluded
-                    out = where < 0
-                    out[mine] = ~member(dead, canon[mine])
-                    bad = out.copy()
-                    bad[out] = ~excluded(c[out])
-                    if bad.any():
-                        return missing(int(canon[bad][0]))
-                    away.append(canon[~mine & ~out])
-                rest = np.unique(np.concatenate(away)) if away else np.zeros(0, dtype=np.uint64)
-                where = home(rest)
-                for q in np.unique(where):
-                    np.save(buckets / f"{q}-{i}-{lo}.npy", rest[where == q])
-            seen += len(dead)
-        for q, load in enumerate(parts):  # the children that belong to other parts
-            files = sorted(buckets.glob(f"{q}-*.npy"))
-            if not files:
-                continue
-            if deadline.expired():
-                return done(None, "time limit while looking up children across the parts")
-            dead = load()
-            for f in files:
-                c = np.load(f)
-                out = ~member(dead, c)
-                if out.any():  # missing: excluded, as the canonical form any image stands for
-                    bad = np.flatnonzero(out)[~excluded(c[out])]
-                    if len(bad):
-                        return missing(int(c[bad[0]]))
+    with tempfile.TemporaryDirectory(prefix="pegsat-dead-", dir=scratch) as tmp:
+        closure = replace(closure, buckets=tmp)
+        got = run(partial(closure.expand, seconds=deadline.remaining()))
+        children = sum(c for c, _ in got)
+        whys = [why for _, why in got if why is not None]
+        if not whys:
+            whys = [why for why in run(partial(closure.lookup, seconds=deadline.remaining())) if why]
+    if whys:
+        worst = next((w for w in whys if not w.startswith(UNSETTLED)), whys[0])
+        return done(None if worst.startswith(UNSETTLED) else False, worst.removeprefix(UNSETTLED))
     split = f" in {len(parts)} parts, one in memory at a time" if len(parts) > 1 else ""
-    how = f"{len(pagodas)} pagodas" + (f" hole by hole, {len(cls)} class weightings" if holewise else "")
+    how = f"{len(pagodas)} pagodas"
+    if classes is not None:
+        how += f" hole by hole, {len(classes)} class weightings"
     return done(True, f"the start is in it or excluded; all {total} positions{split} and their {children} "
                 f"children checked: closed under jumps (by {len(group)} symmetries, {how}), no goal among "
                 "them")
+
+
+UNSETTLED = "unsettled: "  # a task's answer that is not a verdict (its time ran out)
+
+
+def _member(part: np.ndarray, x: np.ndarray) -> np.ndarray:
+    """Which of ``x`` the sorted ``part`` holds; the queries are sorted first, so each
+    search starts where the last one ended."""
+    if not len(part) or not len(x):
+        return np.zeros(len(x), dtype=bool)
+    order = np.argsort(x)
+    xs = x[order]
+    at = np.searchsorted(part, xs)
+    out = np.empty(len(x), dtype=bool)
+    out[order] = part[np.minimum(at, len(part) - 1)] == xs
+    return out
+
+
+@dataclass(frozen=True)
+class Closure:
+    """The closure check of a dead set, a part at a time: everything a task needs, so that
+    parts can be checked in other processes (a Dask cluster: ``dead_parts``'s ``runner``).
+    ``expand(i)`` walks part ``i``'s children: those in its own range must be in it or
+    excluded, the others wait in bucket files (``buckets``, a directory every task sees);
+    ``lookup(q)`` finds the children waiting for part ``q`` in it or excluded. Each
+    answers None, or why the set fails (``UNSETTLED``: its time ran out)."""
+
+    problem: Problem
+    parts: tuple[Callable[[], np.ndarray], ...]
+    group: tuple[tuple[int, ...], ...]
+    pagodas: tuple[tuple[tuple[int, ...], int], ...]
+    classes: tuple[int, ...] | None  # the hole-by-hole rule (``dead_parts``)
+    firsts: tuple[int, ...] = ()  # each part's least position
+    buckets: str = ""
+
+    @cached_property
+    def _tables(self) -> dict[str, Any]:
+        """Byte tables (the weight of each byte value per pagoda, its image per symmetry),
+        the jumps as masks and their images, and the hole-by-hole ladders: per class the
+        holes it allows; per pagoda its weights on the allowed holes in ascending order and,
+        for each count of them, the mask of the holes from there on (a position weighing W
+        rules out the holes weighing more, one search away)."""
+        board, goal = self.problem.board, self.problem.goal
+        n = board.n
+        nb = (n + 7) // 8
+        weigh = np.zeros((len(self.pagodas), nb, 256), dtype=np.int64)
+        image = np.zeros((len(self.group), nb, 256), dtype=np.uint64)
+        for i in range(nb):
+            for v in range(256):
+                bits = [8 * i + j for j in range(8) if v >> j & 1 and 8 * i + j < n]
+                for k, (w, _) in enumerate(self.pagodas):
+                    weigh[k, i, v] = sum(w[h] for h in bits)
+                for s, p in enumerate(self.group):
+                    image[s, i, v] = sum(1 << p[h] for h in bits)
+        allowed = [h for h in range(n) if not goal.empty >> h & 1]
+        cls = list(self.classes or ())
+        by_class = np.zeros(1 << len(cls), dtype=np.uint64)
+        for h in allowed:
+            by_class[sum(((c >> h) & 1) << i for i, c in enumerate(cls))] |= np.uint64(1 << h)
+        ladders = []
+        for w, _ in self.pagodas:
+            order = sorted(allowed, key=lambda h: w[h])
+            suffix = np.zeros(len(order) + 1, dtype=np.uint64)
+            for i in range(len(order) - 1, -1, -1):
+                suffix[i] = suffix[i + 1] | np.uint64(1 << order[i])
+            ladders.append((np.array([w[h] for h in order], dtype=np.int64), suffix))
+        rules = engine(board)
+        flip = np.array(rules.flip, dtype=np.uint64)
+        t: dict[str, Any] = {"nb": nb, "weigh": weigh, "image": image, "by_class": by_class,
+                             "ladders": ladders, "cmask": np.array(cls, dtype=np.uint64),
+                             "need": np.array(rules.need, dtype=np.uint64),
+                             "land": np.array(rules.land, dtype=np.uint64), "flip": flip}
+        t["fimg"] = self._images(flip, t)
+        return t
+
+    @staticmethod
+    def _byte(x: np.ndarray, i: int) -> np.ndarray:
+        return ((x >> np.uint64(8 * i)) & np.uint64(255)).astype(np.intp)
+
+    def _images(self, x: np.ndarray, t: dict[str, Any] | None = None) -> list[np.ndarray]:
+        t = t or self._tables
+        out = []
+        for s in range(len(self.group)):
+            img = np.zeros_like(x)
+            for i in range(t["nb"]):
+                img |= t["image"][s, i][self._byte(x, i)]
+            out.append(img)
+        return out
+
+    def canonical(self, x: np.ndarray, imgs: list[np.ndarray] | None = None) -> np.ndarray:
+        """Each position's least image (given its images, or computed)."""
+        out = x.copy()
+        for img in self._images(x) if imgs is None else imgs:
+            np.minimum(out, img, out=out)
+        return out
+
+    def is_goal(self, x: np.ndarray) -> np.ndarray:
+        """Which positions are goal positions."""
+        g, n = self.problem.goal, self.problem.board.n
+        pegs = np.bitwise_count(x)
+        hi = g.max_pegs if g.max_pegs is not None else n
+        return (((x & np.uint64(g.full)) == np.uint64(g.full)) & ((x & np.uint64(g.empty)) == 0)
+                & (pegs >= g.min_pegs) & (pegs <= hi))
+
+    def home(self, x: np.ndarray) -> np.ndarray:
+        """The part whose range holds each position (-1: none)."""
+        return np.searchsorted(np.array(self.firsts, dtype=np.uint64), x, side="right").astype(np.int64) - 1
+
+    def excluded(self, x: np.ndarray) -> np.ndarray:
+        """Which positions are excluded: by their pegs, or by the pagodas, weighed one
+        pagoda at a time over the positions not yet settled."""
+        t, g = self._tables, self.problem.goal
+        lo_pegs = max(g.min_pegs, g.full.bit_count(), 1)
+        out = (np.bitwise_count(x) <= lo_pegs) & ~self.is_goal(x)
+        todo = np.flatnonzero(~out)
+        left = None
+        if self.classes is not None:  # the holes still to rule out, by each position's class
+            sig = np.zeros(len(todo), dtype=np.int64)
+            for i, c in enumerate(t["cmask"]):
+                sig |= (np.bitwise_count(x[todo] & c).astype(np.int64) & 1) << i
+            left = t["by_class"][sig]
+        for k, (vals, suffix) in enumerate(t["ladders"]):
+            if not len(todo):
+                break
+            y = x[todo]
+            wsum = sum(t["weigh"][k, i][self._byte(y, i)] for i in range(t["nb"]))
+            if left is not None:
+                left &= ~suffix[np.searchsorted(vals, wsum, side="right")]
+                settled = left == 0
+                left = left[~settled]
+            else:
+                settled = wsum < self.pagodas[k][1]
+            out[todo[settled]] = True
+            todo = todo[~settled]
+        return out
+
+    @staticmethod
+    def _missing(x: int) -> str:
+        return (f"position {x:#x} follows a dead position by a jump but is neither excluded nor in the "
+                "dead set")
+
+    def expand(self, i: int, seconds: float | None = None) -> tuple[int, str | None]:
+        """(children walked, None or why not) for part ``i``. A child's images follow from
+        its parent's (a symmetry permutes holes: the image of x ^ flip is the image of x ^
+        the image of flip). Only a child missing from the set is weighed: most are in it."""
+        deadline = Deadline(seconds)
+        t = self._tables
+        dead = self.parts[i]()
+        children = 0
+        for lo in range(0, len(dead), BATCH * 10):
+            if deadline.expired():
+                return children, f"{UNSETTLED}time limit in part {i}, after {lo} of its {len(dead)} positions"
+            x = dead[lo:lo + BATCH * 10]
+            ix = self._images(x)
+            away: list[np.ndarray] = []
+            for j in range(len(t["flip"])):
+                legal = ((x & t["need"][j]) == t["need"][j]) & ((x & t["land"][j]) == 0)
+                c = x[legal] ^ t["flip"][j]
+                children += len(c)
+                canon = self.canonical(c, [im[legal] ^ fi[j] for im, fi in zip(ix, t["fimg"], strict=True)])
+                where = self.home(canon)
+                mine = where == i
+                # a child in no part's range, or missing from its part, must be excluded
+                out = where < 0
+                out[mine] = ~_member(dead, canon[mine])
+                bad = out.copy()
+                bad[out] = ~self.excluded(c[out])
+                if bad.any():
+                    return children, self._missing(int(canon[bad][0]))
+                away.append(canon[~mine & ~out])
+            rest = np.unique(np.concatenate(away)) if away else np.zeros(0, dtype=np.uint64)
+            where = self.home(rest)
+            for q in np.unique(where):
+                np.save(Path(self.buckets) / f"{q}-{i}-{lo}.npy", rest[where == q])
+        return children, None
+
+    def lookup(self, q: int, seconds: float | None = None) -> str | None:
+        """None, or why not: the children waiting for part ``q`` are in it or excluded. A
+        missing child met as its canonical form is weighed as that form: it stands for
+        every image, and an image reaches a goal exactly when the child does (the
+        symmetries map lines onto lines, the goal onto itself)."""
+        files = sorted(Path(self.buckets).glob(f"{q}-*.npy"))
+        if not files:
+            return None
+        if Deadline(seconds).expired():
+            return f"{UNSETTLED}time limit while looking up children across the parts"
+        dead = self.parts[q]()
+        for f in files:
+            c = np.load(f)
+            out = ~_member(dead, c)
+            if out.any():
+                bad = np.flatnonzero(out)[~self.excluded(c[out])]
+                if len(bad):
+                    return self._missing(int(c[bad[0]]))
+        return None
