@@ -453,6 +453,24 @@ static PyObject *Board_member(CoreBoard *b, PyObject *args) {
     return r;
 }
 
+/* Per pagoda (weights int64 [P][n]) and byte of a position, the weight of each of the 256
+ * byte values: a position's weight is nbytes lookups. Malloc'd (NULL without memory). */
+static int64_t *byte_tables(const CoreBoard *b, const int64_t *w, int P) {
+    int64_t *tab = calloc((size_t)P * b->nbytes * 256 + 1, sizeof(int64_t));
+    if (!tab) return NULL;
+    for (int p = 0; p < P; p++)
+        for (int byte = 0; byte < b->nbytes; byte++)
+            for (int val = 0; val < 256; val++) {
+                int64_t sum = 0;
+                for (int bit = 0; bit < 8; bit++) {
+                    int h = byte * 8 + bit;
+                    if (h < b->n && (val >> bit & 1)) sum += w[(size_t)p * b->n + h];
+                }
+                tab[((size_t)p * b->nbytes + byte) * 256 + val] = sum;
+            }
+    return tab;
+}
+
 /* keep(positions, weights, floors, alone): weights int64 [P][n], floors int64 [P]; alone is a
  * writable int64 [P] buffer that gets, per pagoda, the positions only it rules out. */
 static PyObject *Board_keep(CoreBoard *b, PyObject *args) {
@@ -465,19 +483,8 @@ static PyObject *Board_keep(CoreBoard *b, PyObject *args) {
     if (wv.len != (Py_ssize_t)P * b->n * 8 || av.len != (Py_ssize_t)P * 8) {
         PyErr_SetString(PyExc_ValueError, "weights, floors and alone do not agree"); goto out;
     }
-    tab = calloc((size_t)P * b->nbytes * 256, sizeof(int64_t));
+    tab = byte_tables(b, wv.buf, P);
     if (!tab) { PyErr_NoMemory(); goto out; }
-    const int64_t *w = wv.buf;
-    for (int p = 0; p < P; p++)
-        for (int byte = 0; byte < b->nbytes; byte++)
-            for (int val = 0; val < 256; val++) {
-                int64_t sum = 0;
-                for (int bit = 0; bit < 8; bit++) {
-                    int h = byte * 8 + bit;
-                    if (h < b->n && (val >> bit & 1)) sum += w[(size_t)p * b->n + h];
-                }
-                tab[((size_t)p * b->nbytes + byte) * 256 + val] = sum;
-            }
     r = b->W == 1 ? keep_1(b, v.buf, n, tab, fv.buf, P, av.buf) : keep_2(b, v.buf, n, tab, fv.buf, P, av.buf);
 out:
     free(tab);
@@ -568,20 +575,10 @@ static PyObject *Board_cut(CoreBoard *b, PyObject *args) {
         PyErr_SetString(PyExc_ValueError, "cut: one-word positions, weights [P][n], floors [P][K], 1 <= K <= 64");
         goto out;
     }
-    tab = calloc((size_t)P * b->nbytes * 256 + 1, sizeof(int64_t));
+    tab = byte_tables(b, wv.buf, P);
     r = PyByteArray_FromStringAndSize(NULL, n ? n : 1);
     if (!tab || !r) { Py_CLEAR(r); PyErr_NoMemory(); goto out; }
-    const int64_t *w = wv.buf, *floors = fv.buf;
-    for (int p = 0; p < P; p++)
-        for (int byte = 0; byte < b->nbytes; byte++)
-            for (int val = 0; val < 256; val++) {
-                int64_t sum = 0;
-                for (int bit = 0; bit < 8; bit++) {
-                    int h = byte * 8 + bit;
-                    if (h < b->n && (val >> bit & 1)) sum += w[(size_t)p * b->n + h];
-                }
-                tab[((size_t)p * b->nbytes + byte) * 256 + val] = sum;
-            }
+    const int64_t *floors = fv.buf;
     char *cut = PyByteArray_AS_STRING(r);
     const uint64_t *src = (const uint64_t *)v.buf;
     const uint64_t all = K == 64 ? ~0ull : ((1ull << K) - 1);
