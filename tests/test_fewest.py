@@ -103,27 +103,25 @@ def test_under_a_bound_the_levels_are_the_in_memory_ones_and_a_time_limit_is_unk
     assert late.status is Status.UNKNOWN and late.proof is None
 
 
-def test_the_last_level_is_probed_and_its_meeting_is_the_plan(tmp_path, monkeypatch):
+def test_the_last_level_is_probed_and_its_meeting_is_the_plan(tmp_path, monkeypatch, truth):
     """A first plan one move longer than the optimum: the levels stop one short of it, and
     the last level, probed without being stored, meets the other side: the plan walked back
     from there has the optimum's moves (were the meeting missed, the first plan's moves
     would not match the bound and the answer would be an error)."""
     from pegsat.planners import moves
 
-    b = get_board("english")
-    p = single_vacancy(b, b.hole("d4"), Goal.survivor(b, b.hole("d4")))
+    best = truth[0]
     real = moves.first_plan
 
     def one_too_many(search, deadline, config, **kw):
-        first, bound = real(search, deadline, config, **kw)
-        assert bound == 18
-        return first, 19
+        first, _ = real(search, deadline, config, **kw)
+        return first, best + 1
 
     monkeypatch.setattr(moves, "first_plan", one_too_many)
-    r = fewest(p, tmp_path / "levels", workers=2, memory=8 << 20)
-    assert r.status is Status.SOLVED_OPTIMAL and r.moves == 18 == r.lower_bound, r.detail
-    # levels 0..a and 0..b with a + b = 17 built; the probe, one beyond, met
-    assert len(r.stats["forward_levels"]) + len(r.stats["backward_levels"]) == 19
+    r = fewest(GAME, tmp_path / "levels", workers=2, memory=MEMORY)
+    assert r.status is Status.SOLVED_OPTIMAL and r.moves == best == r.lower_bound, r.detail
+    # levels 0..a and 0..b with a + b = best - 1 built; the probe, one beyond, met
+    assert len(r.stats["forward_levels"]) + len(r.stats["backward_levels"]) == best + 1
 
 
 def test_solve_spill_through_the_command_line(tmp_path, truth):

@@ -116,6 +116,7 @@ def test_a_count_past_the_memory_budget_goes_on_out_of_core(monkeypatch, truth):
     disk by itself, with the in-memory count's classes and raw positions (and says that the
     rest of the count needs memory), the temporary directory removed."""
     monkeypatch.setenv("PEGSAT_MEMORY_GB", "0.0001")
+    monkeypatch.setattr(spill, "MIN_PART_BYTES", 8 << 20)  # as in real runs: a few partitions
     r = CliRunner().invoke(main, ["count", "triangle-6", "--vacant", "a1", "--json"])
     assert r.exit_code == 0, r.output
     assert "going on with the reachable positions on disk in" in r.output
