@@ -142,3 +142,47 @@ def test_past_the_memory_budget_the_search_goes_on_out_of_core(monkeypatch):
     r = CliRunner().invoke(main, ["solve", "triangle-6", "--vacant", "a1", "--min-moves", "--workers", "2"])
     assert r.exit_code == 0, r.output
     assert "going on with the levels on disk in" in r.output and "optimal: 10 moves" in r.output
+
+
+def test_layers_out_of_core_answers_as_in_memory_and_resumes_with_its_pagodas(tmp_path):
+    """``--planner layers --spill``: the search by jumps on disk. Solvable: a replayed plan;
+    triangle-5 b4 -> b4, which no position class or pagoda refutes: "unsolvable" only from
+    the last level probed with no meeting. A run stopped between levels resumes with the
+    pagodas its levels were pruned with (the manifest keeps them: learning is time-bound)."""
+    from pegsat.planners import layers
+    from pegsat.planners.config import Config
+
+    t5 = get_board("triangle-5")
+    for board, v, s in ((T6, "a1", "d4"), (t5, "b4", "b4")):
+        p = single_vacancy(board, board.hole(v), Goal.survivor(board, board.hole(s)))
+        want = layers.solve(p, Deadline(), Config())
+        r = fewest(p, tmp_path / v, workers=2, memory=MEMORY, by="jumps")
+        assert r.planner == "layers" and r.status is want.status, (v, s, r.detail)
+        if r.status is Status.SOLVED:
+            assert r.plan is not None and len(r.plan) == board.n - 2 and r.lower_bound is None
+        else:
+            assert want.status is Status.UNSOLVABLE and r.proof is want.proof and "met no plan" in r.detail
+    p = single_vacancy(T6, T6.hole("a1"), Goal.survivor(T6, T6.hole("d4")))
+    root = tmp_path / "stopped"
+
+    def stop(client, side, d):
+        if d == 3:
+            raise Stop
+
+    with pytest.raises(Stop):
+        fewest(p, root, workers=2, memory=MEMORY, by="jumps", on_level=stop)
+    kept = json.loads((root / "manifest.json").read_text())["pagodas"]
+    said = []
+    r = fewest(p, root, workers=2, memory=MEMORY, by="jumps", progress=said.append)
+    assert kept and said[0].startswith("resuming from") and r.status is Status.SOLVED
+    assert json.loads((root / "manifest.json").read_text())["pagodas"] == kept
+
+
+def test_layers_spill_through_the_cli(tmp_path):
+    out = CliRunner().invoke(main, ["solve", "triangle-5", "--vacant", "b4", "--survivor", "b4", "--planner",
+                                    "layers", "--spill", str(tmp_path / "l"), "--workers", "1"])
+    assert out.exit_code == 10, out.output
+    assert "unsolvable" in out.output and "by jumps out of core" in out.output
+    bad = CliRunner().invoke(main, ["solve", "triangle-5", "--vacant", "b4", "--planner", "sat",
+                                    "--spill", str(tmp_path / "s")])
+    assert bad.exit_code != 0 and "--planner layers" in bad.output

@@ -199,7 +199,7 @@ SWEEP_LIMIT = click.option("--sweep-limit", type=SECONDS, default=60.0, show_def
 
 def spill_options(what: str):
     """``--spill``, ``--scheduler`` and ``--memory-limit``: a level search on disk and on a
-    Dask cluster (``count`` and ``solve --min-moves``)."""
+    Dask cluster (``count``, ``solve --min-moves`` and ``solve --planner layers``)."""
     def decorate(fn):
         for option in reversed([
                 click.option("--spill", type=click.Path(file_okay=False), help="Keep the levels on disk "
@@ -335,7 +335,7 @@ def verify(problem: str, plan: str, notation: str, domain: str | None, show_posi
               help="python-sat solver for --planner sat (e.g. kissat404, glucose4).")
 @click.option("--workers", type=click.IntRange(1, 256), help="Cores per problem: search processes and "
               "CP-SAT workers; with --spill, local Dask worker processes (default: every core).")
-@spill_options("with --min-moves")
+@spill_options("with --min-moves or --planner layers")
 @time_limit()
 @click.option("--steps", default="parallel", type=click.Choice(["parallel", "sequential"]),
               show_default=True, help="Step semantics of the SAT/CP-SAT encoding.")
@@ -374,14 +374,20 @@ def solve(problem: str, planner: str, min_moves: bool, solver: str, workers: int
     config = Config(solver=solver, encode=encode)
     if workers:
         config = replace(config, workers=workers)
-    if spill is not None and planner != "moves":
-        raise PegsatError("--spill is a search by moves on disk: add --min-moves")
+    if spill is not None and planner not in ("moves", "layers"):
+        raise PegsatError("--spill is a level search on disk: add --min-moves, or --planner layers")
+    say = None if as_json else (lambda line: click.echo(line, err=True))
     if planner == "moves":
         from .apps.fewest import solve as fewest_moves
 
         result = fewest_moves(posed.problem, config, deadline_of(time_limit),
                               spill=Path(spill) if spill else None, scheduler=scheduler, memory=memory_limit,
-                              progress=None if as_json else (lambda line: click.echo(line, err=True)))
+                              progress=say)
+    elif spill is not None:
+        from .apps.fewest import fewest
+
+        result = fewest(posed.problem, Path(spill), workers=config.workers, scheduler=scheduler,
+                        memory=memory_limit, deadline=deadline_of(time_limit), progress=say, by="jumps")
     else:
         result = solve_problem(posed.problem, planner, config, deadline_of(time_limit))
     if result.plan is not None and out:

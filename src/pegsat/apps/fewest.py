@@ -30,7 +30,7 @@ import shutil
 import tempfile
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
 from typing import Any
@@ -69,22 +69,26 @@ class Level:
 
 @dataclass
 class State:
-    """What the manifest holds: the bound, the plan it came from, both sides' levels."""
+    """What the manifest holds: the bound, the plan it came from, both sides' levels; for a
+    search by jumps, the pagodas its levels were pruned with."""
 
     upper: int | None
     first: tuple[int, ...] | None  # the first plan, the upper bound's
     first_by: str
     levels: dict[str, list[Level]]
+    pagodas: list[tuple[tuple[int, ...], int]] = field(default_factory=list)
 
 
 def _kernel(problem: Problem) -> Kernel:
     return kernel(problem.board, tuple(tuple(p) for p in stabilizer(problem)))
 
 
-def fingerprint(problem: Problem, group: Any, upper: int | None) -> str:
+def fingerprint(problem: Problem, group: Any, upper: int | None, by: str = "moves",
+                pagodas: list[tuple[tuple[int, ...], int]] | None = None) -> str:
     """What the level files and the manifest belong to: the problem, its symmetries, the bound
-    the levels were pruned under, the format."""
-    return sealed.digest(problem_to_json(problem), [list(p) for p in group], upper, FORMAT, VERSION)
+    the levels were pruned under (by jumps: the step and the pagodas), the format."""
+    extra = [] if by == "moves" else [by, [[list(w), f] for w, f in pagodas or []]]
+    return sealed.digest(problem_to_json(problem), [list(p) for p in group], upper, FORMAT, VERSION, *extra)
 
 
 def _side_fp(fp: str, side: str) -> str:
@@ -92,24 +96,32 @@ def _side_fp(fp: str, side: str) -> str:
 
 
 def _expand(problem: Problem, root: str, fp: str, side: str, d: int, piece: tuple[int, int, int],
-            parts_next: int, chunk: int, max_count: int) -> int:
-    """A Dask task: a piece of a partition of ``side``'s level ``d`` expanded by one move."""
+            parts_next: int, chunk: int, max_count: int, by: str = "moves") -> int:
+    """A Dask task: a piece of a partition of ``side``'s level ``d`` expanded by one move
+    (``by="jumps"``: one jump)."""
     p, lo, end = piece
     return spill.expand(_kernel(problem), Path(root) / side, _side_fp(fp, side), d, p, parts_next, chunk,
-                        max_count, by="moves", reverse=side == "backward", lo=lo, end=end)
+                        max_count, by=by, reverse=side == "backward", lo=lo, end=end)
 
 
 def _merge(problem: Problem, root: str, fp: str, side: str, d: int, q: int, parts: int,
            earlier: list[tuple[int, int, int]], max_count: int, upper: int | None,
-           other: tuple[int, int] | None) -> spill.Merged:
+           other: tuple[int, int] | None,
+           prune: tuple[list[tuple[int, ...]], list[int]] | None = None) -> spill.Merged:
     """A Dask task: partition ``q`` of ``side``'s new level ``d`` merged, less the side's
-    earlier levels and what the bounds prune, and met against the other side's last level
-    (``other``: its depth and partitions; None: against the goal)."""
+    earlier levels and what the bounds prune (by moves: Merson's under ``upper``; by jumps:
+    ``prune``, integer weightings and floors a position must reach), and met against the
+    other side's last level (``other``: its depth and partitions; None: against the goal)."""
     from ..planners.moves import Bounds
 
     k = _kernel(problem)
     keep = None
-    if upper is not None:
+    if prune is not None and prune[0]:
+        weights, floors = prune
+
+        def keep(level: np.ndarray) -> np.ndarray:
+            return k.keep(level, weights, floors)[0]
+    elif upper is not None:
         bounds = Bounds(problem, k)
 
         def keep(level: np.ndarray) -> np.ndarray:
@@ -130,7 +142,8 @@ def _merge(problem: Problem, root: str, fp: str, side: str, d: int, q: int, part
 
 
 def _probe(problem: Problem, root: str, fp: str, side: str, d: int, piece: tuple[int, int, int],
-           other: tuple[int, int] | None, chunk: int, hold: int, max_count: int) -> tuple[int, int | None]:
+           other: tuple[int, int] | None, chunk: int, hold: int, max_count: int,
+           by: str = "moves") -> tuple[int, int | None]:
     """A Dask task: the children of a piece of ``side``'s level ``d`` met against the other
     side's last level (``other``: its depth and partitions; None: against the goal), one of
     its partitions at a time, the children never stored (``engine.spill.probe``)."""
@@ -145,7 +158,7 @@ def _probe(problem: Problem, root: str, fp: str, side: str, d: int, piece: tuple
 
     p, lo, end = piece
     return spill.probe(k, Path(root) / side, _side_fp(fp, side), d, p, other[1] if other else 1, chunk,
-                       max_count, meets, hold, by="moves", reverse=side == "backward", lo=lo, end=end)
+                       max_count, meets, hold, by=by, reverse=side == "backward", lo=lo, end=end)
 
 
 def solve(problem: Problem, config: Any, deadline: Deadline, *, spill: Path | None = None,
@@ -185,7 +198,7 @@ def solve(problem: Problem, config: Any, deadline: Deadline, *, spill: Path | No
 def fewest(problem: Problem, root: Path, *, workers: int = 2, scheduler: str | None = None,
            memory: int | None = None, deadline: Deadline | None = None, config: Any = None,
            progress: Callable[[str], None] | None = None, upper: bool = True,
-           on_level: Callable[[Any, str, int], None] | None = None) -> Result:
+           on_level: Callable[[Any, str, int], None] | None = None, by: str = "moves") -> Result:
     """The fewest moves of ``problem`` (a replayed plan, with the proof that none has fewer),
     its levels under ``root``, resumed from ``root/manifest.json`` when a run of the same
     problem left one. ``memory``: bytes per worker process (default: the memory budget shared
@@ -193,13 +206,27 @@ def fewest(problem: Problem, root: Path, *, workers: int = 2, scheduler: str | N
     the in-memory search builds them without a bound). Past ``deadline``: "unknown" with the
     proven lower bound (the levels are kept: a rerun goes on). ``on_level(client, side,
     d)``: called while the tasks growing ``side``'s level ``d + 1`` are out (tests kill a
-    worker there)."""
+    worker there).
+
+    ``by="jumps"``: the ``layers`` planner's search out of core (``--planner layers
+    --spill``). Every plan has the same jumps, ``T``, so the sides meet only when their
+    depths sum to ``T``: that last level is only probed, and a probe that meets nothing
+    proves the problem unsolvable. Levels are pruned by the pagodas the searches learn
+    (``pagoda.learn_for``, exactly checked): forward a position must weigh at least the
+    goal's floor, backward at most what the start weighs; the plan found is not claimed to
+    have the fewest moves."""
+    from ..analysis import pagoda
+    from ..planners import layers
     from ..planners.config import Config
     from ..planners.moves import BEAM, Search, first_plan, supports
     from ..proofs.cheap import cheap_proofs
     from .cluster import client as connect
 
-    why = supports(problem)
+    jumps = by == "jumps"
+    if by not in ("moves", "jumps"):
+        raise ValueError(f"by {by!r}: moves or jumps")
+    name = layers.NAME if jumps else NAME
+    why = layers.supports(problem) if jumps else supports(problem)
     if why is None and words(problem.board) != 1:
         why = f"out of core: boards of at most 64 holes ({problem.board.name} has {problem.board.n})"
     if why is not None:
@@ -211,10 +238,14 @@ def fewest(problem: Problem, root: Path, *, workers: int = 2, scheduler: str | N
         return cheap
     k = _kernel(problem)
     goals = goal_positions(problem)
+    total = problem.pegs - goals[0].bit_count() if goals else 0  # a plan's jumps
     per_worker, chunk, max_count = spill.prepare(root, memory, workers, FANOUT)
     say = progress or (lambda line: None)
-    state = _resume(root, problem, k, say)
+    state = _resume(root, problem, k, say, by)
     upper_s = 0.0
+    if state is None and jumps:
+        state = State(None, None, "", {"forward": [], "backward": []},
+                      pagoda.learn_for(problem, deadline) if pagoda.applies(problem) else [])
     if state is None:
         first = bound = None
         first_by = ""
@@ -233,7 +264,13 @@ def fewest(problem: Problem, root: Path, *, workers: int = 2, scheduler: str | N
             first_by = first.planner if first is not None else ""
         state = State(bound, first.plan if first is not None and bound is not None else None, first_by,
                       {"forward": [], "backward": []})
-    fp = fingerprint(problem, k.group, state.upper)
+    fp = fingerprint(problem, k.group, state.upper, by, state.pagodas)
+    prune: dict[str, Any] = {side: None for side in SIDES}
+    if state.pagodas:  # forward: w(P) >= the goal's floor; backward: w(Q) <= w(start)
+        ws = [w for w, _ in state.pagodas]
+        prune["forward"] = (ws, [f for _, f in state.pagodas])
+        held = [h for h in range(problem.board.n) if problem.start >> h & 1]
+        prune["backward"] = ([tuple(-x for x in w) for w in ws], [-sum(w[h] for h in held) for w in ws])
     if not state.levels["forward"]:
         for side, positions in (("forward", [problem.start]), ("backward", goals)):
             spill.drop_level(root / side, 0)
@@ -252,7 +289,7 @@ def fewest(problem: Problem, root: Path, *, workers: int = 2, scheduler: str | N
         r = int(spill.route(c, levels[side][d].parts)[0])
         return bool(k.member(_read(root / side, _side_fp(fp, side), d, r, max_count), c)[0])
 
-    def answer(status: Status, plan: tuple[int, ...] | None, lower: int, detail: str) -> Result:
+    def answer(status: Status, plan: tuple[int, ...] | None, lower: int | None, detail: str) -> Result:
         disk = sum(lv.bytes for side in SIDES for lv in levels[side])
         st: Stats = {**stats, "search_s": time.perf_counter() - t0 - upper_s,
                      "forward_levels": [lv.classes for lv in levels["forward"]],
@@ -263,19 +300,22 @@ def fewest(problem: Problem, root: Path, *, workers: int = 2, scheduler: str | N
             try:
                 moves = replay_plan(problem, plan).moves
             except PlanError as exc:
-                return Result(Status.ERROR, problem, NAME, stats=st,
+                return Result(Status.ERROR, problem, name, stats=st,
                               detail=f"the plan does not replay: {exc}")
             if status is Status.SOLVED_OPTIMAL and moves != lower:
-                return Result(Status.ERROR, problem, NAME, stats=st,
+                return Result(Status.ERROR, problem, name, stats=st,
                               detail=f"the plan has {moves} moves, the search said {lower}")
-            return Result(status, problem, NAME, plan=plan, moves=moves, lower_bound=lower, stats=st,
+            return Result(status, problem, name, plan=plan, moves=moves, lower_bound=lower, stats=st,
                           detail=detail)
-        return Result(status, problem, NAME, lower_bound=lower if status is Status.UNKNOWN else None,
+        return Result(status, problem, name, lower_bound=lower if status is Status.UNKNOWN else None,
                       stats=st, detail=detail, proof=None if status is Status.UNKNOWN else Proof.EXHAUSTED)
 
     def how() -> str:
         a, b = len(levels["forward"]) - 1, max(0, len(levels["backward"]) - 1)
-        return f"breadth-first search by moves out of core ({a} forward + {b} backward levels)"
+        return f"breadth-first search by {by} out of core ({a} forward + {b} backward levels)"
+
+    def exhausted(what: str) -> Result:
+        return answer(Status.UNSOLVABLE, None, None, f"{how()} {what}")
 
     def by_first() -> Result:
         """Optimal with the first plan: the levels found none with fewer moves."""
@@ -287,8 +327,11 @@ def fewest(problem: Problem, root: Path, *, workers: int = 2, scheduler: str | N
         """The answer from a meeting at ``pos``, one step beyond ``side``'s level ``d`` (with
         no backward levels, ``b`` is 0 and the meeting is with the goal)."""
         i, j = (d + 1, b) if side == "forward" else (a, d + 1)
-        _, plan = walk(problem.board, k.group, (problem.start,), "moves", pos, i, j,
+        _, plan = walk(problem.board, k.group, (problem.start,), by, pos, i, j,
                        lambda e, q: member("forward", e, q), lambda e, z: member("backward", e, z))
+        if jumps:
+            n = len(state.pagodas)
+            return answer(Status.SOLVED, plan, None, f"{how()} met, its levels pruned by {n} pagodas")
         return answer(Status.SOLVED_OPTIMAL, plan, a + b + 1,
                       f"optimal: {a + b + 1} moves; {how()} found none with {a + b}")
 
@@ -301,7 +344,7 @@ def fewest(problem: Problem, root: Path, *, workers: int = 2, scheduler: str | N
 
     if deadline.expired():  # before any cluster is started
         a, b = len(levels["forward"]) - 1, max(0, len(levels["backward"]) - 1)
-        return _unknown(answer, state, a + b + 1, deadline.reason(), root)
+        return _unknown(answer, state, None if jumps else a + b + 1, deadline.reason(), root)
     settings = {"distributed.worker.daemon": False}
     with connect(workers, scheduler, settings, memory_limit=None) as client:
         from distributed import as_completed, wait
@@ -327,7 +370,9 @@ def fewest(problem: Problem, root: Path, *, workers: int = 2, scheduler: str | N
                 theirs = levels[SIDES[side == "forward"]]
                 other = (len(theirs) - 1, theirs[-1].parts)
             if deadline.expired():
-                return _unknown(answer, state, a + b + 1, deadline.reason(), root)
+                return _unknown(answer, state, None if jumps else a + b + 1, deadline.reason(), root)
+            if jumps and not bidirectional and d + 1 > total:  # past the goal's pegs
+                return exhausted("reached no goal position")
             last = mine[-1]
             spread = 2 * (len(client.scheduler_info()["workers"]) or workers)  # tasks to keep them busy
             tasks = spill.pieces(root / side, _side_fp(fp, side), d, last.parts, spread)
@@ -346,39 +391,45 @@ def fewest(problem: Problem, root: Path, *, workers: int = 2, scheduler: str | N
                 return None
 
             # Under a bound, the last level that can matter (a meeting there is a plan of
-            # upper - 1 moves) is only probed: its children met, never stored.
-            if state.upper is not None and a + b + 2 == state.upper:
+            # upper - 1 moves; by jumps, of the plans' jumps) is only probed: its children
+            # met, never stored.
+            if (state.upper is not None and a + b + 2 == state.upper) or (jumps and a + b + 1 == total):
                 probes = client.map(_probe, [problem] * n, [str(root)] * n, [fp] * n, [side] * n, [d] * n,
-                                    tasks, [other] * n, [chunk] * n, [hold] * n, [max_count] * n, pure=False)
+                                    tasks, [other] * n, [chunk] * n, [hold] * n, [max_count] * n,
+                                    [by] * n, pure=False)
                 if on_level is not None:
                     on_level(client, side, d)
                 try:
                     met = first_meeting(probes)
                 except TimeoutError:
                     client.cancel(probes)
-                    return _unknown(answer, state, a + b + 1, deadline.reason(), root)
+                    return _unknown(answer, state, None if jumps else a + b + 1, deadline.reason(), root)
                 except Exception as exc:  # tasks that failed on every try (workers lost): unknown
                     why = f"a level could not be probed ({type(exc).__name__}: {str(exc)[:120]})"
-                    return _unknown(answer, state, a + b + 1, why, root)
+                    return _unknown(answer, state, None if jumps else a + b + 1, why, root)
                 say(f"{side} level {d + 1} probed in {time.perf_counter() - t:.1f} s: "
                     + ("it meets the other side" if met is not None else "no meeting"))
                 if met is not None:
                     return found(side, met, a, b, d)
+                if jumps:
+                    return exhausted(f"met no plan of {total} jumps: every position on one was ruled out")
                 return by_first()
             # A scout first: one chunk's children met against the other side, on its own,
             # while the level is expanded. At the level that meets, meetings are many and a
             # chunk finds one in seconds (as in memory, where the first slices do); any other
             # level pays one read of the other side's last level.
-            scout = client.submit(_probe, problem, str(root), fp, side, d, (0, 0, chunk), other, chunk, hold,
-                                  max_count, pure=False, priority=1)
+            scout = None
+            if not jumps:  # by jumps the sides meet only at the last level
+                scout = client.submit(_probe, problem, str(root), fp, side, d, (0, 0, chunk), other, chunk,
+                                      hold, max_count, pure=False, priority=1)
             parts_next = spill.partitions(last.classes, FANOUT, per_worker, last.parts, spread)
             spill.drop_level(root / side, d + 1)  # what a killed run left of it
             futures = client.map(_expand, [problem] * n, [str(root)] * n, [fp] * n, [side] * n, [d] * n,
-                                 tasks, [parts_next] * n, [chunk] * n, [max_count] * n, pure=False)
+                                 tasks, [parts_next] * n, [chunk] * n, [max_count] * n, [by] * n, pure=False)
             if on_level is not None:
                 on_level(client, side, d)
             try:
-                met = first_meeting([scout])
+                met = first_meeting([scout]) if scout is not None else None
             except Exception:  # no time, or the scout was lost: the level itself will tell
                 met = None
             if met is not None:
@@ -386,17 +437,17 @@ def fewest(problem: Problem, root: Path, *, workers: int = 2, scheduler: str | N
                 say(f"{side} level {d + 1}: a chunk of it meets the other side "
                     f"({time.perf_counter() - t:.1f} s): {a + b + 1} moves")
                 return found(side, met, a, b, d)
-            earlier = [(lv.parts, lv.fewest, lv.most) for lv in mine]
+            earlier = [] if jumps else [(lv.parts, lv.fewest, lv.most) for lv in mine]
             m = parts_next
             merges: list[Any] = []
             try:
                 if not finished(futures):
                     client.cancel(futures)
-                    return _unknown(answer, state, a + b + 1, deadline.reason(), root)
+                    return _unknown(answer, state, None if jumps else a + b + 1, deadline.reason(), root)
                 client.gather(futures)
                 merges = client.map(_merge, [problem] * m, [str(root)] * m, [fp] * m, [side] * m, [d + 1] * m,
                                     range(m), [m] * m, [earlier] * m, [max_count] * m, [state.upper] * m,
-                                    [other] * m, pure=False)
+                                    [None if jumps else other] * m, [prune[side]] * m, pure=False)
                 merged, meeting = [], None
                 # The first partition that meets the other side ends the search: the rest of
                 # the level is never merged (as in memory, where the first slice that meets does)
@@ -409,9 +460,9 @@ def fewest(problem: Problem, root: Path, *, workers: int = 2, scheduler: str | N
                     merged.append(x)
             except TimeoutError:
                 client.cancel(merges)
-                return _unknown(answer, state, a + b + 1, deadline.reason(), root)
+                return _unknown(answer, state, None if jumps else a + b + 1, deadline.reason(), root)
             except Exception as exc:  # tasks that failed on every try (workers lost): unknown
-                return _unknown(answer, state, a + b + 1,
+                return _unknown(answer, state, None if jumps else a + b + 1,
                                 f"a level could not be built ({type(exc).__name__}: {str(exc)[:120]})", root)
             if meeting is not None:
                 say(f"{side} level {d + 1}: meets the other side ({time.perf_counter() - t:.1f} s): "
@@ -427,16 +478,18 @@ def fewest(problem: Problem, root: Path, *, workers: int = 2, scheduler: str | N
             growth = level.classes / max(1, last.classes)
             say(f"{side} level {d + 1}: {level.classes:,} positions up to symmetry in {m} partitions, "
                 f"{secs:.1f} s ({level.classes / max(secs, 1e-9):,.0f} positions/s), {disk / 1e6:,.1f} MB on "
-                f"disk; proven >= {a + b + 2} moves" + _eta(levels, secs, growth))
+                f"disk" + ("" if jumps else f"; proven >= {a + b + 2} moves") + _eta(levels, secs, growth))
             if not level.classes:
                 if state.upper is not None and state.first is not None:
                     return by_first()
-                return answer(Status.UNSOLVABLE, None, -1,
-                              f"{how()} exhausted every reachable position without reaching the goal")
+                return exhausted("exhausted every reachable position without reaching the goal")
 
 
-def _unknown(answer: Callable[..., Result], state: State, lower: int, why: str, root: Path) -> Result:
+def _unknown(answer: Callable[..., Result], state: State, lower: int | None, why: str, root: Path) -> Result:
+    """"Unknown", with the levels kept; ``lower``: the moves proven (None by jumps)."""
     kept = f"; the levels are kept in {root}: rerun to go on"
+    if lower is None:
+        return answer(Status.UNKNOWN, None, None, f"{why}{kept}")
     if state.first is not None:
         return answer(Status.UNKNOWN, state.first, lower,
                       f"{why}: best found {state.upper} moves, proven >= {lower}{kept}")
@@ -462,7 +515,8 @@ def _read(root: Path, fp: str, d: int, r: int, max_count: int) -> np.ndarray:
     return _read_cached(str(root), fp, d, r, max_count, mtime)
 
 
-def _resume(root: Path, problem: Problem, k: Kernel, say: Callable[[str], None]) -> State | None:
+def _resume(root: Path, problem: Problem, k: Kernel, say: Callable[[str], None], by: str = "moves"
+            ) -> State | None:
     """The state an earlier run of this problem left, or None (none, or another problem's: a
     manifest that is not this problem's is not believed, and the directory is reused)."""
     from ..formats.notation import parse_plan
@@ -477,7 +531,10 @@ def _resume(root: Path, problem: Problem, k: Kernel, say: Callable[[str], None])
         upper = data["upper"]
         if upper is not None and not isinstance(upper, int):
             raise ValueError("a bad upper bound")
-        if data.get("fingerprint") != fingerprint(problem, k.group, upper):
+        pagodas = [(tuple(int(x) for x in w), int(f)) for w, f in data.get("pagodas", [])]
+        if any(len(w) != problem.board.n for w, _ in pagodas):
+            raise ValueError("a pagoda of another board")
+        if data.get("fingerprint") != fingerprint(problem, k.group, upper, by, pagodas):
             raise ValueError("another search's")
         first = None
         if data["first"] is not None:  # believed only once replayed, with the moves it claims
@@ -495,7 +552,7 @@ def _resume(root: Path, problem: Problem, k: Kernel, say: Callable[[str], None])
         say(f"{path}: not resumed ({str(exc)[:80]}); starting afresh")
         return None
     say(f"resuming from {len(levels['forward'])} forward and {len(levels['backward'])} backward levels")
-    return State(upper, first, str(data.get("first_by", "")), levels)
+    return State(upper, first, str(data.get("first_by", "")), levels, pagodas)
 
 
 def _save(root: Path, problem: Problem, fp: str, state: State) -> None:
@@ -504,6 +561,7 @@ def _save(root: Path, problem: Problem, fp: str, state: State) -> None:
     first = None if state.first is None else format_plan(problem.board, state.first)
     text = json.dumps({"format": FORMAT, "version": VERSION, "fingerprint": fp, "upper": state.upper,
                        "first": first, "first_by": state.first_by,
+                       "pagodas": [[list(w), f] for w, f in state.pagodas],
                        "levels": {side: [lv.__dict__ for lv in state.levels[side]] for side in SIDES}},
                       indent=1) + "\n"
     write_atomic(root / "manifest.json", lambda fh: fh.write(text))
