@@ -1,10 +1,11 @@
 """Benchmark: certified atlases — build one per board (``survey BOARD --certificates DIR``),
 check it (``pegsat check DIR``), and print the cells by verdict, the time and peak memory of
-each step (the process tree, sampled every 50 ms: ``outofcore.measured``), the disk the atlas
-takes, and what the check verified by kind.
+each step (the process tree, sampled: ``tree.measured``), the disk the atlas takes, and what
+the check verified by kind. ``--min-moves``: the fewest moves of every solvable cell, proven
+(``survey --min-moves``), and the cells whose plans the check replays with them.
 
     python bench/atlas.py [--only triangle-5,english,french] [--time-limit 60] [--prove-limit 300]
-                          [--keep DIR]
+                          [--min-moves] [--keep DIR]
 """
 
 from __future__ import annotations
@@ -15,7 +16,8 @@ import shutil
 import tempfile
 from pathlib import Path
 
-from outofcore import PEGSAT, measured
+from outofcore import PEGSAT
+from tree import measured
 
 
 def disk(root: Path) -> float:
@@ -28,6 +30,7 @@ def main() -> None:
     ap.add_argument("--only", default="triangle-5,english,french")
     ap.add_argument("--time-limit", default="60")
     ap.add_argument("--prove-limit", default="300")
+    ap.add_argument("--min-moves", action="store_true", help="the fewest moves of every solvable cell")
     ap.add_argument("--keep", help="write the atlases under this directory (else a temporary one)")
     args = ap.parse_args()
     base = Path(args.keep) if args.keep else Path(tempfile.mkdtemp(prefix="pegsat-atlas-"))
@@ -36,16 +39,21 @@ def main() -> None:
     print("-" * 150)
     for board in args.only.split(","):
         root = base / board
-        secs, peak, _ = measured([str(PEGSAT), "survey", board, "--certificates", str(root), "--quiet",
-                                  "--time-limit", args.time_limit, "--prove-limit", args.prove_limit])
+        built = measured([str(PEGSAT), "survey", board, "--certificates", str(root), "--quiet",
+                          "--time-limit", args.time_limit, "--prove-limit", args.prove_limit,
+                          *(["--min-moves"] if args.min_moves else [])])
+        if not (root / "atlas.json").is_file():
+            print(f"{board:<11} no atlas (exit {built.code}): {built.stderr.strip()[-200:]}", flush=True)
+            continue
         cells = json.loads((root / "atlas.json").read_text())["cells"]
         n = {s: sum(c["status"] == s for c in cells) for s in ("solvable", "unsolvable", "unknown")}
-        csecs, cpeak, out = measured([str(PEGSAT), "check", str(root)])
-        said = out.strip().splitlines()
+        checked = measured([str(PEGSAT), "check", str(root)])
+        said = checked.stdout.strip().splitlines()
         verdict = said[0].split(": ", 2)[-1] if said else "(no output)"
         failed = sum(line.startswith(("FAILED", "NOT SETTLED")) for line in said)
         print(f"{board:<11} {len(cells):>6} {n['solvable']:>5} {n['unsolvable']:>6} {n['unknown']:>7}  "
-              f"{secs:>8.1f} {peak:>6.0f}  {csecs:>8.1f} {cpeak:>6.0f}  {disk(root):>8.1f}  "
+              f"{built.seconds:>8.1f} {built.peak_mb:>6.0f}  "
+              f"{checked.seconds:>8.1f} {checked.peak_mb:>6.0f}  {disk(root):>8.1f}  "
               f"{verdict}" + (f"; {failed} FAILED/NOT SETTLED" if failed else ""), flush=True)
     if not args.keep:
         shutil.rmtree(base, ignore_errors=True)
