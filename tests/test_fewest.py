@@ -142,6 +142,11 @@ def test_past_the_memory_budget_the_search_goes_on_out_of_core(monkeypatch):
     r = CliRunner().invoke(main, ["solve", "triangle-6", "--vacant", "a1", "--min-moves", "--workers", "2"])
     assert r.exit_code == 0, r.output
     assert "going on with the levels on disk in" in r.output and "optimal: 10 moves" in r.output
+    # the search by jumps too: triangle-6 a1 -> d4's levels outgrow the budget at once
+    r = CliRunner().invoke(main, ["solve", "triangle-6", "--vacant", "a1", "--survivor", "d4", "--planner",
+                                  "layers", "--workers", "2"])
+    assert r.exit_code == 0, r.output
+    assert "going on with the levels on disk in" in r.output and "by jumps out of core" in r.output
 
 
 def test_layers_out_of_core_answers_as_in_memory_and_resumes_with_its_pagodas(tmp_path):

@@ -377,17 +377,12 @@ def solve(problem: str, planner: str, min_moves: bool, solver: str, workers: int
     if spill is not None and planner not in ("moves", "layers"):
         raise PegsatError("--spill is a level search on disk: add --min-moves, or --planner layers")
     say = None if as_json else (lambda line: click.echo(line, err=True))
-    if planner == "moves":
-        from .apps.fewest import solve as fewest_moves
+    if planner in ("moves", "layers"):  # level searches: on disk when asked, or past the memory budget
+        from .apps.fewest import solve as level_search
 
-        result = fewest_moves(posed.problem, config, deadline_of(time_limit),
+        result = level_search(posed.problem, config, deadline_of(time_limit),
                               spill=Path(spill) if spill else None, scheduler=scheduler, memory=memory_limit,
-                              progress=say)
-    elif spill is not None:
-        from .apps.fewest import fewest
-
-        result = fewest(posed.problem, Path(spill), workers=config.workers, scheduler=scheduler,
-                        memory=memory_limit, deadline=deadline_of(time_limit), progress=say, by="jumps")
+                              progress=say, by="moves" if planner == "moves" else "jumps")
     else:
         result = solve_problem(posed.problem, planner, config, deadline_of(time_limit))
     if result.plan is not None and out:

@@ -163,12 +163,13 @@ def _probe(problem: Problem, root: str, fp: str, side: str, d: int, piece: tuple
 
 def solve(problem: Problem, config: Any, deadline: Deadline, *, spill: Path | None = None,
           scheduler: str | None = None, memory: int | None = None,
-          progress: Callable[[str], None] | None = None) -> Result:
-    """The fewest moves (``solve --min-moves``): with ``spill``, out of core there from the
-    start (``fewest``, on ``config.workers`` local workers or the cluster at ``scheduler``);
-    else in memory (``planners.moves`` through ``apps.solve``) while the levels fit the
-    memory budget, then out of core in a new temporary directory, removed once the answer is
-    final (kept, and named, when it is "unknown": a rerun with ``--spill`` there goes on)."""
+          progress: Callable[[str], None] | None = None, by: str = "moves") -> Result:
+    """The fewest moves (``solve --min-moves``; ``by="jumps"``: the ``layers`` search): with
+    ``spill``, out of core there from the start (``fewest``, on ``config.workers`` local
+    workers or the cluster at ``scheduler``); else in memory (``planners.moves`` or
+    ``planners.layers`` through ``apps.solve``) while the levels fit the memory budget, then
+    out of core in a new temporary directory, removed once the answer is final (kept, and
+    named, when it is "unknown": a rerun with ``--spill`` there goes on)."""
     from dataclasses import replace
 
     from ..limits import MemoryBudget
@@ -176,12 +177,13 @@ def solve(problem: Problem, config: Any, deadline: Deadline, *, spill: Path | No
 
     def out_of_core(root: Path) -> Result:
         return fewest(problem, root, workers=config.workers, scheduler=scheduler, memory=memory,
-                      deadline=deadline, config=config, progress=progress)
+                      deadline=deadline, config=config, progress=progress, by=by)
 
     if spill is not None:
         return out_of_core(spill)
     try:
-        return in_memory(problem, "moves", replace(config, spill=True), deadline)
+        planner = "moves" if by == "moves" else "layers"
+        return in_memory(problem, planner, replace(config, spill=True), deadline)
     except MemoryBudget as exc:
         why = str(exc)
     # out here, not in the handler: the exception's frames hold the in-memory levels, and

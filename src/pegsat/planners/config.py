@@ -20,7 +20,7 @@ class Config:
     solver: str = "cadical195"
     workers: int = field(default_factory=cores)  # processes (search) or threads (CP-SAT) per problem
     encode: EncodeOptions = field(default_factory=EncodeOptions)
-    #: ``moves``: a level past the memory budget raises ``MemoryBudget`` to the caller, which
+    #: ``moves``, ``layers``: a level past the memory budget raises ``MemoryBudget`` to the caller, which
     #: goes on with the levels on disk (``apps.fewest.solve``), instead of answering "unknown"
     spill: bool = False
 

@@ -48,6 +48,7 @@ from ..engine.bitboard import mirror, stabilizer
 from ..engine.kernel import MAX_HOLES
 from ..engine.levels import SLICE, Levels
 from ..errors import PegsatError
+from ..limits import MemoryBudget
 from ..model.problem import Goal, Problem, goal_positions
 from ..model.result import Proof, Result, Stats, Status, certificate
 from .config import Config
@@ -269,6 +270,8 @@ def solve(problem: Problem, deadline: Deadline, config: Config) -> Result:
     try:
         meeting = search.run()
     except Timeout as exc:
+        if config.spill and isinstance(exc, MemoryBudget):
+            raise  # the caller goes on out of core (``apps.fewest.solve``)
         lv = search.levels
         why = str(exc) or "time limit"
         return Result(Status.UNKNOWN, problem, NAME, stats=_stats(search, t0),
