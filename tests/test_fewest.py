@@ -191,3 +191,14 @@ def test_layers_spill_through_the_cli(tmp_path):
     bad = CliRunner().invoke(main, ["solve", "triangle-5", "--vacant", "b4", "--planner", "sat",
                                     "--spill", str(tmp_path / "s")])
     assert bad.exit_code != 0 and "--planner layers" in bad.output
+
+
+def test_the_library_spills_level_searches_only(tmp_path):
+    import pegsat
+    from pegsat.errors import PegsatError
+
+    p = pegsat.problem("triangle-5", vacant="b4", survivor="b4")
+    r = pegsat.solve(p, "layers", spill=tmp_path / "l", workers=1)
+    assert r.status is Status.UNSOLVABLE and "out of core" in r.detail
+    with pytest.raises(PegsatError, match="level search"):
+        pegsat.solve(p, "sat", spill=tmp_path / "s")

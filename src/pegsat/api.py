@@ -108,10 +108,11 @@ def position(on: Board | str, holes: str | Iterable[str | int]) -> Position:
 def solve(p: Problem, planner: str = "auto", *, min_moves: bool = False, time_limit: float | None = None,
           workers: int | None = None, solver: str = "cadical195", spill: str | Path | None = None) -> Result:
     """A plan (replayed by the verifier), a proof that there is none, or "unknown" past
-    ``time_limit``. ``min_moves``: the fewest moves and the proof that none has fewer; its
-    levels go to disk, on a local Dask cluster of ``workers`` processes, in ``spill`` (a
-    directory: from the start, resumable) or in a temporary directory once they would pass
-    the memory budget (``docs/planners.md``).
+    ``time_limit``. ``min_moves``: the fewest moves and the proof that none has fewer. The
+    level searches (``min_moves``, ``planner="layers"``) put their levels on disk, on a local
+    Dask cluster of ``workers`` processes, in ``spill`` (a directory: from the start,
+    resumable) or in a temporary directory once they would pass the memory budget
+    (``docs/planners.md``); ``spill`` with another planner is an error.
 
     >>> r = pegsat.solve(pegsat.problem("triangle-5", vacant="a1"))
     >>> r.status.value, len(r.plan)
@@ -125,10 +126,14 @@ def solve(p: Problem, planner: str = "auto", *, min_moves: bool = False, time_li
     config = Config(solver=solver)
     if workers:
         config = replace(config, workers=workers)
-    if min_moves or planner == "moves":
-        from .apps.fewest import solve as fewest
+    if min_moves or planner in ("moves", "layers"):
+        from .apps.fewest import solve as level_search
 
-        return fewest(p, config, Deadline(time_limit), spill=None if spill is None else Path(spill))
+        by = "moves" if min_moves or planner == "moves" else "jumps"
+        where = None if spill is None else Path(spill)
+        return level_search(p, config, Deadline(time_limit), spill=where, by=by)
+    if spill is not None:
+        raise PegsatError(f"spill: a level search on disk (min_moves, or planner 'layers'), not {planner!r}")
     return run(p, planner, config, Deadline(time_limit))
 
 
