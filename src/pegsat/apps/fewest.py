@@ -30,7 +30,7 @@ import shutil
 import tempfile
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import lru_cache
 from pathlib import Path
 from typing import Any
@@ -170,8 +170,6 @@ def solve(problem: Problem, config: Any, deadline: Deadline, *, spill: Path | No
     ``planners.layers`` through ``apps.solve``) while the levels fit the memory budget, then
     out of core in a new temporary directory, removed once the answer is final (kept, and
     named, when it is "unknown": a rerun with ``--spill`` there goes on)."""
-    from dataclasses import replace
-
     from ..limits import MemoryBudget
     from .solve import solve as in_memory
 
@@ -220,7 +218,7 @@ def fewest(problem: Problem, root: Path, *, workers: int = 2, scheduler: str | N
     from ..analysis import pagoda
     from ..planners import layers
     from ..planners.config import Config
-    from ..planners.moves import BEAM, Search, first_plan, supports
+    from ..planners.moves import supports
     from ..proofs.cheap import cheap_proofs
     from .cluster import client as connect
 
@@ -254,10 +252,7 @@ def fewest(problem: Problem, root: Path, *, workers: int = 2, scheduler: str | N
         if upper:
             t = time.perf_counter()
             try:
-                search = Search(problem, deadline)
-                search.warm(WARM)
-                first, bound = first_plan(search, deadline, config or Config(), widths=(BEAM, 5 * BEAM))
-                del search
+                first, bound = _first(problem, deadline, config or Config())
             except Timeout:  # the deadline came first: no bound, and "unknown" below
                 pass
             upper_s = time.perf_counter() - t
@@ -485,6 +480,40 @@ def fewest(problem: Problem, root: Path, *, workers: int = 2, scheduler: str | N
                 if state.upper is not None and state.first is not None:
                     return by_first()
                 return exhausted("exhausted every reachable position without reaching the goal")
+
+
+def _first(problem: Problem, deadline: Deadline, config: Any) -> tuple[Result | None, int | None]:
+    """The first plan and its moves, the bound: beams over in-memory levels of about ``WARM``
+    positions (``planners.moves.first_plan``, two widths, both guides), the fewest moves kept.
+    A one-peg-anywhere goal is also tried survivor by survivor (the class-compatible ones,
+    one per orbit): a fixed survivor's backward levels are narrow and its beams meet with
+    fewer moves (German e5 -> anywhere: 33 moves from the open goal, 23 with e5 alone). A
+    refutation comes back only for the problem itself."""
+    from ..analysis import games
+    from ..planners.moves import BEAM, Search, first_plan
+
+    tries = [problem]
+    split = games.split(problem)
+    if split is not None and len(split.survivors) > 1:
+        tries += [game.problem for h in split.survivors for game in split.games(h, both=False)]
+    best: tuple[Result | None, int | None] = (None, None)
+    for q in tries:
+        search = Search(q, deadline)
+        search.warm(WARM)
+        first, bound = first_plan(search, deadline, config, widths=(BEAM, 5 * BEAM))
+        del search
+        if first is not None and first.status is Status.UNSOLVABLE:
+            if q is problem:
+                return first, None
+            continue  # that survivor has no plan; the others may
+        if first is None or first.plan is None or bound is None:
+            continue
+        if best[1] is None or bound < best[1]:
+            try:
+                best = (replace(first, problem=problem), replay_plan(problem, first.plan).moves)
+            except PlanError:
+                continue  # the final verification would reject it: go on without it
+    return best
 
 
 def _unknown(answer: Callable[..., Result], state: State, lower: int | None, why: str, root: Path) -> Result:
