@@ -131,7 +131,7 @@ def test_solve_spill_through_the_command_line(tmp_path, truth):
     data = json.loads(r.output.splitlines()[-1])
     assert data["status"] == "solved-optimal" and data["moves"] == truth[0]
     r = CliRunner().invoke(main, ["solve", "triangle-6", "--spill", str(tmp_path / "m")])
-    assert r.exit_code == 2 and r.output.startswith("error: --spill is a search by moves") and \
+    assert r.exit_code == 2 and r.output.startswith("error: --spill is a level search on disk") and \
         r.output.count("\n") == 1
 
 

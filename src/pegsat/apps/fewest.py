@@ -508,11 +508,8 @@ def _first(problem: Problem, deadline: Deadline, config: Any) -> tuple[Result | 
             continue  # that survivor has no plan; the others may
         if first is None or first.plan is None or bound is None:
             continue
-        if best[1] is None or bound < best[1]:
-            try:
-                best = (replace(first, problem=problem), replay_plan(problem, first.plan).moves)
-            except PlanError:
-                continue  # the final verification would reject it: go on without it
+        if best[1] is None or bound < best[1]:  # a survivor's plan is one of the problem's (the
+            best = (replace(first, problem=problem), bound)  # same start): its moves, replayed there
     return best
 
 
