@@ -74,12 +74,16 @@ def test_a_run_stopped_between_levels_resumes_to_the_same_answer(tmp_path, truth
 
     def stop(client, side, d):
         if side == "forward" and d == 5:
-            raise Stop
+            raise KeyboardInterrupt  # Ctrl-C: the run says what it knew, and where to resume
 
-    with pytest.raises(Stop):
-        fewest(GAME, root, workers=2, memory=MEMORY, upper=False, on_level=stop)
+    told = []
+    with pytest.raises(KeyboardInterrupt):
+        fewest(GAME, root, workers=2, memory=MEMORY, upper=False, on_level=stop, progress=told.append)
     manifest = json.loads((root / "manifest.json").read_text())
     assert len(manifest["levels"]["forward"]) == 6
+    b = len(manifest["levels"]["backward"]) - 1
+    assert told[-1] == (f"interrupted after 5 forward + {b} backward levels; any plan needs >= {5 + b + 1} "
+                        f"moves; the levels are kept in {root}: rerun to go on")
     said = []
     r = fewest(GAME, root, workers=2, memory=MEMORY, upper=False, progress=said.append)
     assert said[0].startswith("resuming from 6 forward")

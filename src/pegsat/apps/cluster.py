@@ -19,10 +19,13 @@ CONNECT_S = 10.0  # seconds to reach an existing scheduler
 
 @contextmanager
 def client(workers: int, scheduler: str | None, settings: dict[str, Any] | None = None,
-           memory_limit: int | str | None = None) -> Iterator[Any]:
+           memory_limit: int | str | None = None,
+           interrupted: Callable[[], None] | None = None) -> Iterator[Any]:
     """A connected ``distributed.Client`` for the ``with`` block: a local cluster of
     ``workers`` single-threaded processes (each limited to ``memory_limit`` bytes, where
-    given), or the scheduler at ``scheduler``; closed, and the local cluster stopped, after."""
+    given), or the scheduler at ``scheduler``; closed, and the local cluster stopped, after.
+    ``interrupted()``: called on Ctrl-C inside the block, before the interrupt goes on (a
+    long run says what it knew and where it can resume)."""
     # Dask's own warnings (cancelled tasks, workers killed on Ctrl-C) would bury our one line;
     # worker processes read this too, since they inherit the environment.
     os.environ.setdefault("DASK_LOGGING__DISTRIBUTED", "error")
@@ -51,6 +54,10 @@ def client(workers: int, scheduler: str | None, settings: dict[str, Any] | None 
             raise PegsatError(f"cannot reach the Dask scheduler {scheduler!r}: {why}") from None
         try:
             yield c
+        except KeyboardInterrupt:
+            if interrupted is not None:
+                interrupted()
+            raise
         finally:
             c.close()
             if cluster is not None:

@@ -343,7 +343,13 @@ def fewest(problem: Problem, root: Path, *, workers: int = 2, scheduler: str | N
         a, b = len(levels["forward"]) - 1, max(0, len(levels["backward"]) - 1)
         return _unknown(answer, state, None if jumps else a + b + 1, deadline.reason(), root)
     settings = {"distributed.worker.daemon": False}
-    with connect(workers, scheduler, settings, memory_limit=None) as client:
+    def interrupted() -> None:
+        a, b = len(levels["forward"]) - 1, max(0, len(levels["backward"]) - 1)
+        proven = "" if jumps else f"; any plan needs >= {a + b + 1} moves"
+        say(f"interrupted after {a} forward + {b} backward levels{proven}; the levels are kept in "
+            f"{root}: rerun to go on")
+
+    with connect(workers, scheduler, settings, memory_limit=None, interrupted=interrupted) as client:
         from distributed import as_completed, wait
 
         def finished(fs: list[Any]) -> bool:

@@ -135,7 +135,14 @@ def reach(problem: Problem, root: Path, *, workers: int = 2, scheduler: str | No
         levels = [Level(0, 1, 1, spill.orbit_total(k, start), size)]
         _save(root, fp, levels)
     settings = {"distributed.worker.daemon": False}
-    with connect(workers, scheduler, settings, memory_limit=None) as client:
+
+    def interrupted() -> None:
+        if progress is not None:
+            progress(f"interrupted after {len(levels) - 1} levels by jumps "
+                     f"({sum(lv.classes for lv in levels):,} positions up to symmetry); they are kept in "
+                     f"{root}: rerun to go on")
+
+    with connect(workers, scheduler, settings, memory_limit=None, interrupted=interrupted) as client:
         while not complete and not _done(problem, levels):
             d = len(levels) - 1
             if deadline.expired():
