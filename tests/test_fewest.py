@@ -146,43 +146,50 @@ def test_past_the_memory_budget_the_search_goes_on_out_of_core(monkeypatch):
     r = CliRunner().invoke(main, ["solve", "triangle-6", "--vacant", "a1", "--min-moves", "--workers", "2"])
     assert r.exit_code == 0, r.output
     assert "going on with the levels on disk in" in r.output and "optimal: 10 moves" in r.output
-    # the search by jumps too: triangle-6 a1 -> d4's levels outgrow the budget at once
-    r = CliRunner().invoke(main, ["solve", "triangle-6", "--vacant", "a1", "--survivor", "d4", "--planner",
+    # the search by jumps too: triangle-5 b4 -> b4's levels outgrow a 1 KB budget at once
+    monkeypatch.setenv("PEGSAT_MEMORY_GB", "0.000001")
+    r = CliRunner().invoke(main, ["solve", "triangle-5", "--vacant", "b4", "--survivor", "b4", "--planner",
                                   "layers", "--workers", "2"])
-    assert r.exit_code == 0, r.output
+    assert r.exit_code == 10, r.output
     assert "going on with the levels on disk in" in r.output and "by jumps out of core" in r.output
 
 
 def test_layers_out_of_core_answers_as_in_memory_and_resumes_with_its_pagodas(tmp_path):
-    """``--planner layers --spill``: the search by jumps on disk. Solvable: a replayed plan;
-    triangle-5 b4 -> b4, which no position class or pagoda refutes: "unsolvable" only from
-    the last level probed with no meeting. A run stopped between levels resumes with the
-    pagodas its levels were pruned with (the manifest keeps them: learning is time-bound)."""
+    """``--planner layers --spill``: the search by jumps on disk (one two-worker cluster for
+    every run here). Solvable: a replayed plan; triangle-5 b4 -> b4, which no position class
+    or pagoda refutes: "unsolvable" only from the last level probed with no meeting. A run
+    stopped between levels resumes with the pagodas its levels were pruned with (the
+    manifest keeps them: learning is time-bound)."""
+    from distributed import LocalCluster
+
     from pegsat.planners import layers
     from pegsat.planners.config import Config
 
     t5 = get_board("triangle-5")
-    for board, v, s in ((T6, "a1", "d4"), (t5, "b4", "b4")):
-        p = single_vacancy(board, board.hole(v), Goal.survivor(board, board.hole(s)))
-        want = layers.solve(p, Deadline(), Config())
-        r = fewest(p, tmp_path / v, workers=2, memory=MEMORY, by="jumps")
-        assert r.planner == "layers" and r.status is want.status, (v, s, r.detail)
-        if r.status is Status.SOLVED:
-            assert r.plan is not None and len(r.plan) == board.n - 2 and r.lower_bound is None
-        else:
-            assert want.status is Status.UNSOLVABLE and r.proof is want.proof and "met no plan" in r.detail
-    p = single_vacancy(T6, T6.hole("a1"), Goal.survivor(T6, T6.hole("d4")))
-    root = tmp_path / "stopped"
+    with LocalCluster(n_workers=2, threads_per_worker=1, host="127.0.0.1", dashboard_address=None) as cluster:
+        at = cluster.scheduler_address
+        for v, s in (("a1", "a1"), ("b4", "b4")):
+            p = single_vacancy(t5, t5.hole(v), Goal.survivor(t5, t5.hole(s)))
+            want = layers.solve(p, Deadline(), Config())
+            r = fewest(p, tmp_path / v, scheduler=at, memory=MEMORY, by="jumps")
+            assert r.planner == "layers" and r.status is want.status, (v, s, r.detail)
+            if r.status is Status.SOLVED:
+                assert r.plan is not None and len(r.plan) == t5.n - 2 and r.lower_bound is None
+            else:
+                assert want.status is Status.UNSOLVABLE and r.proof is want.proof
+                assert "met no plan" in r.detail
+        p = single_vacancy(t5, t5.hole("a1"), Goal.survivor(t5, t5.hole("a1")))
+        root = tmp_path / "stopped"
 
-    def stop(client, side, d):
-        if d == 3:
-            raise Stop
+        def stop(client, side, d):
+            if d == 3:
+                raise Stop
 
-    with pytest.raises(Stop):
-        fewest(p, root, workers=2, memory=MEMORY, by="jumps", on_level=stop)
-    kept = json.loads((root / "manifest.json").read_text())["pagodas"]
-    said = []
-    r = fewest(p, root, workers=2, memory=MEMORY, by="jumps", progress=said.append)
+        with pytest.raises(Stop):
+            fewest(p, root, scheduler=at, memory=MEMORY, by="jumps", on_level=stop)
+        kept = json.loads((root / "manifest.json").read_text())["pagodas"]
+        said = []
+        r = fewest(p, root, scheduler=at, memory=MEMORY, by="jumps", progress=said.append)
     assert kept and said[0].startswith("resuming from") and r.status is Status.SOLVED
     assert json.loads((root / "manifest.json").read_text())["pagodas"] == kept
 
