@@ -343,6 +343,7 @@ def fewest(problem: Problem, root: Path, *, workers: int = 2, scheduler: str | N
         a, b = len(levels["forward"]) - 1, max(0, len(levels["backward"]) - 1)
         return _unknown(answer, state, None if jumps else a + b + 1, deadline.reason(), root)
     settings = {"distributed.worker.daemon": False}
+
     def interrupted() -> None:
         a, b = len(levels["forward"]) - 1, max(0, len(levels["backward"]) - 1)
         proven = "" if jumps else f"; any plan needs >= {a + b + 1} moves"
@@ -374,8 +375,6 @@ def fewest(problem: Problem, root: Path, *, workers: int = 2, scheduler: str | N
                 other = (len(theirs) - 1, theirs[-1].parts)
             if deadline.expired():
                 return _unknown(answer, state, None if jumps else a + b + 1, deadline.reason(), root)
-            if jumps and not bidirectional and d + 1 > total:  # past the goal's pegs
-                return exhausted("reached no goal position")
             last = mine[-1]
             spread = 2 * (len(client.scheduler_info()["workers"]) or workers)  # tasks to keep them busy
             tasks = spill.pieces(root / side, _side_fp(fp, side), d, last.parts, spread)
