@@ -125,3 +125,22 @@ def test_a_count_past_the_memory_budget_goes_on_out_of_core(monkeypatch, truth):
     assert [lv["raw"] for lv in data["levels"]] == truth[1] and data["complete"]
     where = r.output.split("on disk in ")[1].split()[0]
     assert not os.path.exists(where)
+
+
+def test_the_time_limit_holds_inside_a_level(tmp_path, truth):
+    """A deadline that passes while a level is being built ends the count there ("unknown",
+    the levels finished before it kept), not after the level (a German level takes minutes)."""
+    from pegsat.deadline import Deadline
+    from pegsat.errors import Unknown
+
+    late = {"now": False}
+
+    def passes(client, d):
+        if d == 6:
+            late["now"] = True  # the limit passes while level 7 is built
+
+    with pytest.raises(Unknown) as got:
+        reach(GAME, tmp_path / "levels", workers=2, memory=1 << 20,
+              deadline=Deadline(stop=lambda: late["now"]), on_level=passes)
+    assert "while level 7 was built" in str(got.value)
+    assert got.value.facts["classes_per_level"] == truth[0][:7]

@@ -143,6 +143,23 @@ def reach(problem: Problem, root: Path, *, workers: int = 2, scheduler: str | No
                      f"{root}: rerun to go on")
 
     with connect(workers, scheduler, settings, memory_limit=None, interrupted=interrupted) as client:
+        from distributed import wait
+
+        def within(fs: list[Any]) -> list[Any]:
+            """The tasks' results, or Unknown when the deadline passes first (the level being
+            built is dropped by the rerun that goes on)."""
+            n = len(levels)  # levels finished
+            try:
+                if deadline.expired() or wait(fs, timeout=deadline.remaining()).not_done:
+                    raise TimeoutError
+            except TimeoutError:
+                client.cancel(fs)
+                raise Unknown(f"the time limit came while level {n} was built; the {n} levels before it "
+                              f"are kept in {root}: rerun to go on",
+                              {"levels_finished": n,
+                               "classes_per_level": [lv.classes for lv in levels]}) from None
+            return client.gather(fs)
+
         while not complete and not _done(problem, levels):
             d = len(levels) - 1
             if deadline.expired():
@@ -161,10 +178,12 @@ def reach(problem: Problem, root: Path, *, workers: int = 2, scheduler: str | No
             if on_level is not None:
                 on_level(client, d)
             try:
-                client.gather(futures)
-                merged = client.gather(client.map(_merge, [problem] * parts_next, [str(root)] * parts_next,
-                                                  [fp] * parts_next, [d + 1] * parts_next, range(parts_next),
-                                                  [max_count] * parts_next, pure=False))
+                within(futures)
+                merged = within(client.map(_merge, [problem] * parts_next, [str(root)] * parts_next,
+                                           [fp] * parts_next, [d + 1] * parts_next, range(parts_next),
+                                           [max_count] * parts_next, pure=False))
+            except Unknown:
+                raise
             except Exception as exc:  # tasks that failed on every try (workers lost): unknown
                 raise Unknown(f"level {d + 1} could not be built ({type(exc).__name__}: {str(exc)[:120]}); "
                               f"the {d + 1} levels before it are kept in {root}: rerun to go on",
