@@ -19,6 +19,7 @@ from __future__ import annotations
 import argparse
 import json
 import math
+import shutil
 import sys
 import tempfile
 from pathlib import Path
@@ -76,7 +77,11 @@ def main() -> None:
                     help="a census that finishes: the bracket made from its first levels against it")
     args = ap.parse_args()
     spill = args.spill or tempfile.mkdtemp(prefix="pegsat-census-")
-    levels, complete, got = census(args, spill)
+    try:
+        levels, complete, got = census(args, spill)
+    finally:
+        if not args.spill:
+            shutil.rmtree(spill, ignore_errors=True)
     run = got["run"]
     pegs = len(levels) if complete else None
     manifest_levels = got["manifest"].get("levels", [])
