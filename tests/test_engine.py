@@ -361,3 +361,25 @@ def test_pagodas_learned_and_mined_for_each_survivor_are_exact():
         assert floor == min(w[h] for h in surv)
     before, after = out(known).all(axis=1), out(known + new).all(axis=1)
     assert not before.all() and after.sum() > before.sum()
+
+
+def test_a_search_moved_to_another_start_is_that_start_s_own_search():
+    """``DepthFirst.from_start`` (the repair pass's sub-searches share one set-up per class)
+    runs exactly the search built for that start: the same pagoda weights of the start, the
+    same answer, the same nodes."""
+    from pegsat.analysis import pagoda
+
+    b = get_board("english")
+    goal = Goal.one_peg()
+    first = single_vacancy(b, b.hole("d4"), goal)
+    pagodas = tuple(D.Pagoda(w, f) for w, f in pagoda.learn_for(first, Deadline()))
+    assert pagodas
+    order = D.far_first(first)
+    base = D.DepthFirst(first, pagodas=pagodas)
+    for v in ("c1", "a3", "b4"):
+        p = single_vacancy(b, b.hole(v), goal)
+        own, moved = D.DepthFirst(p, pagodas=pagodas), base.from_start(p.start)
+        moved.table = D.new_table(22, own.kernel.width)  # each its own dead table
+        assert moved._values == own._values and moved.problem == p
+        assert moved.attempt(order, 1 << 40) == own.attempt(order, 1 << 40)
+        assert moved.nodes == own.nodes > 0

@@ -35,11 +35,12 @@ The pure-Python reference is ``engine.reference.depth_first``.
 
 from __future__ import annotations
 
+import copy
 import math
 import mmap
 import random
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 import numpy as np
@@ -153,13 +154,29 @@ class DepthFirst:
             raise ValueError("survivors are for a one-peg goal, at most 64 of them")
         self._floors = np.array([[pg.weights[h] for h in survivors] if survivors else [pg.floor]
                                  for pg in self.pagodas], dtype=np.int64).tobytes()
-        self._values = np.array([sum(w for h, w in enumerate(pg.weights) if p.start >> h & 1)
-                                 for pg in self.pagodas], dtype=np.int64).tobytes()
+        self._weights = np.array([pg.weights for pg in self.pagodas], dtype=np.int64).reshape(P, b.n)
+        self._values = self._values_at(p.start)
         self.target, self.target_pegs = target, target_pegs
         self.nodes = self.stored = self.hits = self.cuts = 0
         self.attempts = 0
         self._last: Any = None  # the core search whose plan ``plan`` reads
         self._live: tuple[Any, ...] | None = None  # the descents under way
+
+    def _values_at(self, start: int) -> bytes:
+        """Each pagoda's weight of ``start``, as the core takes them."""
+        held = [h for h in range(self.problem.board.n) if start >> h & 1]
+        return np.ascontiguousarray(self._weights[:, held].sum(axis=1), dtype=np.int64).tobytes()
+
+    def from_start(self, start: int) -> DepthFirst:
+        """This search from another start (the same goal, table, pagodas and survivors): the
+        per-jump tables shared, not built again in Python. A repair pass searches thousands
+        of positions of one class this way (``proofs.deadset.close``)."""
+        other = copy.copy(self)
+        other.problem = replace(self.problem, start=start)
+        other._values = self._values_at(start)
+        other.nodes = other.stored = other.hits = other.cuts = other.attempts = 0
+        other._last = other._live = None
+        return other
 
     def attempt(self, order: Sequence[int], budget: int, check: Callable[[], None] | None = None,
                 lanes: Sequence[Sequence[int]] = ()) -> int:

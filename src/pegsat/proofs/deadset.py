@@ -41,7 +41,7 @@ from functools import cached_property
 import numpy as np
 
 from ..analysis import pagoda
-from ..analysis.invariants import class_basis
+from ..analysis.invariants import class_basis, position_class
 from ..deadline import Deadline, Timeout
 from ..engine import dfs as D
 from ..engine.kernel import Kernel
@@ -179,11 +179,16 @@ def close(problem: Problem, table: np.ndarray, pagodas: tuple[D.Pagoda, ...], de
             if not len(loose):
                 break
             repairs += len(loose)
+            subs: dict[int, D.DepthFirst] = {}  # one set-up per position class
             for pos in k.ints(loose):
                 # searched as a game of its own: its survivors are those its own class allows
                 # (an image of a reachable position may allow images of the start's survivors)
-                at = Problem(problem.board, pos, problem.goal)
-                sub = D.DepthFirst(at, table=table, pagodas=pagodas, survivors=pagoda.survivors_of(at))
+                c = position_class(problem.board, pos)
+                if c not in subs:
+                    at = Problem(problem.board, pos, problem.goal)
+                    subs[c] = D.DepthFirst(at, table=table, pagodas=pagodas,
+                                           survivors=pagoda.survivors_of(at))
+                sub = subs[c].from_start(pos)
                 if sub.attempt(order, 1 << 62, deadline.check) != D.EXHAUSTED:
                     raise Inconsistent("a child of a position the search proved dead reaches the goal")
             got = k.unique(k.concat([_read(k, table), loose]))  # a loose one may be overwritten
