@@ -117,7 +117,7 @@ def test_interrupted_batch_says_one_line(tmp_path):
     args = [sys.executable, "-m", "pegsat.cli", "batch", "german", "--results", str(out), "--quiet"]
     p = subprocess.Popen(args, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
                          start_new_session=True)
-    time.sleep(5)
+    time.sleep(3)  # the cluster up and jobs out (imports take under a second)
     p.send_signal(signal.SIGINT)
     _, err = p.communicate(timeout=60)
     assert p.returncode == 130

@@ -31,6 +31,16 @@ def small_partitions(monkeypatch):
 
 
 @pytest.fixture(scope="module")
+def cluster():
+    """One two-worker cluster for the tests that kill no worker (a cluster takes seconds to
+    start)."""
+    from distributed import LocalCluster
+
+    with LocalCluster(n_workers=2, threads_per_worker=1, host="127.0.0.1", dashboard_address=None) as c:
+        yield c.scheduler_address
+
+
+@pytest.fixture(scope="module")
 def truth():
     """The in-memory search without a bound: its optimum and levels (it stops at the first
     meeting, inside the level that meets; out of core too: at the first partition that
@@ -69,7 +79,7 @@ class Stop(Exception):
     pass
 
 
-def test_a_run_stopped_between_levels_resumes_to_the_same_answer(tmp_path, truth):
+def test_a_run_stopped_between_levels_resumes_to_the_same_answer(tmp_path, truth, cluster):
     root = tmp_path / "levels"
 
     def stop(client, side, d):
@@ -78,25 +88,25 @@ def test_a_run_stopped_between_levels_resumes_to_the_same_answer(tmp_path, truth
 
     told = []
     with pytest.raises(KeyboardInterrupt):
-        fewest(GAME, root, workers=2, memory=MEMORY, upper=False, on_level=stop, progress=told.append)
+        fewest(GAME, root, scheduler=cluster, memory=MEMORY, upper=False, on_level=stop, progress=told.append)
     manifest = json.loads((root / "manifest.json").read_text())
     assert len(manifest["levels"]["forward"]) == 6
     b = len(manifest["levels"]["backward"]) - 1
     assert told[-1] == (f"interrupted after 5 forward + {b} backward levels; any plan needs >= {5 + b + 1} "
                         f"moves; the levels are kept in {root}: rerun to go on")
     said = []
-    r = fewest(GAME, root, workers=2, memory=MEMORY, upper=False, progress=said.append)
+    r = fewest(GAME, root, scheduler=cluster, memory=MEMORY, upper=False, progress=said.append)
     assert said[0].startswith("resuming from 6 forward")
     same_levels(r, truth)
 
 
-def test_under_a_bound_the_levels_are_the_in_memory_ones_and_a_time_limit_is_unknown(tmp_path):
+def test_under_a_bound_the_levels_are_the_in_memory_ones_and_a_time_limit_is_unknown(tmp_path, cluster):
     """With a first plan as the upper bound, the levels are pruned by Merson's regions as the
     in-memory search prunes them under the same bound; a deadline passed is "unknown" with
     the bound proven so far, never a proof."""
     b = get_board("english")
     p = single_vacancy(b, b.hole("d4"), Goal.survivor(b, b.hole("d4")))
-    r = fewest(p, tmp_path / "levels", workers=2, memory=8 << 20)
+    r = fewest(p, tmp_path / "levels", scheduler=cluster, memory=8 << 20)
     bound = json.loads((tmp_path / "levels" / "manifest.json").read_text())["upper"]
     s = Search(p, Deadline(), upper=bound)
     s.run()
@@ -107,7 +117,7 @@ def test_under_a_bound_the_levels_are_the_in_memory_ones_and_a_time_limit_is_unk
     assert late.status is Status.UNKNOWN and late.proof is None
 
 
-def test_the_last_level_is_probed_and_its_meeting_is_the_plan(tmp_path, monkeypatch, truth):
+def test_the_last_level_is_probed_and_its_meeting_is_the_plan(tmp_path, monkeypatch, truth, cluster):
     """A first plan one move longer than the optimum: the levels stop one short of it, and
     the last level, probed without being stored, meets the other side: the plan walked back
     from there has the optimum's moves (were the meeting missed, the first plan's moves
@@ -122,7 +132,7 @@ def test_the_last_level_is_probed_and_its_meeting_is_the_plan(tmp_path, monkeypa
         return first, best + 1
 
     monkeypatch.setattr(moves, "first_plan", one_too_many)
-    r = fewest(GAME, tmp_path / "levels", workers=2, memory=MEMORY)
+    r = fewest(GAME, tmp_path / "levels", scheduler=cluster, memory=MEMORY)
     assert r.status is Status.SOLVED_OPTIMAL and r.moves == best == r.lower_bound, r.detail
     # levels 0..a and 0..b with a + b = best - 1 built; the probe, one beyond, met
     assert len(r.stats["forward_levels"]) + len(r.stats["backward_levels"]) == best + 1
@@ -154,42 +164,38 @@ def test_past_the_memory_budget_the_search_goes_on_out_of_core(monkeypatch):
     assert "going on with the levels on disk in" in r.output and "by jumps out of core" in r.output
 
 
-def test_layers_out_of_core_answers_as_in_memory_and_resumes_with_its_pagodas(tmp_path):
-    """``--planner layers --spill``: the search by jumps on disk (one two-worker cluster for
-    every run here). Solvable: a replayed plan; triangle-5 b4 -> b4, which no position class
-    or pagoda refutes: "unsolvable" only from the last level probed with no meeting. A run
-    stopped between levels resumes with the pagodas its levels were pruned with (the
-    manifest keeps them: learning is time-bound)."""
-    from distributed import LocalCluster
-
+def test_layers_out_of_core_answers_as_in_memory_and_resumes_with_its_pagodas(tmp_path, cluster):
+    """``--planner layers --spill``: the search by jumps on disk. Solvable: a replayed plan;
+    triangle-5 b4 -> b4, which no position class or pagoda refutes: "unsolvable" only from
+    the last level probed with no meeting. A run stopped between levels resumes with the
+    pagodas its levels were pruned with (the manifest keeps them: learning is time-bound)."""
     from pegsat.planners import layers
     from pegsat.planners.config import Config
 
     t5 = get_board("triangle-5")
-    with LocalCluster(n_workers=2, threads_per_worker=1, host="127.0.0.1", dashboard_address=None) as cluster:
-        at = cluster.scheduler_address
-        for v, s in (("a1", "a1"), ("b4", "b4")):
-            p = single_vacancy(t5, t5.hole(v), Goal.survivor(t5, t5.hole(s)))
-            want = layers.solve(p, Deadline(), Config())
-            r = fewest(p, tmp_path / v, scheduler=at, memory=MEMORY, by="jumps")
-            assert r.planner == "layers" and r.status is want.status, (v, s, r.detail)
-            if r.status is Status.SOLVED:
-                assert r.plan is not None and len(r.plan) == t5.n - 2 and r.lower_bound is None
-            else:
-                assert want.status is Status.UNSOLVABLE and r.proof is want.proof
-                assert "met no plan" in r.detail
-        p = single_vacancy(t5, t5.hole("a1"), Goal.survivor(t5, t5.hole("a1")))
-        root = tmp_path / "stopped"
+    at = cluster  # the module's two-worker cluster
+    for v, s in (("a1", "a1"), ("b4", "b4")):
+        p = single_vacancy(t5, t5.hole(v), Goal.survivor(t5, t5.hole(s)))
+        want = layers.solve(p, Deadline(), Config())
+        r = fewest(p, tmp_path / v, scheduler=at, memory=MEMORY, by="jumps")
+        assert r.planner == "layers" and r.status is want.status, (v, s, r.detail)
+        if r.status is Status.SOLVED:
+            assert r.plan is not None and len(r.plan) == t5.n - 2 and r.lower_bound is None
+        else:
+            assert want.status is Status.UNSOLVABLE and r.proof is want.proof
+            assert "met no plan" in r.detail
+    p = single_vacancy(t5, t5.hole("a1"), Goal.survivor(t5, t5.hole("a1")))
+    root = tmp_path / "stopped"
 
-        def stop(client, side, d):
-            if d == 3:
-                raise Stop
+    def stop(client, side, d):
+        if d == 3:
+            raise Stop
 
-        with pytest.raises(Stop):
-            fewest(p, root, scheduler=at, memory=MEMORY, by="jumps", on_level=stop)
-        kept = json.loads((root / "manifest.json").read_text())["pagodas"]
-        said = []
-        r = fewest(p, root, scheduler=at, memory=MEMORY, by="jumps", progress=said.append)
+    with pytest.raises(Stop):
+        fewest(p, root, scheduler=at, memory=MEMORY, by="jumps", on_level=stop)
+    kept = json.loads((root / "manifest.json").read_text())["pagodas"]
+    said = []
+    r = fewest(p, root, scheduler=at, memory=MEMORY, by="jumps", progress=said.append)
     assert kept and said[0].startswith("resuming from") and r.status is Status.SOLVED
     assert json.loads((root / "manifest.json").read_text())["pagodas"] == kept
 
