@@ -126,12 +126,14 @@ def solve(p: Problem, planner: str = "auto", *, min_moves: bool = False, time_li
     config = Config(solver=solver)
     if workers:
         config = replace(config, workers=workers)
-    if min_moves or planner in ("moves", "layers"):
+    from .apps.fewest import STEPS
+
+    if min_moves or planner in STEPS:
         from .apps.fewest import solve as level_search
 
-        by = "moves" if min_moves or planner == "moves" else "jumps"
         where = None if spill is None else Path(spill)
-        return level_search(p, config, Deadline(time_limit), spill=where, by=by)
+        return level_search(p, config, Deadline(time_limit), spill=where,
+                            planner="moves" if min_moves else planner)
     if spill is not None:
         raise PegsatError(f"spill: a level search on disk (min_moves, or planner 'layers'), not {planner!r}")
     return run(p, planner, config, Deadline(time_limit))

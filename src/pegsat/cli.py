@@ -374,15 +374,17 @@ def solve(problem: str, planner: str, min_moves: bool, solver: str, workers: int
     config = Config(solver=solver, encode=encode)
     if workers:
         config = replace(config, workers=workers)
-    if spill is not None and planner not in ("moves", "layers"):
+    from .apps.fewest import STEPS
+
+    if spill is not None and planner not in STEPS:
         raise PegsatError("--spill is a level search on disk: add --min-moves, or --planner layers")
     say = None if as_json else (lambda line: click.echo(line, err=True))
-    if planner in ("moves", "layers"):  # level searches: on disk when asked, or past the memory budget
+    if planner in STEPS:  # level searches: on disk when asked, or past the memory budget
         from .apps.fewest import solve as level_search
 
         result = level_search(posed.problem, config, deadline_of(time_limit),
                               spill=Path(spill) if spill else None, scheduler=scheduler, memory=memory_limit,
-                              progress=say, by="moves" if planner == "moves" else "jumps")
+                              progress=say, planner=planner)
     else:
         result = solve_problem(posed.problem, planner, config, deadline_of(time_limit))
     if result.plan is not None and out:

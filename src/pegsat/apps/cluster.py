@@ -12,9 +12,23 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import Any
 
+from ..deadline import Deadline
 from ..errors import PegsatError
 
 CONNECT_S = 10.0  # seconds to reach an existing scheduler
+
+
+def finished(fs: list[Any], deadline: Deadline) -> bool:
+    """Whether the tasks ``fs`` all finished before ``deadline`` (False at once when it has
+    passed; ``distributed.wait`` raises when it passes meanwhile)."""
+    from distributed import wait
+
+    if deadline.expired():
+        return False
+    try:
+        return not wait(fs, timeout=deadline.remaining()).not_done
+    except TimeoutError:
+        return False
 
 
 @contextmanager

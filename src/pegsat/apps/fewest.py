@@ -52,6 +52,7 @@ from ..model.result import Proof, Result, Stats, Status
 FORMAT, VERSION = "pegsat-fewest", 1
 NAME = "moves"
 SIDES = ("forward", "backward")
+STEPS = {"moves": "moves", "layers": "jumps"}  # the level searches' planners, and their step
 FANOUT = 24  # children per position by one move, roughly: what sizes a chunk and the partitions
 WARM = 1 << 20  # in-memory levels of at most about this many positions before the first plan's beams
 PROBE_HOLD = 4  # a probe task holds children in at most 1/PROBE_HOLD of a worker's memory: each
@@ -163,15 +164,18 @@ def _probe(problem: Problem, root: str, fp: str, side: str, d: int, piece: tuple
 
 def solve(problem: Problem, config: Any, deadline: Deadline, *, spill: Path | None = None,
           scheduler: str | None = None, memory: int | None = None,
-          progress: Callable[[str], None] | None = None, by: str = "moves") -> Result:
-    """The fewest moves (``solve --min-moves``; ``by="jumps"``: the ``layers`` search): with
-    ``spill``, out of core there from the start (``fewest``, on ``config.workers`` local
-    workers or the cluster at ``scheduler``); else in memory (``planners.moves`` or
-    ``planners.layers`` through ``apps.solve``) while the levels fit the memory budget, then
-    out of core in a new temporary directory, removed once the answer is final (kept, and
-    named, when it is "unknown": a rerun with ``--spill`` there goes on)."""
+          progress: Callable[[str], None] | None = None, planner: str = "moves") -> Result:
+    """The level search ``planner`` (``STEPS``): ``moves``, the fewest moves (``solve
+    --min-moves``), or ``layers``, the exhaustive search by jumps. With ``spill``, out of
+    core there from the start (``fewest``, on ``config.workers`` local workers or the
+    cluster at ``scheduler``); else in memory (the planner through ``apps.solve``) while the
+    levels fit the memory budget, then out of core in a new temporary directory, removed
+    once the answer is final (kept, and named, when it is "unknown": a rerun with
+    ``--spill`` there goes on)."""
     from ..limits import MemoryBudget
     from .solve import solve as in_memory
+
+    by = STEPS[planner]
 
     def out_of_core(root: Path) -> Result:
         return fewest(problem, root, workers=config.workers, scheduler=scheduler, memory=memory,
@@ -180,7 +184,6 @@ def solve(problem: Problem, config: Any, deadline: Deadline, *, spill: Path | No
     if spill is not None:
         return out_of_core(spill)
     try:
-        planner = "moves" if by == "moves" else "layers"
         return in_memory(problem, planner, replace(config, spill=True), deadline)
     except MemoryBudget as exc:
         why = str(exc)
@@ -221,6 +224,7 @@ def fewest(problem: Problem, root: Path, *, workers: int = 2, scheduler: str | N
     from ..planners.moves import supports
     from ..proofs.cheap import cheap_proofs
     from .cluster import client as connect
+    from .cluster import finished
 
     jumps = by == "jumps"
     if by not in ("moves", "jumps"):
@@ -351,14 +355,7 @@ def fewest(problem: Problem, root: Path, *, workers: int = 2, scheduler: str | N
             f"{root}: rerun to go on")
 
     with connect(workers, scheduler, settings, memory_limit=None, interrupted=interrupted) as client:
-        from distributed import as_completed, wait
-
-        def finished(fs: list[Any]) -> bool:
-            """The tasks all done before the deadline (``wait`` raises when it passes)."""
-            try:
-                return not wait(fs, timeout=deadline.remaining()).not_done
-            except TimeoutError:
-                return False
+        from distributed import as_completed
 
         while True:
             a, b = len(levels["forward"]) - 1, max(0, len(levels["backward"]) - 1)
@@ -443,7 +440,7 @@ def fewest(problem: Problem, root: Path, *, workers: int = 2, scheduler: str | N
             m = parts_next
             merges: list[Any] = []
             try:
-                if not finished(futures):
+                if not finished(futures, deadline):
                     client.cancel(futures)
                     return _unknown(answer, state, None if jumps else a + b + 1, deadline.reason(), root)
                 client.gather(futures)

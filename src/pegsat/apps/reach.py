@@ -119,6 +119,7 @@ def reach(problem: Problem, root: Path, *, workers: int = 2, scheduler: str | No
     is being expanded (tests kill a worker there)."""
     from ..engine import spill
     from .cluster import client as connect
+    from .cluster import finished
 
     if problem.special is not None or words(problem.board) != 1:
         raise PegsatError("count --spill: boards of at most 64 holes and no special peg")
@@ -143,16 +144,11 @@ def reach(problem: Problem, root: Path, *, workers: int = 2, scheduler: str | No
                      f"{root}: rerun to go on")
 
     with connect(workers, scheduler, settings, memory_limit=None, interrupted=interrupted) as client:
-        from distributed import wait
-
         def within(fs: list[Any]) -> list[Any]:
             """The tasks' results, or Unknown when the deadline passes first (the level being
             built is dropped by the rerun that goes on)."""
             n = len(levels)  # levels finished
-            try:
-                if deadline.expired() or wait(fs, timeout=deadline.remaining()).not_done:
-                    raise TimeoutError
-            except TimeoutError:
+            if not finished(fs, deadline):
                 client.cancel(fs)
                 raise Unknown(f"the time limit came while level {n} was built; the {n} levels before it "
                               f"are kept in {root}: rerun to go on",

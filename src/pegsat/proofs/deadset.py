@@ -171,6 +171,7 @@ def close(problem: Problem, table: np.ndarray, pagodas: tuple[D.Pagoda, ...], de
     rule = Rule(problem, every, class_basis(problem.board) if survivors else ())
     order = D.far_first(problem)
     repairs = 0
+    subs: dict[int, D.DepthFirst] = {}  # the repair searches' set-up, one per position class
     try:
         dead = _read(k, table)
         fresh = dead
@@ -179,7 +180,6 @@ def close(problem: Problem, table: np.ndarray, pagodas: tuple[D.Pagoda, ...], de
             if not len(loose):
                 break
             repairs += len(loose)
-            subs: dict[int, D.DepthFirst] = {}  # one set-up per position class
             for pos in k.ints(loose):
                 # searched as a game of its own: its survivors are those its own class allows
                 # (an image of a reachable position may allow images of the start's survivors)
