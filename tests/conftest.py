@@ -12,6 +12,16 @@ IPC = Path(os.environ.get("PEGSAT_IPC_DIR") or "/nonexistent/pegsat-ipc")
 NO_IPC = "PEGSAT_IPC_DIR names no directory of the competitions' PDDL files (.ci/run sets it)"
 
 
+@pytest.fixture(scope="session")
+def cluster():
+    """One two-worker Dask cluster, bound to 127.0.0.1, for the level-search tests that kill
+    no worker (a cluster takes seconds to start)."""
+    from distributed import LocalCluster
+
+    with LocalCluster(n_workers=2, threads_per_worker=1, host="127.0.0.1", dashboard_address=None) as c:
+        yield c.scheduler_address
+
+
 def pytest_collection_modifyitems(config, items):
     if not IPC.is_dir():
         skip = pytest.mark.skip(reason=NO_IPC)

@@ -31,16 +31,6 @@ def small_partitions(monkeypatch):
 
 
 @pytest.fixture(scope="module")
-def cluster():
-    """One two-worker cluster for the tests that kill no worker (a cluster takes seconds to
-    start)."""
-    from distributed import LocalCluster
-
-    with LocalCluster(n_workers=2, threads_per_worker=1, host="127.0.0.1", dashboard_address=None) as c:
-        yield c.scheduler_address
-
-
-@pytest.fixture(scope="module")
 def truth():
     """The in-memory search without a bound: its optimum and levels (it stops at the first
     meeting, inside the level that meets; out of core too: at the first partition that
@@ -113,7 +103,7 @@ def test_under_a_bound_the_levels_are_the_in_memory_ones_and_a_time_limit_is_unk
     assert bound >= 18 and r.status is Status.SOLVED_OPTIMAL and r.moves == 18 and r.lower_bound == 18
     for side in ("forward", "backward"):
         assert r.stats[f"{side}_levels"][:len(s.sizes()[side])] == s.sizes()[side]
-    late = fewest(p, tmp_path / "other", workers=1, memory=8 << 20, deadline=Deadline(0.001))
+    late = fewest(p, tmp_path / "other", scheduler=cluster, memory=8 << 20, deadline=Deadline(0.001))
     assert late.status is Status.UNKNOWN and late.proof is None
 
 
@@ -153,13 +143,13 @@ def test_past_the_memory_budget_the_search_goes_on_out_of_core(monkeypatch):
     """``solve --min-moves`` with a 0.1 MB budget: the in-memory levels outgrow it, the search
     goes on with its levels on disk, and answers (the temporary directory removed)."""
     monkeypatch.setenv("PEGSAT_MEMORY_GB", "0.0001")
-    r = CliRunner().invoke(main, ["solve", "triangle-6", "--vacant", "a1", "--min-moves", "--workers", "2"])
+    r = CliRunner().invoke(main, ["solve", "triangle-6", "--vacant", "a1", "--min-moves", "--workers", "1"])
     assert r.exit_code == 0, r.output
     assert "going on with the levels on disk in" in r.output and "optimal: 10 moves" in r.output
     # the search by jumps too: triangle-5 b4 -> b4's levels outgrow a 1 KB budget at once
     monkeypatch.setenv("PEGSAT_MEMORY_GB", "0.000001")
     r = CliRunner().invoke(main, ["solve", "triangle-5", "--vacant", "b4", "--survivor", "b4", "--planner",
-                                  "layers", "--workers", "2"])
+                                  "layers", "--workers", "1"])
     assert r.exit_code == 10, r.output
     assert "going on with the levels on disk in" in r.output and "by jumps out of core" in r.output
 

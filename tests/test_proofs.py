@@ -346,17 +346,23 @@ def open_cert(tmp_path_factory):
 
 def test_the_open_game_of_a_large_board_is_certified_from_the_search_turns(tmp_path):
     """On boards of more than ``SPLIT_ABOVE`` holes ``prove`` first searches the open game as
-    the ``search`` planner's turns do, and closes the table it exhausted into the certificate."""
+    the ``search`` planner's turns do, and closes the table it exhausted into the certificate,
+    saying each step (a repair round: the set's size and the children it repairs)."""
     from pegsat.analysis import games
     from pegsat.proofs import prove as P
 
+    said: list[str] = []
     old, games.SPLIT_ABOVE = games.SPLIT_ABOVE, 0
     try:
-        r = P.prove(_open_problem(), Deadline(120), certificate_path=tmp_path / "open.json")
+        r = P.prove(_open_problem(), Deadline(120), certificate_path=tmp_path / "open.json",
+                    progress=said.append)
     finally:
         games.SPLIT_ABOVE = old
     assert r.status is Status.UNSOLVABLE and r.certificate["kind"] == "dead-set", r.detail
     assert "dead-open" in r.certificate["evidence"]["positions"]
+    assert said[0].startswith("the open game") and said[-1].startswith("checking the dead-set certificate")
+    rounds = [line for line in said if line.startswith("dead set: ")]
+    assert rounds and rounds[-1].split(", ")[1].startswith("0 of their children"), said
     assert cli("check", tmp_path / "open.json").exit_code == 0
 
 
@@ -468,10 +474,11 @@ def test_a_dead_set_split_across_files_is_checked_one_part_at_a_time(tmp_path, m
                                         or "the start" in v.message), v.message
 
 
-def test_a_dead_set_in_parts_is_checked_on_a_dask_cluster(tmp_path, monkeypatch):
+def test_a_dead_set_in_parts_is_checked_on_a_dask_cluster(tmp_path, monkeypatch, cluster):
     """``check --workers 2``: the parts of a dead set expanded and looked up by tasks on a
     local two-worker Dask cluster (their buckets beside the parts), with the same verdict as
-    in one process; a part left out (the counts made to add up) is refused there too."""
+    in one process; a part left out (the counts made to add up) is refused there too, on a
+    running cluster (``--scheduler``)."""
     import pegsat.proofs.prove as prove_module
     from pegsat.model.problem import Goal
     from pegsat.proofs.prove import prove
@@ -493,5 +500,5 @@ def test_a_dead_set_in_parts_is_checked_on_a_dask_cluster(tmp_path, monkeypatch)
     data["evidence"]["count"] -= gone["count"]
     forged = tmp_path / "forged.json"
     forged.write_text(json.dumps(data))
-    r = cli("check", forged, "--workers", "2")
+    r = cli("check", forged, "--scheduler", cluster)
     assert r.exit_code == 1, r.output

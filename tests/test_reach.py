@@ -57,7 +57,7 @@ class Stop(Exception):
     pass
 
 
-def test_a_run_stopped_between_levels_resumes_to_the_same_numbers(tmp_path, truth):
+def test_a_run_stopped_between_levels_resumes_to_the_same_numbers(tmp_path, truth, cluster):
     root = tmp_path / "levels"
 
     def stop(client, d):
@@ -65,29 +65,29 @@ def test_a_run_stopped_between_levels_resumes_to_the_same_numbers(tmp_path, trut
             raise Stop
 
     with pytest.raises(Stop):
-        reach(GAME, root, workers=2, memory=1 << 20, on_level=stop)
+        reach(GAME, root, scheduler=cluster, memory=1 << 20, on_level=stop)
     manifest = json.loads((root / "manifest.json").read_text())
     assert len(manifest["levels"]) == 8  # levels 0..7 finished
     said = []
-    got = reach(GAME, root, workers=2, memory=1 << 20, progress=said.append)
+    got = reach(GAME, root, scheduler=cluster, memory=1 << 20, progress=said.append)
     assert said[0].startswith("resuming from level 7")
     assert [lv.classes for lv in got.levels] == truth[0]
     assert [lv.raw for lv in got.levels] == truth[1]
     # a manifest of another problem is not believed: the same directory starts afresh
     other = single_vacancy(T6, T6.hole("c3"))
     said.clear()
-    fresh = reach(other, root, workers=2, progress=said.append)
+    fresh = reach(other, root, scheduler=cluster, progress=said.append)
     assert "starting afresh" in said[0] and fresh.levels[0].classes == 1
 
 
-def test_a_tree_that_ends_before_one_peg_ends_there(tmp_path):
+def test_a_tree_that_ends_before_one_peg_ends_there(tmp_path, cluster):
     """square-4x5 from b2: the last jumps leave two pegs at best; no empty level is added."""
     b = get_board("square-4x5")
     p = single_vacancy(b, b.hole("b2"))
     want = [lv.classes for lv in count(p).levels]
-    got = reach(p, tmp_path / "levels", workers=1)
+    got = reach(p, tmp_path / "levels", scheduler=cluster)
     assert [lv.classes for lv in got.levels] == want and want[-1] and got.complete
-    again = reach(p, tmp_path / "levels", workers=1)  # a finished run: nothing more to do
+    again = reach(p, tmp_path / "levels", scheduler=cluster)  # a finished run: nothing more to do
     assert [lv.classes for lv in again.levels] == want
 
 
@@ -127,7 +127,7 @@ def test_a_count_past_the_memory_budget_goes_on_out_of_core(monkeypatch, truth):
     assert not os.path.exists(where)
 
 
-def test_the_time_limit_holds_inside_a_level(tmp_path, truth):
+def test_the_time_limit_holds_inside_a_level(tmp_path, truth, cluster):
     """A deadline that passes while a level is being built ends the count there ("unknown",
     the levels finished before it kept), not after the level (a German level takes minutes)."""
     from pegsat.deadline import Deadline
@@ -140,7 +140,7 @@ def test_the_time_limit_holds_inside_a_level(tmp_path, truth):
             late["now"] = True  # the limit passes while level 7 is built
 
     with pytest.raises(Unknown) as got:
-        reach(GAME, tmp_path / "levels", workers=2, memory=1 << 20,
+        reach(GAME, tmp_path / "levels", scheduler=cluster, memory=1 << 20,
               deadline=Deadline(stop=lambda: late["now"]), on_level=passes)
     assert "while level 7 was built" in str(got.value)
     assert got.value.facts["classes_per_level"] == truth[0][:7]

@@ -456,8 +456,9 @@ def prove(problem: str, cert_out: str | None, proof: str | None, cnf: str | None
     if no_sat and sat_only:
         raise PegsatError("--sat and --no-sat contradict each other; give one")
     prob = pose(problem, options).problem
+    say = None if as_json else (lambda line: click.echo(line, err=True))
     res = prove_problem(prob, deadline_of(time_limit), certificate_path=cert_out, cnf=cnf, proof=proof,
-                        use_sat=not no_sat, search=not sat_only)
+                        use_sat=not no_sat, search=not sat_only, progress=say)
     if as_json:
         click.echo(json.dumps(prove_json(res, cert_out), default=str))
     else:

@@ -34,6 +34,8 @@ that holds the initial state and no bad one).
 
 from __future__ import annotations
 
+import time
+from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from functools import cached_property
@@ -159,28 +161,38 @@ def refute(problem: Problem, deadline: Deadline, limit: int = LIMIT) -> Outcome:
 
 
 def close(problem: Problem, table: np.ndarray, pagodas: tuple[D.Pagoda, ...], deadline: Deadline,
-          limit: int = LIMIT, stats: Stats | None = None) -> Outcome:
+          limit: int = LIMIT, stats: Stats | None = None,
+          say: Callable[[str], None] | None = None) -> Outcome:
     """The closed dead set of an exhausted search of ``problem`` whose dead table is
     ``table`` and whose pagodas are ``pagodas`` (this module's own search, or a game of the
     ``search`` planner's turns): the table's positions, and a repair pass until every child
     of every one of them is excluded or in the set; "unknown" past the deadline or ``limit``
-    positions."""
+    positions. ``say`` hears a line per repair round."""
     survivors = pagoda.survivors_of(problem)
     k = D.DepthFirst(problem, table=table, pagodas=pagodas, survivors=survivors).kernel
     every = _images(pagodas, k.group)
     rule = Rule(problem, every, class_basis(problem.board) if survivors else ())
     order = D.far_first(problem)
-    repairs = 0
+    repairs = rounds = 0
     subs: dict[int, D.DepthFirst] = {}  # the repair searches' set-up, one per position class
+    t0 = time.perf_counter()
     try:
         dead = _read(k, table)
         fresh = dead
         while True:
             loose = _loose(k, rule, dead, fresh, deadline)
+            rounds += 1
+            if say is not None:
+                say(f"dead set: {len(dead):,} positions ({len(fresh):,} new), {len(loose):,} of their "
+                    f"children to repair (round {rounds}, {time.perf_counter() - t0:.0f} s)")
             if not len(loose):
                 break
             repairs += len(loose)
-            for pos in k.ints(loose):
+            told = time.perf_counter()
+            for i, pos in enumerate(k.ints(loose)):
+                if say is not None and time.perf_counter() - told > 60:
+                    told = time.perf_counter()
+                    say(f"  repaired {i:,} of {len(loose):,} ({told - t0:.0f} s)")
                 # searched as a game of its own: its survivors are those its own class allows
                 # (an image of a reachable position may allow images of the start's survivors)
                 c = position_class(problem.board, pos)

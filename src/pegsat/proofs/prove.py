@@ -30,6 +30,7 @@ from __future__ import annotations
 import json
 import tempfile
 import time
+from collections.abc import Callable
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
@@ -82,10 +83,13 @@ class _Files:
 
 def prove(problem: Problem, deadline: Deadline | None = None, *, certificate_path: str | Path | None = None,
           cnf: str | Path | None = None, proof: str | Path | None = None, solver: str = "cadical195",
-          second: str = "glucose4", use_sat: bool = True, search: bool = True) -> Result:
+          second: str = "glucose4", use_sat: bool = True, search: bool = True,
+          progress: Callable[[str], None] | None = None) -> Result:
     """``certificate_path``: write the certificate there (with, for SAT, the CNF and the DRAT
     proof at ``cnf`` and ``proof``, default beside it). ``use_sat=False`` stops after the
-    cheap proofs; ``search=False`` goes from there to SAT."""
+    cheap proofs; ``search=False`` goes from there to SAT. ``progress`` hears a line per step
+    of a long proof (the open game's search, each round of its dead set's repair, the check)."""
+    say = progress or (lambda line: None)
     if problem.special is not None:
         raise PegsatError("prove does not handle the special-peg rule; use solve")
     deadline = deadline or Deadline()
@@ -93,10 +97,11 @@ def prove(problem: Problem, deadline: Deadline | None = None, *, certificate_pat
     with Staging() as stage, tempfile.TemporaryDirectory() as tmp:
         files = _Files(stage, certificate_path, tmp)
         r, staged = _prove(problem, deadline, stage, files, certificate_path, cnf, proof, solver, second,
-                           use_sat, search)
+                           use_sat, search, say)
         staged = {**staged, **files.staged}
         if r.status is Status.UNSOLVABLE and r.certificate is not None:
             base = Path(certificate_path).parent if certificate_path else Path(cnf or ".").parent
+            say(f"checking the {r.certificate['kind']} certificate ({time.perf_counter() - t0:.0f} s)")
             r = _checked(r, base, staged, deadline)
             if r.status is Status.UNSOLVABLE and certificate_path is not None:
                 text = json.dumps(r.certificate, indent=1) + "\n"
@@ -107,7 +112,7 @@ def prove(problem: Problem, deadline: Deadline | None = None, *, certificate_pat
 
 
 def _prove(problem, deadline, stage, files, certificate_path, cnf, proof, solver, second, use_sat,
-           search) -> tuple[Result, dict[str, Path]]:
+           search, say) -> tuple[Result, dict[str, Path]]:
     """The result, and the SAT step's files by their names in the certificate (staged)."""
     cheap = cheap_proofs(problem)
     if cheap is not None:
@@ -119,10 +124,11 @@ def _prove(problem, deadline, stage, files, certificate_path, cnf, proof, solver
 
     if search and (layers.supports(problem) is None or deadset.supports(problem) is None):
         if games.large(problem) and games.split(problem) is not None:
-            whole = _open_game(problem, deadline.share(OPEN_SHARE), files)
+            whole = _open_game(problem, deadline.share(OPEN_SHARE), files, say)
             if whole.status is not Status.UNKNOWN:
                 return whole, {}
-            split = _by_survivor(problem, deadline, files)
+            say(f"{whole.detail}; survivor by survivor")
+            split = _by_survivor(problem, deadline, files, say)
             if split is not None:
                 return split, {}
         return _exhaustive(problem, deadline, files, "dead"), {}
@@ -219,7 +225,7 @@ def _dead_set(problem: Problem, got: deadset.Outcome, files: _Files, hint: str) 
                   detail=f"depth-first search exhausted: {len(dead)} dead positions")
 
 
-def _open_game(problem: Problem, deadline: Deadline, files: _Files) -> Result:
+def _open_game(problem: Problem, deadline: Deadline, files: _Files, say: Callable[[str], None]) -> Result:
     """The open game of a one-peg goal searched whole, as the ``search`` planner's turns
     search it (its table grown, pagodas mined between turns, on every core): a plan, a
     ``dead-set`` certificate of its exhausted table (closed by ``deadset.close``, pagodas
@@ -227,6 +233,8 @@ def _open_game(problem: Problem, deadline: Deadline, files: _Files) -> Result:
     from ..planners.config import Config
     from ..planners.turns import alone
 
+    t = time.perf_counter()
+    say("the open game (every survivor at once): searching it whole")
     r, state = alone(problem, deadline, Config())
     if r.status is Status.SOLVED and r.plan is not None:
         replay_plan(problem, r.plan)
@@ -234,8 +242,11 @@ def _open_game(problem: Problem, deadline: Deadline, files: _Files) -> Result:
                       detail="not unsolvable: the open game has a plan")
     if r.status is not Status.UNSOLVABLE or state.table is None:
         return Result(Status.UNKNOWN, problem, NAME, detail=f"the open game: {r.detail or 'undecided'}")
+    say(f"the open game: exhausted ({time.perf_counter() - t:.0f} s); closing its dead table "
+        f"({len(state.table):,} slots) into a dead set")
     try:
-        got = deadset.close(problem, state.table, tuple(state.pagodas or ()), deadline, OPEN_LIMIT, r.stats)
+        got = deadset.close(problem, state.table, tuple(state.pagodas or ()), deadline, OPEN_LIMIT, r.stats,
+                            say)
     except deadset.Inconsistent as exc:
         return Result(Status.ERROR, problem, NAME, detail=f"internal error: {exc}")
     if got.kind != "dead":
@@ -243,7 +254,8 @@ def _open_game(problem: Problem, deadline: Deadline, files: _Files) -> Result:
     return _dead_set(problem, got, files, "dead-open")
 
 
-def _by_survivor(problem: Problem, deadline: Deadline, files: _Files) -> Result | None:
+def _by_survivor(problem: Problem, deadline: Deadline, files: _Files,
+                 say: Callable[[str], None] = lambda line: None) -> Result | None:
     """A ``split`` certificate for a one-peg-anywhere goal, a plan (a survivor's game, or its
     reversal, was solvable), "unknown" (a survivor left undecided), or None (not such a goal).
     Both directions of every survivor get a cheap proof first, then a small depth-first
@@ -273,7 +285,10 @@ def _by_survivor(problem: Problem, deadline: Deadline, files: _Files) -> Result 
         if h in found:
             continue
         hint = f"dead-{names[h]}{'-reversed' if rev else ''}"
+        t = time.perf_counter()
         r = _exhaustive(game, deadline.share(part / (len(todo) - i)), files, hint, limit, fallback)
+        say(f"survivor {names[h]}{' (the reversed game)' if rev else ''}: {r.status.value} "
+            f"({time.perf_counter() - t:.0f} s)")
         if r.status is Status.SOLVED and r.plan is not None:
             plan = tuple(reversed(r.plan)) if rev else r.plan
             replay_plan(problem, plan)
