@@ -209,3 +209,57 @@ def test_the_library_spills_level_searches_only(tmp_path):
     assert r.status is Status.UNSOLVABLE and "out of core" in r.detail
     with pytest.raises(PegsatError, match="level search"):
         pegsat.solve(p, "sat", spill=tmp_path / "s")
+
+
+def test_a_plan_given_bounds_the_search_and_on_a_rerun_keeps_the_levels(tmp_path, truth, cluster):
+    """``Config.upper_plan`` (``solve --min-moves --upper-plan``): the plan given, replayed,
+    is the first bound. In memory: an optimal plan given comes back proven; a longer one is
+    beaten. Out of core, on the rerun of a search stopped between levels with no bound: the
+    levels kept (pruned under no bound, a superset of what the bound keeps), the bound
+    lowered to the plan's moves, and the answer proven from there."""
+    from pegsat.planners import moves
+    from pegsat.planners.config import Config
+
+    best = truth[0]
+    optimal = moves.solve(GAME, Deadline(), Config()).plan
+    assert optimal is not None
+    mine = moves.solve(GAME, Deadline(), Config(upper_plan=optimal))
+    assert mine.status is Status.SOLVED_OPTIMAL and mine.plan == optimal and "plan from you" in mine.detail
+    root = tmp_path / "levels"
+
+    def stop(client, side, d):
+        if d == 2:
+            raise Stop
+
+    with pytest.raises(Stop):
+        fewest(GAME, root, scheduler=cluster, memory=MEMORY, upper=False, on_level=stop)
+    kept = json.loads((root / "manifest.json").read_text())
+    said: list[str] = []
+    r = fewest(GAME, root, scheduler=cluster, memory=MEMORY, config=Config(upper_plan=optimal),
+               progress=said.append)
+    assert said[0].startswith("resuming from") and f"the bound goes from None to {best}" in said[1], said
+    assert r.status is Status.SOLVED_OPTIMAL and r.moves == best == r.lower_bound, r.detail
+    now = json.loads((root / "manifest.json").read_text())
+    assert now["upper"] == best and now["pruned_under"] is None and now["fingerprint"] == kept["fingerprint"]
+    assert now["levels"]["forward"][:len(kept["levels"]["forward"])] == kept["levels"]["forward"]
+
+
+def test_upper_plan_through_the_command_line(tmp_path):
+    """``--upper-plan``: a plan file of another notation; only with --min-moves; a plan that
+    does not replay is one line and exit 1."""
+    from pegsat.planners import moves
+    from pegsat.planners.config import Config
+
+    plan = moves.solve(GAME, Deadline(), Config()).plan
+    from pegsat.formats.notation import format_plan
+
+    f = tmp_path / "plan.txt"
+    f.write_text(format_plan(T6, plan) + "\n")
+    base = ["solve", "triangle-6", "--vacant", "a1"]
+    r = CliRunner().invoke(main, [*base, "--min-moves", "--upper-plan", str(f)])
+    assert r.exit_code == 0 and "plan from you" in r.output, r.output
+    r = CliRunner().invoke(main, [*base, "--upper-plan", str(f)])
+    assert r.exit_code == 2 and r.output.startswith("error: --upper-plan bounds")
+    assert r.output.count("\n") == 1
+    r = CliRunner().invoke(main, [*base, "--min-moves", "--upper-plan", "a1-a3"])
+    assert r.exit_code == 1 and r.output.count("\n") == 1, r.output

@@ -20,7 +20,7 @@ layers, so the model stays free of drawing code.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
@@ -106,13 +106,16 @@ def position(on: Board | str, holes: str | Iterable[str | int]) -> Position:
 
 
 def solve(p: Problem, planner: str = "auto", *, min_moves: bool = False, time_limit: float | None = None,
-          workers: int | None = None, solver: str = "cadical195", spill: str | Path | None = None) -> Result:
+          workers: int | None = None, solver: str = "cadical195", spill: str | Path | None = None,
+          upper_plan: str | Sequence[int] | None = None) -> Result:
     """A plan (replayed by the verifier), a proof that there is none, or "unknown" past
     ``time_limit``. ``min_moves``: the fewest moves and the proof that none has fewer. The
     level searches (``min_moves``, ``planner="layers"``) put their levels on disk, on a local
     Dask cluster of ``workers`` processes, in ``spill`` (a directory: from the start,
     resumable) or in a temporary directory once they would pass the memory budget
-    (``docs/planners.md``); ``spill`` with another planner is an error.
+    (``docs/planners.md``); ``spill`` with another planner is an error. ``upper_plan``: with
+    ``min_moves``, a plan you know (text in any notation, or another result's ``plan``),
+    replayed: its moves bound the search, which looks only for fewer.
 
     >>> r = pegsat.solve(pegsat.problem("triangle-5", vacant="a1"))
     >>> r.status.value, len(r.plan)
@@ -126,6 +129,12 @@ def solve(p: Problem, planner: str = "auto", *, min_moves: bool = False, time_li
     config = Config(solver=solver)
     if workers:
         config = replace(config, workers=workers)
+    if upper_plan is not None:
+        from .apps.verify import given_plan
+
+        if not min_moves:
+            raise PegsatError("upper_plan bounds a search for the fewest moves: add min_moves=True")
+        config = replace(config, upper_plan=given_plan(p, upper_plan))
     from .apps.fewest import STEPS
 
     if min_moves or planner in STEPS:

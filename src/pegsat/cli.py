@@ -331,6 +331,8 @@ def verify(problem: str, plan: str, notation: str, domain: str | None, show_posi
               "search by jumps, pruned by learned pagodas (for proofs of unsolvability).")
 @click.option("--min-moves", is_flag=True, help="Fewest moves, with the proof that none has fewer "
               "(exit 20 when the time limit leaves it unproven).")
+@click.option("--upper-plan", metavar="PLAN", help="With --min-moves: a plan you know (a file, or the "
+              "plan itself), replayed; its moves bound the search, which looks only for fewer.")
 @click.option("--solver", default="cadical195", show_default=True, type=SolverName(),
               help="python-sat solver for --planner sat (e.g. kissat404, glucose4).")
 @click.option("--workers", type=click.IntRange(1, 256), help="Cores per problem: search processes and "
@@ -347,8 +349,8 @@ def verify(problem: str, plan: str, notation: str, domain: str | None, show_posi
 @click.option("--show", "show_positions", is_flag=True, help="Print every position of the plan.")
 @click.option("--json", "as_json", is_flag=True, help="Machine-readable result.")
 @click.option("--out", type=OUT_FILE, help="Also write the plan to this file.")
-def solve(problem: str, planner: str, min_moves: bool, solver: str, workers: int | None,
-          spill: str | None, scheduler: str | None, memory_limit: int | None,
+def solve(problem: str, planner: str, min_moves: bool, upper_plan: str | None, solver: str,
+          workers: int | None, spill: str | None, scheduler: str | None, memory_limit: int | None,
           time_limit: float | None, steps: str, no_symmetry: bool, notation: str | None,
           domain: str | None, show_positions: bool, as_json: bool, out: str | None,
           options: ProblemOptions) -> None:
@@ -374,6 +376,12 @@ def solve(problem: str, planner: str, min_moves: bool, solver: str, workers: int
     config = Config(solver=solver, encode=encode)
     if workers:
         config = replace(config, workers=workers)
+    if upper_plan is not None:
+        from .apps.verify import given_plan
+
+        if planner != "moves":
+            raise PegsatError("--upper-plan bounds a search for the fewest moves: add --min-moves")
+        config = replace(config, upper_plan=given_plan(posed.problem, _read_plan_arg(upper_plan), posed.task))
     from .apps.fewest import STEPS
 
     if spill is not None and planner not in STEPS:

@@ -40,7 +40,7 @@ import numpy as np
 from .. import sealed
 from ..deadline import Deadline, Timeout
 from ..engine import spill
-from ..engine.bitboard import replay, replay_plan, stabilizer
+from ..engine.bitboard import count_moves, replay, replay_plan, stabilizer
 from ..engine.kernel import Kernel, kernel, words
 from ..engine.levels import walk
 from ..errors import PegsatError, PlanError
@@ -78,6 +78,10 @@ class State:
     first_by: str
     levels: dict[str, list[Level]]
     pagodas: list[tuple[tuple[int, ...], int]] = field(default_factory=list)
+    #: the bound the levels were pruned under, in their files' fingerprint: a shorter plan
+    #: given on a rerun lowers ``upper`` below it, and the levels kept stay valid (a looser
+    #: bound keeps more positions, every one as far from its side as its level says)
+    built: int | None = None
 
 
 def _kernel(problem: Problem) -> Kernel:
@@ -221,7 +225,7 @@ def fewest(problem: Problem, root: Path, *, workers: int = 2, scheduler: str | N
     from ..analysis import pagoda
     from ..planners import layers
     from ..planners.config import Config
-    from ..planners.moves import supports
+    from ..planners.moves import GIVEN, supports
     from ..proofs.cheap import cheap_proofs
     from .cluster import client as connect
     from .cluster import finished
@@ -247,9 +251,17 @@ def fewest(problem: Problem, root: Path, *, workers: int = 2, scheduler: str | N
     say = progress or (lambda line: None)
     state = _resume(root, problem, k, say, by)
     upper_s = 0.0
+    given = None if jumps or config is None else config.upper_plan
     if state is None and jumps:
         state = State(None, None, "", {"forward": [], "backward": []},
                       pagoda.learn_for(problem, deadline) if pagoda.applies(problem) else [])
+    if given is not None:
+        m = count_moves(problem.board, given)
+        if state is None:
+            state = State(m, given, GIVEN, {"forward": [], "backward": []}, built=m)
+        elif state.upper is None or m < state.upper:
+            say(f"the plan given has {m} moves: the bound goes from {state.upper} to {m}")
+            state.upper, state.first, state.first_by = m, given, GIVEN
     if state is None:
         first = bound = None
         first_by = ""
@@ -264,8 +276,8 @@ def fewest(problem: Problem, root: Path, *, workers: int = 2, scheduler: str | N
                 return first
             first_by = first.planner if first is not None else ""
         state = State(bound, first.plan if first is not None and bound is not None else None, first_by,
-                      {"forward": [], "backward": []})
-    fp = fingerprint(problem, k.group, state.upper, by, state.pagodas)
+                      {"forward": [], "backward": []}, built=bound)
+    fp = fingerprint(problem, k.group, state.built, by, state.pagodas)
     prune: dict[str, Any] = {side: None for side in SIDES}
     if state.pagodas:  # forward: w(P) >= the goal's floor; backward: w(Q) <= w(start)
         ws = [w for w, _ in state.pagodas]
@@ -558,13 +570,13 @@ def _resume(root: Path, problem: Problem, k: Kernel, say: Callable[[str], None],
         data = parse_json(path.read_text(encoding="utf-8"), str(path))
         if data.get("format") != FORMAT or data.get("version") != VERSION:
             raise ValueError("not a manifest of this version")
-        upper = data["upper"]
-        if upper is not None and not isinstance(upper, int):
+        upper, built = data["upper"], data.get("pruned_under", data["upper"])
+        if any(x is not None and not isinstance(x, int) for x in (upper, built)):
             raise ValueError("a bad upper bound")
         pagodas = [(tuple(int(x) for x in w), int(f)) for w, f in data.get("pagodas", [])]
         if any(len(w) != problem.board.n for w, _ in pagodas):
             raise ValueError("a pagoda of another board")
-        if data.get("fingerprint") != fingerprint(problem, k.group, upper, by, pagodas):
+        if data.get("fingerprint") != fingerprint(problem, k.group, built, by, pagodas):
             raise ValueError("another search's")
         first = None
         if data["first"] is not None:  # believed only once replayed, with the moves it claims
@@ -582,7 +594,7 @@ def _resume(root: Path, problem: Problem, k: Kernel, say: Callable[[str], None],
         say(f"{path}: not resumed ({str(exc)[:80]}); starting afresh")
         return None
     say(f"resuming from {len(levels['forward'])} forward and {len(levels['backward'])} backward levels")
-    return State(upper, first, str(data.get("first_by", "")), levels, pagodas)
+    return State(upper, first, str(data.get("first_by", "")), levels, pagodas, built)
 
 
 def _save(root: Path, problem: Problem, fp: str, state: State) -> None:
@@ -590,7 +602,7 @@ def _save(root: Path, problem: Problem, fp: str, state: State) -> None:
 
     first = None if state.first is None else format_plan(problem.board, state.first)
     text = json.dumps({"format": FORMAT, "version": VERSION, "fingerprint": fp, "upper": state.upper,
-                       "first": first, "first_by": state.first_by,
+                       "first": first, "first_by": state.first_by, "pruned_under": state.built,
                        "pagodas": [[list(w), f] for w, f in state.pagodas],
                        "levels": {side: [lv.__dict__ for lv in state.levels[side]] for side in SIDES}},
                       indent=1) + "\n"

@@ -23,6 +23,10 @@ class Config:
     #: ``moves``, ``layers``: a level past the memory budget raises ``MemoryBudget`` to the caller, which
     #: goes on with the levels on disk (``apps.fewest.solve``), instead of answering "unknown"
     spill: bool = False
+    #: ``moves`` (in memory or out of core): a plan known to solve the problem, replayed by the
+    #: caller: its moves are the first upper bound (no first-plan search), and only shorter
+    #: plans are looked for. A puzzle's known solution, or the bound of a related problem's plan.
+    upper_plan: tuple[int, ...] | None = None
 
 
 class Backend(Protocol):

@@ -50,6 +50,8 @@ from ..model.result import Proof, Result, Stats, Status
 from .config import Config
 
 NAME = "moves"
+#: where the bound came from ("plan from you") when the user gave the plan (``Config.upper_plan``)
+GIVEN = "you"
 OPTIMAL = True  # answers with the fewest moves, proven
 #: share of the time limit (and at most this many seconds) spent finding a first plan
 UPPER_SHARE, UPPER_MAX_S = 0.1, 10.0
@@ -343,17 +345,21 @@ def solve(problem: Problem, deadline: Deadline, config: Config) -> Result:
     ``auto`` as the upper bound and go on with pruning."""
     t0 = time.perf_counter()
     lower0 = merson.moves_lower_bound(problem.board, problem.start, problem.goal)
-    quick = deadline.share(QUICK_SHARE, QUICK_S).within(QUICK_S)
-    search = Search(problem, quick)
-    search.pause_above = QUICK_LEVEL
     first: Result | None = None
     upper: int | None = None
     upper_s = 0.0
+    if config.upper_plan is not None:  # the bound given: the search looks for fewer from the start
+        upper = count_moves(problem.board, config.upper_plan)
+        first = Result(Status.SOLVED, problem, GIVEN, plan=config.upper_plan)
+        search = Search(problem, deadline, upper=upper)
+    else:
+        search = Search(problem, deadline.share(QUICK_SHARE, QUICK_S).within(QUICK_S))
+        search.pause_above = QUICK_LEVEL
     try:
         try:
             best, lower, meeting = search.run()
         except Timeout:
-            if deadline.expired():
+            if deadline.expired() or config.upper_plan is not None:
                 raise
             search.deadline = deadline
             search.pause_above = None
