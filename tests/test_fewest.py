@@ -242,6 +242,16 @@ def test_a_plan_given_bounds_the_search_and_on_a_rerun_keeps_the_levels(tmp_path
     now = json.loads((root / "manifest.json").read_text())
     assert now["upper"] == best and now["pruned_under"] is None and now["fingerprint"] == kept["fingerprint"]
     assert now["levels"]["forward"][:len(kept["levels"]["forward"])] == kept["levels"]["forward"]
+    # a manifest whose levels claim a bound tighter than its plan (which would hide plans
+    # between the two) is not believed, its fingerprint remade to match or not
+    from pegsat.apps import fewest as F
+
+    now["pruned_under"] = best - 1
+    now["fingerprint"] = F.fingerprint(GAME, F._kernel(GAME).group, best - 1)
+    (root / "manifest.json").write_text(json.dumps(now))
+    said.clear()
+    F.fewest(GAME, root, scheduler=cluster, memory=MEMORY, progress=said.append)
+    assert "a bound looser than the levels were pruned under" in said[0], said
 
 
 def test_upper_plan_through_the_command_line(tmp_path):

@@ -573,6 +573,8 @@ def _resume(root: Path, problem: Problem, k: Kernel, say: Callable[[str], None],
         upper, built = data["upper"], data.get("pruned_under", data["upper"])
         if any(x is not None and not isinstance(x, int) for x in (upper, built)):
             raise ValueError("a bad upper bound")
+        if built is not None and (upper is None or upper > built):  # levels missing plans under upper
+            raise ValueError("a bound looser than the levels were pruned under")
         pagodas = [(tuple(int(x) for x in w), int(f)) for w, f in data.get("pagodas", [])]
         if any(len(w) != problem.board.n for w, _ in pagodas):
             raise ValueError("a pagoda of another board")
