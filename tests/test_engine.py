@@ -83,12 +83,13 @@ def test_canonical_form_permutation_and_membership(name):
 
 def test_the_bulk_pagoda_cut_is_the_search_rule():
     """``Kernel.cut``: a position is cut when every column (survivor) has some pagoda
-    weighing it below that column's floor; exact integer sums, any sign."""
+    weighing it below that column's floor; exact integer sums, any sign; the same whatever
+    the pagodas' order (the core tries them in move-to-front order)."""
     b = get_board("english")
     k = kernel(b, ())
     rng = random.Random(5)
-    weights = [[rng.randint(-3, 4) for _ in range(b.n)] for _ in range(6)]
-    floors = [[rng.randint(-2, 9) for _ in range(3)] for _ in range(6)]
+    weights = [[rng.randint(-3, 4) for _ in range(b.n)] for _ in range(30)]
+    floors = [[rng.randint(-9, 6) for _ in range(3)] for _ in range(30)]
     pos = _random_positions(b, 400, 11)
 
     def weigh(w, x):
@@ -97,6 +98,9 @@ def test_the_bulk_pagoda_cut_is_the_search_rule():
     want = [all(any(weigh(w, x) < f[j] for w, f in zip(weights, floors, strict=True)) for j in range(3))
             for x in pos]
     assert list(k.cut(k.array(pos), weights, floors)) == want
+    ordered = sorted(pos)
+    assert list(k.cut(k.array(ordered), weights[::-1], floors[::-1])) == [want[pos.index(x)] for x in ordered]
+    assert 0 < sum(want) < len(pos)
     assert not k.cut(k.array(pos), [], []).any()
 
 

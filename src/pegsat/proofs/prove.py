@@ -243,7 +243,7 @@ def _open_game(problem: Problem, deadline: Deadline, files: _Files, say: Callabl
     if r.status is not Status.UNSOLVABLE or state.table is None:
         return Result(Status.UNKNOWN, problem, NAME, detail=f"the open game: {r.detail or 'undecided'}")
     say(f"the open game: exhausted ({time.perf_counter() - t:.0f} s); closing its dead table "
-        f"({len(state.table):,} slots) into a dead set")
+        f"({len(state.table):,} slots, {len(state.pagodas or ())} pagodas) into a dead set")
     try:
         got = deadset.close(problem, state.table, tuple(state.pagodas or ()), deadline, OPEN_LIMIT, r.stats,
                             say)
