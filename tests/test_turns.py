@@ -126,6 +126,12 @@ def test_a_table_grows_ahead_of_a_turn_that_would_fill_it():
     assert state.table is s.table
     turns.grow(p, state, 1.0, 6.0)
     assert len(state.table) == 4 * len(s.table)
+    # where four times does not fit the cap, twice does; at the cap, nothing
+    state = game.State(table=s.table)
+    turns.grow(p, state, 1.0, 6.0, bits=15)
+    assert len(state.table) == 2 * len(s.table)
+    turns.grow(p, state, 1.0, 6.0, bits=15)
+    assert len(state.table) == 2 * len(s.table)
 
 
 def test_diamond_e4_has_no_one_peg_finish():

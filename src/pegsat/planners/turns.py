@@ -47,6 +47,11 @@ TURN_GROWTH, LONG_TURN = 1.5, 16.0
 WHOLE_TURN = 4
 GROW_AT = 0.5  # a game's dead table this full is made four times larger between turns
 MAX_TABLE_BITS = 28  # 2 GB of one-word slots at most (grown 4x: from 2^25, 2^27 is the last)
+#: ``prove``'s open game (``alone``) may grow its table twice more, to 4 GB, within the memory
+#: budget: a certificate is the table's positions, and a table more than half full has lost
+#: some to overwriting, each a repair (diamond e1's open game: 2.5 x 10^8 dead positions
+#: filled 2^28 slots to 94%)
+PROVE_TABLE_BITS = 29
 MINE_FROM = 8.0  # seconds: after turns this long (a game still open after a few rounds) ...
 MINE_SAMPLE = 20_000  # dead positions drawn from a game's table between turns ...
 MINE_KEEP = 8  # ... the new pagodas kept from them per turn ...
@@ -199,7 +204,8 @@ def alone(problem: Problem, deadline: Deadline, config: Config) -> tuple[Result,
     span, last = FIRST_TURN, None
     while True:
         if last is not None:
-            prepare(problem, state, deadline.within(min(span / 16, pagoda.LEARN_SECONDS)), 1.0, span / last)
+            prepare(problem, state, deadline.within(min(span / 16, pagoda.LEARN_SECONDS)), 1.0, span / last,
+                    PROVE_TABLE_BITS)
         r = game.whole(problem, deadline.within(span), config, state)
         if r.status is not Status.UNKNOWN or deadline.expired():
             return r, state
@@ -261,26 +267,29 @@ def share(turns: list[Turn], refuted: dict, t: Turn) -> float:
     return (0.5 if whole else 1.0) / max(1, len(live) - whole)
 
 
-def prepare(problem: Problem, state: game.State, deadline: Deadline, part: float, longer: float) -> None:
+def prepare(problem: Problem, state: game.State, deadline: Deadline, part: float, longer: float,
+            bits: int = MAX_TABLE_BITS) -> None:
     """A game's work between two turns: its pagoda mining (LPs, one core) and, on another
     thread meanwhile, the growth of its table (the core rehashes without the GIL)."""
     with ThreadPoolExecutor(1) as pool:
-        grown = pool.submit(grow, problem, state, part, longer)
+        grown = pool.submit(grow, problem, state, part, longer, bits)
         mine(problem, state, deadline)
         grown.result()
 
 
-def grow(problem: Problem, state: game.State, part: float, longer: float = 1.0) -> None:
+def grow(problem: Problem, state: game.State, part: float, longer: float = 1.0,
+         bits: int = MAX_TABLE_BITS) -> None:
     """Between turns: a game's dead table more than ``GROW_AT`` full, or that will be by the
     end of a next turn ``longer`` times as long as the last, is replaced by one four times
-    larger holding the same positions, up to 2^MAX_TABLE_BITS slots and the game's ``part``
-    of the memory budget."""
+    larger holding the same positions (or, where that does not fit, twice as large), up to
+    2^``bits`` slots and the game's ``part`` of the memory budget."""
     table = state.table
     if table is None or words(problem.board) != 1 or D.filled(table) * max(1.0, longer) < GROW_AT:
         return
-    if 4 * table.nbytes > part * memory_budget() or 4 * len(table) > 1 << MAX_TABLE_BITS:
-        return
-    state.table = D.grown(problem, table)
+    for factor in (4, 2):
+        if factor * table.nbytes <= part * memory_budget() and factor * len(table) <= 1 << bits:
+            state.table = D.grown(problem, table, factor)
+            return
 
 
 def mine(problem: Problem, state: game.State, deadline: Deadline) -> None:
