@@ -205,6 +205,7 @@ def close(problem: Problem, table: np.ndarray, pagodas: tuple[D.Pagoda, ...], de
                     raise Inconsistent("a child of a position the search proved dead reaches the goal")
             got = k.unique(k.concat([_read(k, table), loose]))  # a loose one may be overwritten
             fresh = got[~k.member(dead, got)]
+            del got  # the whole table's positions again: gone before the set grows
             dead = k.unique(k.concat([dead, fresh]))
             if len(dead) > limit:
                 return Outcome("unknown", why=f"more than {limit} dead positions", stats=stats)

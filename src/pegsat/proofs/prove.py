@@ -52,8 +52,9 @@ QUICK_SHARE, QUICK_DEAD = 0.1, 1 << 22
 #: dead positions per file of a dead-set certificate (128 MB in memory when checked)
 PART = 1 << 24
 #: the open game of a one-peg goal on a large board: the share of the time it gets before the
-#: split by survivors, and its dead set's size at most (2 GB in memory)
-OPEN_SHARE, OPEN_LIMIT = 0.6, 1 << 28
+#: split by survivors, and its dead set's size at most (4 GB in memory, as its table at the
+#: most: ``turns.PROVE_TABLE_BITS``; diamond e1's holds 2.8 x 10^8)
+OPEN_SHARE, OPEN_LIMIT = 0.6, 1 << 29
 
 
 class _Files:
