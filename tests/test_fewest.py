@@ -273,3 +273,32 @@ def test_upper_plan_through_the_command_line(tmp_path):
     assert r.output.count("\n") == 1
     r = CliRunner().invoke(main, [*base, "--min-moves", "--upper-plan", "a1-a3"])
     assert r.exit_code == 1 and r.output.count("\n") == 1, r.output
+
+
+def test_a_probe_stopped_midway_resumes_with_the_pieces_left(tmp_path, monkeypatch, truth, cluster):
+    """The last level under a bound is only probed, a piece per task; each piece that met
+    nothing goes to the manifest at once, so a probe stopped midway (hours on the German
+    board) goes on with the other pieces, to the same answer."""
+    from pegsat.apps import fewest as F
+    from pegsat.planners import moves
+    from pegsat.planners.config import Config
+
+    monkeypatch.setattr(F, "PROBE_SAY", 0.0)
+    best = truth[0]
+    optimal = moves.solve(GAME, Deadline(), Config()).plan
+    root = tmp_path / "levels"
+
+    def stop(line: str) -> None:  # Ctrl-C after the first piece
+        if "pieces probed, no meeting" in line:
+            raise KeyboardInterrupt
+
+    with pytest.raises(KeyboardInterrupt):
+        fewest(GAME, root, scheduler=cluster, memory=MEMORY, config=Config(upper_plan=optimal), progress=stop)
+    kept = json.loads((root / "manifest.json").read_text())["probed"]
+    said: list[str] = []
+    r = fewest(GAME, root, scheduler=cluster, memory=MEMORY, config=Config(upper_plan=optimal),
+               progress=said.append)
+    again = [line for line in said if "probed before, no meeting" in line]
+    assert len(kept) >= 1 and again and again[0].split(":")[1].strip().startswith(f"{len(kept)} of its"), said
+    assert r.status is Status.SOLVED_OPTIMAL and r.moves == best == r.lower_bound, r.detail
+    assert len(json.loads((root / "manifest.json").read_text())["probed"]) > len(kept)

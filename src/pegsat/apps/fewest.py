@@ -55,6 +55,7 @@ SIDES = ("forward", "backward")
 STEPS = {"moves": "moves", "layers": "jumps"}  # the level searches' planners, and their step
 FANOUT = 24  # children per position by one move, roughly: what sizes a chunk and the partitions
 WARM = 1 << 20  # in-memory levels of at most about this many positions before the first plan's beams
+PROBE_SAY = 60.0  # seconds between a long probe's progress lines
 PROBE_HOLD = 4  # a probe task holds children in at most 1/PROBE_HOLD of a worker's memory: each
 # flush reads the other side's whole last level, so the fewer flushes the better
 
@@ -82,6 +83,9 @@ class State:
     #: given on a rerun lowers ``upper`` below it, and the levels kept stay valid (a looser
     #: bound keeps more positions, every one as far from its side as its level says)
     built: int | None = None
+    #: the pieces of the last level (``side``, ``d``, partition, first, end) probed with no
+    #: meeting: a probe killed midway (hours on the German board) resumes with the others
+    probed: list[tuple[str, int, int, int, int]] = field(default_factory=list)
 
 
 def _kernel(problem: Problem) -> Kernel:
@@ -391,27 +395,46 @@ def fewest(problem: Problem, root: Path, *, workers: int = 2, scheduler: str | N
             t = time.perf_counter()
             hold = per_worker // (8 * PROBE_HOLD)
 
-            def first_meeting(probes: list[Any]) -> int | None:
+            def first_meeting(probes: list[Any], pieces: list[tuple[str, int, int, int, int]] | None = None,
+                              total: int = 0) -> int | None:
                 """The least meeting of the first probe task that finds one (the others are
-                cancelled), or None; TimeoutError past the deadline."""
+                cancelled), or None; TimeoutError past the deadline. With ``pieces`` (each
+                task's: side, level, partition, first, end), each piece that met nothing is
+                kept in the manifest, and a long probe says how far it got (of ``total``)."""
+                of = {f.key: x for f, x in zip(probes, pieces or [], strict=False)}
+                t0 = told = time.perf_counter()
                 for done in as_completed(probes, timeout=deadline.remaining()):
                     hits, least = done.result()
                     if hits:
                         client.cancel(probes)
                         return int(least)
+                    if pieces is not None:
+                        piece = of[done.key]
+                        state.probed.append(piece)
+                        _save(root, problem, fp, state)
+                        if time.perf_counter() - told >= PROBE_SAY:
+                            told = time.perf_counter()
+                            count = sum(1 for x in state.probed if x[:2] == piece[:2])
+                            say(f"{piece[0]} level {piece[1] + 1}: {count} of {total} pieces probed, no "
+                                f"meeting ({told - t0:.0f} s)")
                 return None
 
             # Under a bound, the last level that can matter (a meeting there is a plan of
             # upper - 1 moves; by jumps, of the plans' jumps) is only probed: its children
             # met, never stored.
             if (state.upper is not None and a + b + 2 == state.upper) or (jumps and a + b + 1 == total):
-                probes = client.map(_probe, [problem] * n, [str(root)] * n, [fp] * n, [side] * n, [d] * n,
-                                    tasks, [other] * n, [chunk] * n, [hold] * n, [max_count] * n,
-                                    [by] * n, pure=False)
+                before = {x[2:] for x in state.probed if x[:2] == (side, d)}
+                todo = [(p, lo, end) for p, lo, end in tasks if (p, lo, end) not in before]
+                if len(todo) < n:
+                    say(f"{side} level {d + 1}: {n - len(todo)} of its {n} pieces probed before, no meeting")
+                m = len(todo)
+                probes = client.map(_probe, [problem] * m, [str(root)] * m, [fp] * m, [side] * m, [d] * m,
+                                    todo, [other] * m, [chunk] * m, [hold] * m, [max_count] * m,
+                                    [by] * m, pure=False)
                 if on_level is not None:
                     on_level(client, side, d)
                 try:
-                    met = first_meeting(probes)
+                    met = first_meeting(probes, [(side, d, p, lo, end) for p, lo, end in todo], n)
                 except TimeoutError:
                     client.cancel(probes)
                     return _unknown(answer, state, None if jumps else a + b + 1, deadline.reason(), root)
@@ -592,11 +615,14 @@ def _resume(root: Path, problem: Problem, k: Kernel, say: Callable[[str], None],
                 for p in range(lv.parts):
                     if not spill.part_path(root / side, d, p).is_file():
                         raise ValueError(f"partition {p} of {side} level {d} is missing")
+        probed = [(str(s), int(d), int(p), int(lo), int(end)) for s, d, p, lo, end in data.get("probed", [])]
+        if any(s not in SIDES for s, *_ in probed):
+            raise ValueError("a probed piece of no side")
     except (OSError, PegsatError, ValueError, TypeError, KeyError, AttributeError, IndexError) as exc:
         say(f"{path}: not resumed ({str(exc)[:80]}); starting afresh")
         return None
     say(f"resuming from {len(levels['forward'])} forward and {len(levels['backward'])} backward levels")
-    return State(upper, first, str(data.get("first_by", "")), levels, pagodas, built)
+    return State(upper, first, str(data.get("first_by", "")), levels, pagodas, built, probed)
 
 
 def _save(root: Path, problem: Problem, fp: str, state: State) -> None:
@@ -606,6 +632,7 @@ def _save(root: Path, problem: Problem, fp: str, state: State) -> None:
     text = json.dumps({"format": FORMAT, "version": VERSION, "fingerprint": fp, "upper": state.upper,
                        "first": first, "first_by": state.first_by, "pruned_under": state.built,
                        "pagodas": [[list(w), f] for w, f in state.pagodas],
+                       "probed": [list(x) for x in state.probed],
                        "levels": {side: [lv.__dict__ for lv in state.levels[side]] for side in SIDES}},
                       indent=1) + "\n"
     write_atomic(root / "manifest.json", lambda fh: fh.write(text))
