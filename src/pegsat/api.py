@@ -20,7 +20,7 @@ layers, so the model stays free of drawing code.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
@@ -149,10 +149,11 @@ def solve(p: Problem, planner: str = "auto", *, min_moves: bool = False, time_li
 
 
 def prove(p: Problem, *, time_limit: float | None = None, certificate: str | Path | None = None,
-          sat: bool = False) -> Result:
+          sat: bool = False, progress: Callable[[str], None] | None = None) -> Result:
     """Refute ``p`` with the cheapest argument a sceptic can check (counting, position classes,
     a pagoda, an exhaustive search, SAT with a DRAT proof), writing the certificate to
     ``certificate`` (JSON, with its companion files beside it); or find that it is solvable.
+    ``progress`` hears a line per step of a long proof (``print``, say).
 
     >>> r = pegsat.prove(pegsat.problem("english", survivor="c4"))
     >>> r.status.value, r.kind
@@ -160,7 +161,7 @@ def prove(p: Problem, *, time_limit: float | None = None, certificate: str | Pat
     """
     from .proofs.prove import prove as run
 
-    return run(p, Deadline(time_limit), certificate_path=certificate, search=not sat)
+    return run(p, Deadline(time_limit), certificate_path=certificate, search=not sat, progress=progress)
 
 
 def check(certificate: str | Path, *, time_limit: float | None = None):
