@@ -40,9 +40,11 @@ def client(workers: int, scheduler: str | None, settings: dict[str, Any] | None 
     given), or the scheduler at ``scheduler``; closed, and the local cluster stopped, after.
     ``interrupted()``: called on Ctrl-C inside the block, before the interrupt goes on (a
     long run says what it knew and where it can resume)."""
-    # Dask's own warnings (cancelled tasks, workers killed on Ctrl-C) would bury our one line;
-    # worker processes read this too, since they inherit the environment.
-    os.environ.setdefault("DASK_LOGGING__DISTRIBUTED", "error")
+    # Dask's own warnings and errors (cancelled tasks, workers killed on Ctrl-C, a heartbeat
+    # that finds the scheduler gone while a loaded machine shuts the cluster down) would bury
+    # our one line; what fails reaches us as the task's exception. Worker processes read this
+    # too, since they inherit the environment.
+    os.environ.setdefault("DASK_LOGGING__DISTRIBUTED", "critical")
     try:
         import dask
         from distributed import Client, LocalCluster
