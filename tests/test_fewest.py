@@ -101,6 +101,7 @@ def test_under_a_bound_the_levels_are_the_in_memory_ones_and_a_time_limit_is_unk
     s = Search(p, Deadline(), upper=bound)
     s.run()
     assert bound >= 18 and r.status is Status.SOLVED_OPTIMAL and r.moves == 18 and r.lower_bound == 18
+    assert r.stats["total_s"] >= r.stats["search_s"] > 0  # the report's time line reads both
     for side in ("forward", "backward"):
         assert r.stats[f"{side}_levels"][:len(s.sizes()[side])] == s.sizes()[side]
     late = fewest(p, tmp_path / "other", scheduler=cluster, memory=8 << 20, deadline=Deadline(0.001))

@@ -308,7 +308,8 @@ def fewest(problem: Problem, root: Path, *, workers: int = 2, scheduler: str | N
 
     def answer(status: Status, plan: tuple[int, ...] | None, lower: int | None, detail: str) -> Result:
         disk = sum(lv.bytes for side in SIDES for lv in levels[side])
-        st: Stats = {**stats, "search_s": time.perf_counter() - t0 - upper_s,
+        now = time.perf_counter() - t0
+        st: Stats = {**stats, "total_s": now, "search_s": now - upper_s,
                      "forward_levels": [lv.classes for lv in levels["forward"]],
                      "backward_levels": [lv.classes for lv in levels["backward"]],
                      "positions": sum(lv.classes for side in SIDES for lv in levels[side]),
