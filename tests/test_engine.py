@@ -81,6 +81,26 @@ def test_canonical_form_permutation_and_membership(name):
     assert list(k.popcount(arr)) == [p.bit_count() for p in pos]
 
 
+@pytest.mark.parametrize("name", ["english", "square-9x9"])
+def test_merge_grows_a_sorted_set_in_place(name):
+    """``Kernel.merge``: new positions merged into a sorted set in its own (grown) buffer;
+    an array that is a view is copied first, never resized under its base."""
+    b = get_board(name)
+    k = kernel(b, ())
+    pos = sorted(set(_random_positions(b, 300, 12)))
+    old, new = pos[::3], [p for i, p in enumerate(pos) if i % 3]
+    into = k.unique(k.array(old))
+    got = k.merge(into, k.array(new))
+    assert k.ints(got) == pos
+    assert k.ints(k.merge(got, k.empty())) == pos
+    assert k.ints(k.merge(k.empty(), k.array(pos[:5]))) == pos[:5]
+    whole = k.array(pos)
+    view = whole[:10]
+    assert k.ints(k.merge(view, k.array([b.full]))) == [*pos[:10], b.full]
+    assert k.ints(whole) == pos  # the base is untouched
+    assert k.ints(k.merge(k.array([b.full]), k.array(pos[:3]))) == [*pos[:3], b.full]
+
+
 def test_the_bulk_pagoda_cut_is_the_search_rule():
     """``Kernel.cut``: a position is cut when every column (survivor) has some pagoda
     weighing it below that column's floor; exact integer sums, any sign; the same whatever

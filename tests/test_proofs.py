@@ -5,6 +5,7 @@ import json
 import shutil
 from pathlib import Path
 
+import numpy as np
 import pytest
 from click.testing import CliRunner
 from conftest import random_problems
@@ -13,6 +14,7 @@ from hypothesis import HealthCheck, given, settings
 from pegsat.apps.solve import solve
 from pegsat.cli import main
 from pegsat.deadline import Deadline
+from pegsat.engine.kernel import kernel
 from pegsat.model.catalogue import get_board
 from pegsat.model.problem import Problem, single_vacancy
 from pegsat.model.result import Result, Status
@@ -262,8 +264,8 @@ def _b3_a1_dead_set(monkeypatch, first_bits: int, **patches):
         return real(first_bits if bits == 22 else bits, width)
 
     monkeypatch.setattr(dfs, "new_table", first)
-    for name, value in patches.items():
-        monkeypatch.setattr(dfs if name == "SLICE" else deadset, name, value)
+    for name, value in patches.items():  # "dfs_SLICE": the search's own
+        monkeypatch.setattr(dfs if name.startswith("dfs_") else deadset, name.removeprefix("dfs_"), value)
     b = get_board("triangle-5")
     p = single_vacancy(b, b.hole("b3"), Goal.survivor(b, b.hole("a1")))
     got = deadset.refute(p, Deadline(60))
@@ -278,8 +280,27 @@ def test_a_lossy_table_is_repaired_into_a_closed_dead_set(monkeypatch):
     assert _b3_a1_dead_set(monkeypatch, 4, FILL=10**9)["repaired"] > 0  # 16 slots, never grown
 
 
+def test_a_large_table_is_read_a_range_of_values_at_a_time(monkeypatch):
+    """A table of more than ``SLICE`` slots is read back by value ranges (a pass each): the
+    same sorted set as a read of the whole, duplicates and empty slots dropped; and a lossy
+    table closed that way (its repair rounds merging in place) still passes the checker."""
+    from pegsat.proofs import deadset
+
+    k = kernel(get_board("english"), ())
+    rng = np.random.default_rng(3)
+    table = rng.integers(1, 1 << 33, size=5000, dtype=np.uint64)
+    table[rng.random(5000) < 0.4] = 0
+    table[:100] = table[100:200]  # repeats
+    monkeypatch.setattr(deadset, "SLICE", 64)
+    monkeypatch.setattr(deadset, "RANGE", 300)
+    want = np.unique(table[table != 0])
+    assert len(deadset._cuts(table)) > 5
+    assert np.array_equal(deadset._read(k, table), want)
+    assert _b3_a1_dead_set(monkeypatch, 4, FILL=10**9, SLICE=4, RANGE=3)["repaired"] > 0
+
+
 def test_a_filling_table_grows_and_the_search_starts_a_new_descent(monkeypatch):
-    assert _b3_a1_dead_set(monkeypatch, 4, SLICE=50)["descents"] > 1  # the fill looked at every 50 nodes
+    assert _b3_a1_dead_set(monkeypatch, 4, dfs_SLICE=50)["descents"] > 1  # the fill looked at every 50 nodes
 
 
 @settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -445,6 +466,8 @@ def test_a_dead_set_split_across_files_is_checked_one_part_at_a_time(tmp_path, m
     parts = ev["positions"]
     assert isinstance(parts, list) and len(parts) >= 3 and ev["count"] > 2 * 100
     assert all(p["count"] <= 100 and (path.parent / p["file"]).is_file() for p in parts)
+    # prove's own check of a set of more than PART: all but the walk its repair pass made
+    assert "closure under jumps is not walked here" in r.detail and "'pegsat check'" in r.detail, r.detail
     # room for one part (its positions, their children, their canonical forms), not the set
     monkeypatch.setenv("PEGSAT_MEMORY_GB", str(3 * 8 * 100 / (1 << 30) * 1.01))
     v = certificate.check(certificate.load(path), path.parent)
@@ -465,6 +488,10 @@ def test_a_dead_set_split_across_files_is_checked_one_part_at_a_time(tmp_path, m
 
     v = forged(lambda e: e["positions"].reverse())
     assert not v.ok and "does not lie above" in v.message, v.message
+    data = json.loads(path.read_text())
+    data["evidence"]["positions"].reverse()
+    v = certificate.check(data, path.parent, walk_above=100)  # prove's own check refuses it too
+    assert not v.ok and v.finished and "does not lie above" in v.message, v.message
 
     def leave_out(e):
         gone = e["positions"].pop(1)

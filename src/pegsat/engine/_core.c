@@ -434,6 +434,26 @@ static PyObject *Board_sort_unique(CoreBoard *b, PyObject *args) {
     return m < 0 ? NULL : PyLong_FromSsize_t(m);
 }
 
+/* merge(buffer, count, fresh): the sorted ``fresh`` merged into the sorted first ``count``
+ * positions of ``buffer``, which has room for exactly them. */
+static PyObject *Board_merge(CoreBoard *b, PyObject *args) {
+    Py_buffer v, q; Py_ssize_t na, n, nq;
+    if (!PyArg_ParseTuple(args, "w*ny*", &v, &na, &q)) return NULL;
+    int ok = positions(b, &v, &n) == 0 && positions(b, &q, &nq) == 0;
+    if (ok && (na < 0 || na + nq != n)) {
+        PyErr_SetString(PyExc_ValueError, "merge: the buffer must hold the set and room for the new positions");
+        ok = 0;
+    }
+    if (ok) {
+        Py_BEGIN_ALLOW_THREADS
+        if (b->W == 1) merge_into_1(v.buf, na, q.buf, nq); else merge_into_2(v.buf, na, q.buf, nq);
+        Py_END_ALLOW_THREADS
+    }
+    PyBuffer_Release(&v); PyBuffer_Release(&q);
+    if (!ok) return NULL;
+    Py_RETURN_NONE;
+}
+
 /* member(sorted, query) -> bytearray of 0/1, one per query position. */
 static PyObject *Board_member(CoreBoard *b, PyObject *args) {
     Py_buffer s, q; Py_ssize_t ns, nq;
@@ -667,6 +687,7 @@ static PyMethodDef Board_methods[] = {
     {"canon", (PyCFunction)Board_canon, METH_VARARGS, "canon(positions): least images under the group"},
     {"permute", (PyCFunction)Board_permute, METH_VARARGS, "permute(positions, perm): images"},
     {"sort_unique", (PyCFunction)Board_sort_unique, METH_VARARGS, "sort_unique(buffer) -> distinct count"},
+    {"merge", (PyCFunction)Board_merge, METH_VARARGS, "merge(buffer, count, fresh) -> None"},
     {"member", (PyCFunction)Board_member, METH_VARARGS, "member(sorted, query) -> 0/1 bytes"},
     {"route", (PyCFunction)Board_route, METH_VARARGS, "route(positions, bits) -> (grouped by partition, counts)"},
     {"cut", (PyCFunction)Board_cut, METH_VARARGS, "cut(positions, weights, floors) -> 0/1 bytes, pagoda cuts per survivor"},

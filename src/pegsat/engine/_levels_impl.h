@@ -185,6 +185,19 @@ static Py_ssize_t SFX(sort_unique)(char *buf, Py_ssize_t n) {
     return m;
 }
 
+/* Merges the sorted positions q (nq, none of them in a) into the sorted a, whose buffer has
+ * room for them after its na positions: from the back, so that nothing is held twice (a dead
+ * set of 2.2 GB grows in place). */
+static void SFX(merge_into)(char *buf, Py_ssize_t na, const char *q, Py_ssize_t nq) {
+    POS *a = (POS *)buf;
+    Py_ssize_t i = na - 1, j = nq - 1, o = na + nq - 1;
+    while (j >= 0) {
+        POS x = SFX(load)(q + j * POS_BYTES);
+        if (i >= 0 && a[i] > x) a[o--] = a[i--];
+        else { a[o--] = x; j--; }
+    }
+}
+
 static inline int SFX(find)(const POS *s, Py_ssize_t n, POS x) {
     Py_ssize_t lo = 0, hi = n;
     while (lo < hi) {

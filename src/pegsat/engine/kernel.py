@@ -145,6 +145,21 @@ class Kernel:
         m = self.core.sort_unique(out)
         return out[:m].copy() if m < len(out) and not view else out[:m]
 
+    def merge(self, into: np.ndarray, fresh: np.ndarray) -> np.ndarray:
+        """``into`` with ``fresh`` merged in (both sorted and distinct, none of ``fresh`` in
+        ``into``), grown in place: a large set is reallocated, never held twice (a sorted
+        insertion copies it). ``into`` must own its buffer and have no views alive; an array
+        that does not is copied once."""
+        fresh = np.ascontiguousarray(fresh, dtype=U64)
+        if not len(fresh):
+            return into
+        n = len(into)
+        if into.base is not None or not into.flags.owndata or not into.flags.writeable:
+            into = np.array(into, dtype=U64, order="C")
+        into.resize((n + len(fresh), *into.shape[1:]), refcheck=False)
+        self.core.merge(into, n, self._buf(fresh))
+        return into
+
     def member(self, sorted_set: np.ndarray, pos: np.ndarray) -> np.ndarray:
         """Which of ``pos`` occur in the sorted array ``sorted_set``."""
         if not len(sorted_set) or not len(pos):

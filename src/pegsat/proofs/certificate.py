@@ -143,12 +143,16 @@ UNFINISHED = "unfinished: "
 
 
 def check(data: Certificate, base: Path = Path("."), staged: dict[str, Path] | None = None,
-          deadline: Deadline | None = None, runner: independent.Runner | None = None) -> Verdict:
+          deadline: Deadline | None = None, runner: independent.Runner | None = None,
+          walk_above: int | None = None) -> Verdict:
     """Re-verify a certificate from its own contents; ``base`` resolves the SAT files
     (``staged``: where files named in it are until they are written under their names).
     Past ``deadline`` a long check (DRAT replay, search re-run) is "unfinished".
     ``runner``: a dead set's parts are checked through it (``apps.cluster.mapped``: on a
-    Dask cluster), else one after the other here."""
+    Dask cluster), else one after the other here. ``walk_above``: a dead set of more
+    positions is checked but for its closure under jumps (its files, their order, the start,
+    no goal), and the check is "unfinished" (``prove`` on a set whose closure its own
+    repair pass has just found: the independent walk is ``pegsat check``'s)."""
     problem = problem_from_json(data["problem"], CertificateError)
     kind = data["kind"]
     lie = _stated(data["problem"], problem)
@@ -159,8 +163,8 @@ def check(data: Certificate, base: Path = Path("."), staged: dict[str, Path] | N
     try:
         checkers: dict[str, Callable[..., str]] = {
             "counting": _counting, "classes": _classes, "pagoda": _pagoda, "sat": _sat,
-            "exhaustive": _exhaustive, "dead-set": partial(_dead_set, runner=runner),
-            "split": partial(_split, runner=runner)}
+            "exhaustive": _exhaustive, "dead-set": partial(_dead_set, runner=runner, walk_above=walk_above),
+            "split": partial(_split, runner=runner, walk_above=walk_above)}
         checker = checkers[kind]
         msg = checker(problem, data["evidence"], base, staged or {}, deadline or Deadline())
     except (KeyError, TypeError, ValueError, AttributeError, ZeroDivisionError, IndexError) as exc:
@@ -338,7 +342,7 @@ def _load_part(path: Path, count: int) -> Any:
 
 
 def _dead_set(problem: Problem, ev: dict, base: Path, staged: dict, deadline: Deadline,
-              runner: independent.Runner | None = None) -> str:
+              runner: independent.Runner | None = None, walk_above: int | None = None) -> str:
     count = ev["count"]
     if not _whole(count):
         return "rejected: the count of dead positions is not a whole number"
@@ -376,7 +380,8 @@ def _dead_set(problem: Problem, ev: dict, base: Path, staged: dict, deadline: De
                    for f, part in zip(files, items, strict=True)]
         # on a cluster the buckets go beside the parts, which every worker reads anyway
         scratch = str(base.resolve()) if runner is not None else None
-        walk = independent.dead_parts(problem, loaders, group, pagodas, deadline, classes, runner, scratch)
+        walk = independent.dead_parts(problem, loaders, group, pagodas, deadline, classes, runner, scratch,
+                                      walk=walk_above is None or count <= walk_above)
     except _Bad as exc:
         return str(exc)
     if walk.ok is None:
@@ -387,7 +392,7 @@ def _dead_set(problem: Problem, ev: dict, base: Path, staged: dict, deadline: De
 
 
 def _split(problem: Problem, ev: dict, base: Path, staged: dict, deadline: Deadline,
-           runner: independent.Runner | None = None) -> str:
+           runner: independent.Runner | None = None, walk_above: int | None = None) -> str:
     board, g = problem.board, problem.goal
     if g.full or g.fixed_count != 1:
         return "rejected: a split certificate needs a one-peg goal"
@@ -423,7 +428,7 @@ def _split(problem: Problem, ev: dict, base: Path, staged: dict, deadline: Deadl
         if any(mine[k] != theirs[k] for k in ("board", "start", "goal")):
             how = "time-reversed game" if part["reversed"] else "game"
             return f"rejected: the certificate for {name} is not about the {how} with survivor {name}"
-        v = check(cast(Certificate, sub), base, staged, deadline, runner)  # its form checked above
+        v = check(cast(Certificate, sub), base, staged, deadline, runner, walk_above)  # its form: checked
         if not v.finished:
             return f"{UNFINISHED}survivor {name}: {v.message}"
         if not v.ok:

@@ -54,7 +54,8 @@ from ..process import cores
 LIMIT = 1 << 25  # dead positions at most (256 MB in memory)
 FILL = 0.5  # the table grows past this share of its slots (a lost position costs a repair)
 CHUNK = 1 << 18  # positions whose children are checked together
-SLICE = 1 << 24  # table slots read back together after a repair round
+SLICE = 1 << 24  # table slots read back together
+RANGE = 1 << 25  # positions read out of a large table in one pass over it (256 MB)
 
 
 class _Full(Exception):
@@ -206,9 +207,8 @@ def close(problem: Problem, table: np.ndarray, pagodas: tuple[D.Pagoda, ...], de
                     raise Inconsistent("a child of a position the search proved dead reaches the goal")
             # the loose ones too: a repair's own start may be overwritten in the table
             fresh = k.unique(k.concat([_missing(k, table, dead), loose]))
-            # merged in place of a sort: one new array beside the old, no sort buffer (the
-            # set is 2.2 GB for diamond e1, beside its 4 GB table)
-            dead = np.insert(dead, np.searchsorted(dead, fresh), fresh)
+            # merged in place (the set is 2.2 GB for diamond e1, beside its 4 GB table)
+            dead = k.merge(dead, fresh)
             if len(dead) > limit:
                 return Outcome("unknown", why=f"more than {limit} dead positions", stats=stats)
     except Timeout:
@@ -238,8 +238,38 @@ def _images(pagodas: tuple[D.Pagoda, ...], group) -> tuple[D.Pagoda, ...]:
 
 def _read(k: Kernel, table: np.ndarray) -> np.ndarray:
     """The distinct positions a one-word dead table holds, sorted (the core's sort: numpy's
-    ``unique`` took 1.4 s for 2 million positions here, 10x its own sort)."""
-    return k.unique(table[table != 0], own=True)
+    ``unique`` took 1.4 s for 2 million positions here, 10x its own sort). A large table is
+    read a range of values at a time, each range a pass over the table ``SLICE`` slots at a
+    time: beside the table only the set and one range are held (read whole, the positions,
+    the sort's buffer and the set were three copies: 6.6 GB beside diamond e1's 4 GB table)."""
+    if len(table) <= SLICE:
+        return k.unique(table[table != 0], own=True)
+    cuts = _cuts(table)
+    out = np.empty(np.count_nonzero(table), dtype=np.uint64)  # at least the distinct positions
+    m = 0
+    for lo, hi in zip(cuts, [*cuts[1:], None], strict=True):
+        got = []
+        for s in range(0, len(table), SLICE):
+            x = table[s:s + SLICE]
+            got.append(x[(x >= lo) if hi is None else (x >= lo) & (x < hi)])
+        mine = k.unique(k.concat(got), own=True, view=True)
+        out[m:m + len(mine)] = mine
+        m += len(mine)
+    out.resize(m, refcheck=False)  # no view of it exists yet
+    return out
+
+
+def _cuts(table: np.ndarray) -> list[np.uint64]:
+    """Bounds of value ranges of about ``RANGE`` positions each of a dead table (by a sample
+    of its slots; the first bound is 1: an empty slot is 0)."""
+    rng = np.random.default_rng(0)
+    sample = np.sort(table[rng.integers(0, len(table), size=1 << 20)])
+    sample = sample[sample != 0]
+    ranges = -(-np.count_nonzero(table) // RANGE)
+    if not len(sample) or ranges < 2:
+        return [np.uint64(1)]
+    inner = {sample[len(sample) * i // ranges] for i in range(1, ranges)} - {np.uint64(0), np.uint64(1)}
+    return [np.uint64(1), *sorted(inner)]
 
 
 def _missing(k: Kernel, table: np.ndarray, dead: np.ndarray) -> np.ndarray:

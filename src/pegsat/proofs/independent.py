@@ -197,7 +197,7 @@ def dead_set(problem: Problem, dead: np.ndarray, group: list[list[int]], pagodas
 def dead_parts(problem: Problem, parts: Sequence[Callable[[], np.ndarray]], group: list[list[int]],
                pagodas: list[tuple[list[int], int]], deadline: Deadline | None = None,
                classes: list[int] | None = None, runner: Runner | None = None,
-               scratch: str | None = None) -> Walk:
+               scratch: str | None = None, walk: bool = True) -> Walk:
     """Check a dead set (``proofs.deadset``): sorted positions closed under jumps up to the
     symmetries ``group`` and the exclusions (below a pagoda's floor, or no more pegs than the
     goal's least count without being a goal); the start in it and no goal in it.
@@ -216,7 +216,8 @@ def dead_parts(problem: Problem, parts: Sequence[Callable[[], np.ndarray]], grou
     detection, as Korf's disk-based search does it. Vectorised with numpy; boards of at
     most 64 holes. ``runner(fn, items)``: runs ``fn`` on every item, a part each (default:
     one after the other here; ``apps.cluster`` passes Dask's map, the parts' loaders and the
-    scratch directory then being seen by every worker)."""
+    scratch directory then being seen by every worker). ``walk=False``: all but the walk
+    of the children (the answer is then None, "not finished")."""
     t0 = time.perf_counter()
     deadline = deadline or Deadline()
     board, goal = problem.board, problem.goal
@@ -287,6 +288,11 @@ def dead_parts(problem: Problem, parts: Sequence[Callable[[], np.ndarray]], grou
         at = int(closure.home(s0)[0])
         if at < 0 or not _member(parts[at](), s0)[0]:
             return done(False, "the start is neither in the dead set nor excluded")
+
+    if not walk:
+        return done(None, f"all {total} positions in {len(parts)} parts read back sorted, in order and on "
+                    "the board, no goal among them, the start in them or excluded; their closure under jumps "
+                    "is not walked here")
 
     def run(fn: Callable[..., Any]) -> list[Any]:
         items = list(range(len(parts)))
