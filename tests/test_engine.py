@@ -101,6 +101,29 @@ def test_merge_grows_a_sorted_set_in_place(name):
     assert k.ints(k.merge(k.array([b.full]), k.array(pos[:3]))) == [*pos[:3], b.full]
 
 
+@pytest.mark.parametrize("name", ["english", "diamond", "hopping-dots"])
+def test_fresh_children_are_those_whose_canonical_form_the_set_misses(name):
+    """``Kernel.fresh``: every child of the parents (repeats kept) whose canonical form is not
+    in the sorted set, with that form, ordered by it: the reference's successors and
+    canonical forms, filtered by the set."""
+    b = get_board(name)
+    k = kernel(b, b.symmetries)
+    parents = _random_positions(b, 300, 21)
+    raw = Kernel(b, ())
+    kids = raw.ints(raw.step(raw.array(parents), canon=False))
+    forms = [R.canon(b, k.group, c) for c in kids]
+    dead = sorted(set(forms[::2]) | set(_random_positions(b, 50, 22)))
+    want = sorted((f, c) for f, c in zip(forms, kids, strict=True) if f not in set(dead))
+    got_kids, got_forms = k.fresh(k.array(parents), k.array(dead))
+    assert k.ints(got_forms) == [f for f, _ in want]
+    assert sorted(zip(k.ints(got_forms), k.ints(got_kids), strict=True)) == want
+    assert len(want) > 100
+    every, _ = k.fresh(k.array(parents), k.empty())
+    assert len(every) == len(kids)
+    none, _ = k.fresh(k.array(parents), k.array(sorted(set(forms))))
+    assert not len(none)
+
+
 def test_the_bulk_pagoda_cut_is_the_search_rule():
     """``Kernel.cut``: a position is cut when every column (survivor) has some pagoda
     weighing it below that column's floor; exact integer sums, any sign; the same whatever

@@ -636,6 +636,88 @@ out:
     return r;
 }
 
+/* fresh(parents, dead) -> (kids, forms): every child (one jump) of the one-word ``parents``
+ * whose canonical form is not in the sorted ``dead``, as played, beside that form, ordered
+ * by form (a child of two parents is there twice): the walk of a dead set's closure
+ * (``proofs.deadset``) in one pass without the GIL, where successors, two sorts and two
+ * membership tests each made one. The pairs are radix-sorted by form (digits on which all
+ * agree skipped) and merged against ``dead`` by galloping. */
+static PyObject *Board_fresh(CoreBoard *b, PyObject *args) {
+    Py_buffer v, d; Py_ssize_t n, nd;
+    if (!PyArg_ParseTuple(args, "y*y*", &v, &d)) return NULL;
+    PyObject *kids = NULL, *forms = NULL, *r = NULL;
+    uint64_t *key = NULL, *val = NULL, *k2 = NULL, *v2 = NULL;
+    size_t *count = NULL;
+    if (positions(b, &v, &n) < 0 || positions(b, &d, &nd) < 0) goto out;
+    if (b->W != 1) { PyErr_SetString(PyExc_ValueError, "fresh: one-word positions"); goto out; }
+    const uint64_t *src = v.buf, *dead = d.buf, *need = need_1(b), *flip = flip_1(b);
+    Py_ssize_t total = 0, m = 0;
+    int fail = 0;
+    Py_BEGIN_ALLOW_THREADS
+    for (Py_ssize_t i = 0; i < n; i++)
+        for (int k = 0; k < b->J; k++) total += (src[i] & flip[k]) == need[k];
+    size_t bytes = (size_t)(total ? total : 1) * sizeof(uint64_t);
+    key = malloc(bytes); val = malloc(bytes); k2 = malloc(bytes); v2 = malloc(bytes);
+    count = malloc(sizeof(size_t) << RADIX);
+    if (!key || !val || !k2 || !v2 || !count) fail = 1;
+    else {
+        Py_ssize_t o = 0;
+        uint64_t img[MAX_G];
+        for (Py_ssize_t i = 0; i < n; i++) {
+            int have = 0;
+            for (int k = 0; k < b->J; k++) {
+                if ((src[i] & flip[k]) != need[k]) continue;
+                if (!have) { images_1(b, src[i], img); have = 1; }
+                key[o] = canon_by_1(b, img, k);
+                val[o++] = src[i] ^ flip[k];
+            }
+        }
+        uint64_t all_or = 0, all_and = ~0ull;
+        for (Py_ssize_t i = 0; i < total; i++) { all_or |= key[i]; all_and &= key[i]; }
+        const unsigned dmask = (1u << RADIX) - 1;
+        for (int shift = 0; shift < 64; shift += RADIX) {
+            if (!(((all_or ^ all_and) >> shift) & dmask)) continue;
+            memset(count, 0, sizeof(size_t) << RADIX);
+            for (Py_ssize_t i = 0; i < total; i++) count[(key[i] >> shift) & dmask]++;
+            size_t sum = 0;
+            for (unsigned x = 0; x <= dmask; x++) { size_t c = count[x]; count[x] = sum; sum += c; }
+            for (Py_ssize_t i = 0; i < total; i++) {
+                size_t at = count[(key[i] >> shift) & dmask]++;
+                k2[at] = key[i]; v2[at] = val[i];
+            }
+            uint64_t *t = key; key = k2; k2 = t;
+            t = val; val = v2; v2 = t;
+        }
+        Py_ssize_t at = 0;  /* the first member of dead not below the current form */
+        for (Py_ssize_t i = 0; i < total;) {
+            const uint64_t c = key[i];
+            Py_ssize_t j = i + 1;
+            while (j < total && key[j] == c) j++;
+            if (at < nd && dead[at] < c) {  /* gallop: dead[lo] < c */
+                Py_ssize_t lo = at, step = 1;
+                while (lo + step < nd && dead[lo + step] < c) { lo += step; step <<= 1; }
+                Py_ssize_t hi = lo + step < nd ? lo + step : nd;
+                lo++;
+                while (lo < hi) { Py_ssize_t mid = lo + (hi - lo) / 2; if (dead[mid] < c) lo = mid + 1; else hi = mid; }
+                at = lo;
+            }
+            if (!(at < nd && dead[at] == c))
+                for (Py_ssize_t t = i; t < j; t++) { key[m] = c; val[m++] = val[t]; }
+            i = j;
+        }
+    }
+    Py_END_ALLOW_THREADS
+    if (fail) { PyErr_NoMemory(); goto out; }
+    kids = PyByteArray_FromStringAndSize((const char *)val, m * 8);
+    forms = PyByteArray_FromStringAndSize((const char *)key, m * 8);
+    if (kids && forms) r = PyTuple_Pack(2, kids, forms);
+out:
+    free(key); free(val); free(k2); free(v2); free(count);
+    Py_XDECREF(kids); Py_XDECREF(forms);
+    PyBuffer_Release(&v); PyBuffer_Release(&d);
+    return r;
+}
+
 /* route(positions, bits) -> (routed, counts): one-word positions grouped by partition, the
  * top ``bits`` bits of hash_1 (Fibonacci hashing: what ``engine.spill.route`` computes), by a
  * stable counting sort, so each partition's positions keep their order (sorted stay sorted);
@@ -690,6 +772,7 @@ static PyMethodDef Board_methods[] = {
     {"merge", (PyCFunction)Board_merge, METH_VARARGS, "merge(buffer, count, fresh) -> None"},
     {"member", (PyCFunction)Board_member, METH_VARARGS, "member(sorted, query) -> 0/1 bytes"},
     {"route", (PyCFunction)Board_route, METH_VARARGS, "route(positions, bits) -> (grouped by partition, counts)"},
+    {"fresh", (PyCFunction)Board_fresh, METH_VARARGS, "fresh(parents, dead) -> (kids, forms) whose forms dead misses"},
     {"cut", (PyCFunction)Board_cut, METH_VARARGS, "cut(positions, weights, floors) -> 0/1 bytes, pagoda cuts per survivor"},
     {"keep", (PyCFunction)Board_keep, METH_VARARGS, "keep(positions, weights, floors, alone)"},
     {"score", (PyCFunction)Board_score, METH_VARARGS, "score(positions, weights, iso, out)"},

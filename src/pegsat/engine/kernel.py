@@ -160,6 +160,16 @@ class Kernel:
         self.core.merge(into, n, self._buf(fresh))
         return into
 
+    def fresh(self, parents: np.ndarray, dead: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """(children, their canonical forms): every child of ``parents`` whose canonical form
+        the sorted ``dead`` misses, ordered by form (a child of two parents twice). One-word
+        positions. The walk of a dead set's closure (``proofs.deadset``) in one pass of the
+        core: 2.7 x 10^9 children for diamond e1's set (``bench/results-atlas.txt``)."""
+        if not len(parents):
+            return self.empty(), self.empty()
+        kids, forms = self.core.fresh(self._buf(parents), self._buf(dead))
+        return self._wrap(kids), self._wrap(forms)
+
     def member(self, sorted_set: np.ndarray, pos: np.ndarray) -> np.ndarray:
         """Which of ``pos`` occur in the sorted array ``sorted_set``."""
         if not len(sorted_set) or not len(pos):

@@ -110,7 +110,7 @@ class Rule:
         return out
 
     def cut(self, k: Kernel, pos: np.ndarray) -> np.ndarray:
-        """Which of ``pos`` (sorted, distinct; as played: no symmetry applied) are excluded."""
+        """Which of ``pos`` (as played: no symmetry applied) are excluded."""
         g = self.problem.goal
         min_left = max(g.min_pegs, g.full.bit_count(), 1)
         out = ~(k.goals(pos, g) | (k.popcount(pos) > min_left))
@@ -285,20 +285,15 @@ def _missing(k: Kernel, table: np.ndarray, dead: np.ndarray) -> np.ndarray:
 def _loose(k: Kernel, rule: Rule, dead: np.ndarray, fresh: np.ndarray, deadline: Deadline) -> np.ndarray:
     """The canonical children of ``fresh`` that are neither in ``dead`` nor excluded (the
     search's own pruning, ``rule``, on the child as played from the stored position; only
-    the children missing from the set are weighed). Chunks run on every core: the core's
-    operations release the GIL."""
+    the children missing from the set are weighed: ``Kernel.fresh``). Chunks run on every
+    core: the core's operations release the GIL."""
 
     def chunk(lo: int) -> np.ndarray:
         deadline.check()
-        kids = k.unique(k.step(fresh[lo:lo + CHUNK], canon=False))
-        canon = k.canon(kids)
-        forms = k.unique(canon)  # sorted: looked up in one merging pass, not a search each
-        gone = forms[~k.member(dead, forms)]
-        if not len(gone):
+        kids, forms = k.fresh(fresh[lo:lo + CHUNK], dead)
+        if not len(kids):
             return k.empty()
-        mine = k.member(gone, canon)
-        kids, canon = kids[mine], canon[mine]
-        return k.unique(canon[~rule.cut(k, kids)])
+        return k.unique(forms[~rule.cut(k, kids)])
 
     with ThreadPoolExecutor(cores()) as pool:
         out = list(pool.map(chunk, range(0, len(fresh), CHUNK)))
