@@ -82,23 +82,23 @@ def test_canonical_form_permutation_and_membership(name):
 
 
 @pytest.mark.parametrize("name", ["english", "square-9x9"])
-def test_merge_grows_a_sorted_set_in_place(name):
-    """``Kernel.merge``: new positions merged into a sorted set in its own (grown) buffer;
-    an array that is a view is copied first, never resized under its base."""
+def test_merge_grows_a_sorted_set_in_its_own_buffer(name):
+    """``Kernel.merge``: new positions merged into a sorted set in place, in the room left
+    after it in its buffer; a buffer of the wrong size is refused."""
     b = get_board(name)
     k = kernel(b, ())
     pos = sorted(set(_random_positions(b, 300, 12)))
     old, new = pos[::3], [p for i, p in enumerate(pos) if i % 3]
-    into = k.unique(k.array(old))
-    got = k.merge(into, k.array(new))
-    assert k.ints(got) == pos
-    assert k.ints(k.merge(got, k.empty())) == pos
-    assert k.ints(k.merge(k.empty(), k.array(pos[:5]))) == pos[:5]
-    whole = k.array(pos)
-    view = whole[:10]
-    assert k.ints(k.merge(view, k.array([b.full]))) == [*pos[:10], b.full]
-    assert k.ints(whole) == pos  # the base is untouched
-    assert k.ints(k.merge(k.array([b.full]), k.array(pos[:3]))) == [*pos[:3], b.full]
+    buf = k.concat([k.array(old), k.array(new)])  # the room's contents do not matter
+    k.merge(buf, len(old), k.array(new))
+    assert k.ints(buf) == pos
+    k.merge(buf, len(buf), k.empty())
+    assert k.ints(buf) == pos
+    small = k.concat([k.array([b.full]), k.array(pos[:3])])
+    k.merge(small, 1, k.array(pos[:3]))
+    assert k.ints(small) == [*pos[:3], b.full]
+    with pytest.raises(ValueError):
+        k.merge(buf[:-1], len(old), k.array(new))  # room for one fewer
 
 
 @pytest.mark.parametrize("name", ["english", "diamond", "hopping-dots"])

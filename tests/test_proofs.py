@@ -295,7 +295,15 @@ def test_a_large_table_is_read_a_range_of_values_at_a_time(monkeypatch):
     monkeypatch.setattr(deadset, "RANGE", 300)
     want = np.unique(table[table != 0])
     assert len(deadset._cuts(table)) > 5
-    assert np.array_equal(deadset._read(k, table), want)
+    dead = deadset._read(k, table)
+    assert np.array_equal(dead, want)
+    # the repairs' positions are merged into the room after the set, then into a new buffer
+    few = np.array([(1 << 33) + 5, (1 << 33) + 9], dtype=np.uint64)
+    grown = deadset._add(k, dead, few)
+    assert grown.base is dead.base and np.array_equal(grown, np.union1d(want, few))
+    many = np.arange(1 << 34, (1 << 34) + len(want), dtype=np.uint64)
+    again = deadset._add(k, grown, many)
+    assert again.base is not dead.base and np.array_equal(again, np.union1d(np.union1d(want, few), many))
     assert _b3_a1_dead_set(monkeypatch, 4, FILL=10**9, SLICE=4, RANGE=3)["repaired"] > 0
 
 

@@ -145,20 +145,15 @@ class Kernel:
         m = self.core.sort_unique(out)
         return out[:m].copy() if m < len(out) and not view else out[:m]
 
-    def merge(self, into: np.ndarray, fresh: np.ndarray) -> np.ndarray:
-        """``into`` with ``fresh`` merged in (both sorted and distinct, none of ``fresh`` in
-        ``into``), grown in place: a large set is reallocated, never held twice (a sorted
-        insertion copies it). ``into`` must own its buffer and have no views alive; an array
-        that does not is copied once."""
-        fresh = np.ascontiguousarray(fresh, dtype=U64)
-        if not len(fresh):
-            return into
-        n = len(into)
-        if into.base is not None or not into.flags.owndata or not into.flags.writeable:
-            into = np.array(into, dtype=U64, order="C")
-        into.resize((n + len(fresh), *into.shape[1:]), refcheck=False)
-        self.core.merge(into, n, self._buf(fresh))
-        return into
+    def merge(self, buf: np.ndarray, count: int, fresh: np.ndarray) -> None:
+        """Merge the sorted ``fresh`` (none of them there) into the sorted first ``count``
+        positions of ``buf``, in place: ``buf`` holds exactly ``count + len(fresh)``
+        positions' room (a view of a larger buffer, so that a large set grows without being
+        held twice: numpy's resize copies it)."""
+        if len(buf) != count + len(fresh) or not buf.flags.c_contiguous or not buf.flags.writeable:
+            raise ValueError("merge: a writable buffer of the set and room for exactly the new positions")
+        if len(fresh):
+            self.core.merge(buf, count, self._buf(fresh))
 
     def fresh(self, parents: np.ndarray, dead: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """(children, their canonical forms): every child of ``parents`` whose canonical form

@@ -56,6 +56,7 @@ FILL = 0.5  # the table grows past this share of its slots (a lost position cost
 CHUNK = 1 << 18  # positions whose children are checked together
 SLICE = 1 << 24  # table slots read back together
 RANGE = 1 << 25  # positions read out of a large table in one pass over it (256 MB)
+ROOM = 32  # the set's buffer has 1/ROOM more room for the repairs' positions
 
 
 class _Full(Exception):
@@ -208,7 +209,7 @@ def close(problem: Problem, table: np.ndarray, pagodas: tuple[D.Pagoda, ...], de
             # the loose ones too: a repair's own start may be overwritten in the table
             fresh = k.unique(k.concat([_missing(k, table, dead), loose]))
             # merged in place (the set is 2.2 GB for diamond e1, beside its 4 GB table)
-            dead = k.merge(dead, fresh)
+            dead = _add(k, dead, fresh)
             if len(dead) > limit:
                 return Outcome("unknown", why=f"more than {limit} dead positions", stats=stats)
     except Timeout:
@@ -245,7 +246,8 @@ def _read(k: Kernel, table: np.ndarray) -> np.ndarray:
     if len(table) <= SLICE:
         return k.unique(table[table != 0], own=True)
     cuts = _cuts(table)
-    out = np.empty(np.count_nonzero(table), dtype=np.uint64)  # at least the distinct positions
+    stored = np.count_nonzero(table)  # at least the distinct positions
+    out = np.empty(stored + stored // ROOM + 1, dtype=np.uint64)
     m = 0
     for lo, hi in zip(cuts, [*cuts[1:], None], strict=True):
         got = []
@@ -255,8 +257,20 @@ def _read(k: Kernel, table: np.ndarray) -> np.ndarray:
         mine = k.unique(k.concat(got), own=True, view=True)
         out[m:m + len(mine)] = mine
         m += len(mine)
-    out.resize(m, refcheck=False)  # no view of it exists yet
-    return out
+    return out[:m]  # a view: the buffer past it is the room the repairs merge into (``_add``)
+
+
+def _add(k: Kernel, dead: np.ndarray, fresh: np.ndarray) -> np.ndarray:
+    """The sorted set ``dead`` with ``fresh`` (sorted, none of them in it) merged in: in
+    place in the room its buffer has after it (``_read`` leaves some), else once copied into
+    a buffer with room again."""
+    n, f = len(dead), len(fresh)
+    base = dead.base if isinstance(dead.base, np.ndarray) else None
+    if base is None or base.ndim != 1 or dead.ctypes.data != base.ctypes.data or len(base) < n + f:
+        base = np.empty(n + f + (n + f) // ROOM + 1, dtype=np.uint64)
+        base[:n] = dead
+    k.merge(base[:n + f], n, fresh)
+    return base[:n + f]
 
 
 def _cuts(table: np.ndarray) -> list[np.uint64]:
