@@ -31,8 +31,10 @@ from __future__ import annotations
 
 import json
 import tempfile
+import threading
 import time
 from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
@@ -44,7 +46,7 @@ from ..errors import PegsatError, PlanError
 from ..files import Staging
 from ..model.problem import Problem, holes_of
 from ..model.result import Certificate, Proof, Result, Stats, Status
-from ..process import OUT_OF_MEMORY
+from ..process import OUT_OF_MEMORY, cores
 from . import certificate, deadset
 from .cheap import cheap_proofs
 
@@ -68,21 +70,24 @@ class _Files:
     def __init__(self, stage: Staging, certificate_path: str | Path | None, tmp: str) -> None:
         self.stage, self.cert, self.tmp = stage, certificate_path, tmp
         self.staged: dict[str, Path] = {}
+        self._lock = threading.Lock()  # parts are written on threads; staging sets the umask
 
     def put(self, hint: str, positions: Any) -> str:
         """Write sorted positions (``independent.save_positions``); returns the file's name
         for the certificate."""
         from . import independent
 
-        if self.cert is not None:
-            target = beside(self.cert, f".{hint}.npz")
-            name, path = _rel(target, Path(self.cert).parent), self.stage.path(target)
-        else:
-            path = Path(self.tmp) / f"{hint}.npz"
-            name = str(path)
+        with self._lock:
+            if self.cert is not None:
+                target = beside(self.cert, f".{hint}.npz")
+                name, path = _rel(target, Path(self.cert).parent), self.stage.path(target)
+            else:
+                path = Path(self.tmp) / f"{hint}.npz"
+                name = str(path)
         with open(path, "wb") as fh:
             independent.save_positions(fh, positions)
-        self.staged[name] = path
+        with self._lock:
+            self.staged[name] = path
         return name
 
 
@@ -212,13 +217,14 @@ def _dead_set(problem: Problem, got: deadset.Outcome, files: _Files, hint: str) 
     if len(dead) <= PART:  # one file, as a small set always was
         name = files.put(hint, dead)
         where: dict[str, Any] = {"positions": name, "sha256": certificate.sha256(files.staged[name])}
-    else:
-        parts = []
-        for i, lo in enumerate(range(0, len(dead), PART)):
-            name = files.put(f"{hint}.{i:04d}", dead[lo:lo + PART])
-            parts.append({"file": name, "count": len(dead[lo:lo + PART]),
-                          "sha256": certificate.sha256(files.staged[name])})
-        where = {"positions": parts}
+    else:  # the parts on every core (compression and hashing release the GIL)
+        def part(i: int) -> dict[str, Any]:
+            chunk = dead[i * PART:(i + 1) * PART]
+            name = files.put(f"{hint}.{i:04d}", chunk)
+            return {"file": name, "count": len(chunk), "sha256": certificate.sha256(files.staged[name])}
+
+        with ThreadPoolExecutor(cores()) as pool:
+            where = {"positions": list(pool.map(part, range(-(-len(dead) // PART))))}
     ev = {**where, "count": len(dead),
           "symmetries": [list(p) for p in got.group],
           "pagodas": [{"weights": {names[h]: w for h, w in enumerate(pg.weights) if w},
