@@ -163,7 +163,8 @@ def _checked(r: Result, base: Path, staged: dict[str, Path], deadline: Deadline)
     assert cert is not None  # only results with a certificate are checked
     verdict = certificate.check(cert, base, staged=staged, deadline=deadline, walk_above=PART)
     if not verdict.finished:
-        return replace(r, detail=f"{verdict.message}; the certificate is written: "
+        said = verdict.message.removeprefix(certificate.UNFINISHED)
+        return replace(r, detail=f"not checked in full here: {said}; the certificate is written: "
                        "'pegsat check' checks it in full, without a time limit")
     if not verdict.ok:
         return Result(Status.ERROR, r.problem, NAME, stats=r.stats,
