@@ -226,3 +226,29 @@ def test_search_upper_bound_stops_early():
 def is_region(board, region: int) -> bool:
     """Merson's definition, checked directly: a line whose middle is in the region has an end in it."""
     return all(not region >> b & 1 or region >> a & 1 or region >> c & 1 for a, b, c in board.lines)
+
+
+def test_compact_reorders_a_plan_into_fewer_moves_to_the_same_end():
+    """``compact``: jumps sharing no hole commute, so the reordered plan replays from the
+    same start to the same end; a German e2 -> e2 plan of 39 moves (the depth-first search's
+    first) comes back with at most 30, and a plan of the fewest moves keeps its count."""
+    from pegsat.engine.bitboard import count_moves, replay
+    from pegsat.formats.notation import parse_plan
+    from pegsat.planners.moves import compact
+
+    b = get_board("german")
+    p = single_vacancy(b, b.hole("e2"), Goal.survivor(b, b.hole("e2")))
+    text = ("e4-e2 c4-e4 d6-d4 d8-d6 f7-d7 f9-f7 e9-e7 d6-d8 d9-d7 e5-e3 g4-e4 i4-g4 f2-f4 b6-d6 a4-c4 f4-h4 "
+            "i6-i4 d4-b4 i4-g4 h6-h4-f4 a6-a4 g5-e5 a4-c4 d6-d8 e6-e8 d8-f8 g6-e6 f8-f6-d6 b5-d5 d6-d4 d2-f2 "
+            "f1-f3 d1-f1 d4-d2 f4-f2 f1-f3-d3 d2-d4 e5-e3 c4-e4-e2")
+    plan = replay(p, parse_plan(b, text)).plan
+    assert count_moves(b, plan) == 39
+    short = compact(b, plan)
+    got = replay_plan(p, short)
+    assert sorted(short) == sorted(plan) and got.moves == count_moves(b, short) <= 30
+    e = get_board("english")
+    central = single_vacancy(e, e.hole("d4"), Goal.survivor(e, e.hole("d4")))
+    best = solve(central, "moves", deadline=Deadline(120))
+    assert best.plan is not None
+    assert count_moves(e, compact(e, best.plan)) == count_moves(e, best.plan) == 18
+    assert replay_plan(central, compact(e, best.plan, tries=1, seed=7)).moves >= 18

@@ -32,8 +32,10 @@ searched forward only, testing each level against the goal.
 
 from __future__ import annotations
 
+import random
 import time
 from collections.abc import Sequence
+from dataclasses import replace
 
 import numpy as np
 
@@ -62,6 +64,7 @@ UPPER_SHARE, UPPER_MAX_S = 0.1, 10.0
 QUICK_S, QUICK_SHARE, QUICK_LEVEL = 1.0, 0.05, 20_000
 #: positions a beam keeps per level when it looks for that first plan (see ``Search.beam``)
 BEAM = 20_000
+COMPACT_TRIES = 2000  # greedy orders tried by ``compact`` (0.1 s for a German plan)
 
 
 class Paused(Timeout):
@@ -399,8 +402,6 @@ def solve(problem: Problem, deadline: Deadline, config: Config) -> Result:
 
 def replace_planner(r: Result) -> Result:
     """A result of another planner, reported as this one's."""
-    from dataclasses import replace
-
     return replace(r, planner=f"{NAME}:{r.planner}")
 
 
@@ -424,6 +425,45 @@ def _stats(search: Search, t0: float, upper_s: float, lower0: int) -> Stats:
         "pruned": search.pruned,
         "symmetries": len(search.levels.group),
     }
+
+
+def compact(board: Board, plan: Sequence[int], tries: int = COMPACT_TRIES, seed: int = 0) -> tuple[int, ...]:
+    """The plan's jumps reordered into fewer moves, where it can: two jumps that share no
+    hole commute (each reads and writes its own three holes only), so every order that keeps
+    each pair sharing a hole in its order is a plan from the same start to the same end.
+    Greedy: the next jump continues the last one's peg when one free to go next does, else a
+    random free one; the fewest moves of ``tries`` such orders (never more than the plan's
+    own). A bound for the search by moves: a plan from the beams or ``auto``, often with
+    many more moves than the fewest, prunes its levels more the shorter it is."""
+    jumps = [board.jumps[k] for k in plan]
+    n = len(plan)
+    before = [[i for i in range(k) if set(jumps[i]) & set(jumps[k])] for k in range(n)]
+    best, fewest = tuple(plan), count_moves(board, plan)
+    rng = random.Random(seed)
+    for _ in range(tries):
+        waiting = [len(b) for b in before]
+        after: list[list[int]] = [[] for _ in range(n)]
+        for k, b in enumerate(before):
+            for i in b:
+                after[i].append(k)
+        free = [k for k in range(n) if not waiting[k]]
+        order: list[int] = []
+        last = None
+        while free:
+            go = [k for k in free if jumps[k][0] == last]
+            k = rng.choice(go or free)
+            free.remove(k)
+            order.append(k)
+            last = jumps[k][2]
+            for j in after[k]:
+                waiting[j] -= 1
+                if not waiting[j]:
+                    free.append(j)
+        got = tuple(plan[k] for k in order)
+        moves = count_moves(board, got)
+        if moves < fewest:
+            best, fewest = got, moves
+    return best
 
 
 def first_plan(search: Search, deadline: Deadline, config: Config, widths: Sequence[int] = (BEAM,)):
@@ -452,6 +492,7 @@ def first_plan(search: Search, deadline: Deadline, config: Config, widths: Seque
             if found is None:
                 continue
             _, plan = search.walk(*found)
+            plan = compact(problem.board, plan)
             try:
                 moves = replay_plan(problem, plan).moves
             except PlanError:
@@ -466,8 +507,9 @@ def first_plan(search: Search, deadline: Deadline, config: Config, widths: Seque
         return Result(Status.SOLVED, problem, "beam search by moves", plan=best[1]), best[0]
     r = auto.solve(problem, short(), config)
     if r.status is Status.SOLVED and r.plan is not None:
+        plan = compact(problem.board, r.plan)
         try:
-            return r, replay_plan(problem, r.plan).moves
+            return replace(r, plan=plan), replay_plan(problem, plan).moves
         except PlanError:
             return None, None  # the final verification would reject it; search without it
     if r.status is Status.UNSOLVABLE:
