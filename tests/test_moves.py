@@ -231,7 +231,8 @@ def is_region(board, region: int) -> bool:
 def test_compact_reorders_a_plan_into_fewer_moves_to_the_same_end():
     """``compact``: jumps sharing no hole commute, so the reordered plan replays from the
     same start to the same end; a German e2 -> e2 plan of 39 moves (the depth-first search's
-    first) comes back with at most 30, and a plan of the fewest moves keeps its count."""
+    first) comes back with at most 29 (27 at a beam of 1000), and a plan of the fewest moves
+    keeps its count."""
     from pegsat.engine.bitboard import count_moves, replay
     from pegsat.formats.notation import parse_plan
     from pegsat.planners.moves import compact
@@ -245,10 +246,11 @@ def test_compact_reorders_a_plan_into_fewer_moves_to_the_same_end():
     assert count_moves(b, plan) == 39
     short = compact(b, plan)
     got = replay_plan(p, short)
-    assert sorted(short) == sorted(plan) and got.moves == count_moves(b, short) <= 30
+    assert sorted(short) == sorted(plan) and got.moves == count_moves(b, short) <= 29
+    assert replay_plan(p, compact(b, plan, 1000)).moves <= 27
     e = get_board("english")
     central = single_vacancy(e, e.hole("d4"), Goal.survivor(e, e.hole("d4")))
     best = solve(central, "moves", deadline=Deadline(120))
     assert best.plan is not None
     assert count_moves(e, compact(e, best.plan)) == count_moves(e, best.plan) == 18
-    assert replay_plan(central, compact(e, best.plan, tries=1, seed=7)).moves >= 18
+    assert compact(e, best.plan, 1) == tuple(best.plan)  # a narrow beam: never worse than the plan
