@@ -147,6 +147,31 @@ def test_the_bulk_pagoda_cut_is_the_search_rule():
     assert not k.cut(k.array(pos), [], []).any()
 
 
+def test_the_cut_by_class_takes_each_position_s_columns_from_its_class():
+    """``Kernel.cut_by_class``: a position's signature (the parities of its pegs on each
+    class mask) picks its columns; a signature without any is never cut; otherwise as ``cut``."""
+    b = get_board("english")
+    k = kernel(b, ())
+    rng = random.Random(8)
+    weights = [[rng.randint(-3, 4) for _ in range(b.n)] for _ in range(12)]
+    classes = [rng.getrandbits(b.n) for _ in range(3)]
+    floors = {sig: [[rng.randint(-6, 6) for _ in range(sig % 3 + 1)] for _ in weights] for sig in (0, 2, 5, 7)}
+    pos = _random_positions(b, 500, 13)
+
+    def weigh(w, x):
+        return sum(w[h] for h in range(b.n) if x >> h & 1)
+
+    def want(x):
+        sig = sum(((x & c).bit_count() & 1) << i for i, c in enumerate(classes))
+        f = floors.get(sig)
+        return f is not None and all(any(weigh(w, x) < f[p][j] for p, w in enumerate(weights))
+                                     for j in range(len(f[0])))
+
+    expect = [want(x) for x in pos]
+    assert list(k.cut_by_class(k.array(pos), weights, classes, floors)) == expect
+    assert 0 < sum(expect) < len(pos)
+
+
 def test_routing_groups_positions_by_their_hash_and_keeps_their_order():
     """The core's counting sort puts each position where ``spill.route`` says, in the
     order given (sorted children stay sorted): the out-of-core searches route by it."""

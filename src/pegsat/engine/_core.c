@@ -586,16 +586,22 @@ static PyObject *Board_rehash(CoreBoard *b, PyObject *args) {
  * rules a column out goes first for the next position: sorted positions come in runs that
  * the same pagodas cut). The answer does not depend on the order. */
 static PyObject *Board_cut(CoreBoard *b, PyObject *args) {
-    Py_buffer v, wv, fv; Py_ssize_t n;
-    if (!PyArg_ParseTuple(args, "y*y*y*", &v, &wv, &fv)) return NULL;
+    Py_buffer v, wv, fv, cv, nv; Py_ssize_t n;
+    cv.buf = nv.buf = NULL;
+    if (!PyArg_ParseTuple(args, "y*y*y*|y*y*", &v, &wv, &fv, &cv, &nv)) return NULL;
     PyObject *r = NULL;
     int64_t *tab = NULL;
     if (positions(b, &v, &n) < 0) goto out;
+    const int C = cv.buf ? (int)(cv.len / 8) : 0, S = 1 << (C < 16 ? C : 0);
     int P = b->n ? (int)(wv.len / 8 / b->n) : 0;
-    int K = P ? (int)(fv.len / 8 / P) : 0;
-    if (b->W != 1 || wv.len != (Py_ssize_t)P * b->n * 8 || fv.len != (Py_ssize_t)P * K * 8 || K > 64
-            || (P && K < 1)) {
-        PyErr_SetString(PyExc_ValueError, "cut: one-word positions, weights [P][n], floors [P][K], 1 <= K <= 64");
+    int K = P ? (int)(fv.len / 8 / P / S) : 0;
+    const int32_t *cols = nv.buf;
+    int bad = b->W != 1 || wv.len != (Py_ssize_t)P * b->n * 8 || fv.len != (Py_ssize_t)S * P * K * 8 || K > 64
+              || (P && K < 1) || C > 15 || (cv.buf != NULL) != (nv.buf != NULL) || (C && nv.len != S * 4);
+    for (int s = 0; !bad && C && s < S; s++) bad = cols[s] < 0 || cols[s] > K;
+    if (bad) {
+        PyErr_SetString(PyExc_ValueError, "cut: one-word positions, weights [P][n], floors [S][P][K], 1 <= K <= 64; "
+                        "with classes (at most 15 masks), a column count per signature");
         goto out;
     }
     tab = byte_tables(b, wv.buf, P);
@@ -604,28 +610,33 @@ static PyObject *Board_cut(CoreBoard *b, PyObject *args) {
     if (!tab || !r || !order) { Py_CLEAR(r); PyMem_RawFree(order); PyErr_NoMemory(); goto out; }
     for (int p = 0; p < P; p++) order[p] = p;
     const int64_t *floors = fv.buf;
+    const uint64_t *masks = cv.buf;
     char *cut = PyByteArray_AS_STRING(r);
     const uint64_t *src = (const uint64_t *)v.buf;
-    const uint64_t all = K == 64 ? ~0ull : ((1ull << K) - 1);
     const int nb = b->nbytes;
     Py_BEGIN_ALLOW_THREADS
     for (Py_ssize_t i = 0; i < n; i++) {
         uint64_t pos = src[i], ruled = 0;
+        int sig = 0;
+        for (int c = 0; c < C; c++) sig |= (__builtin_popcountll(pos & masks[c]) & 1) << c;
+        const int k_n = C ? cols[sig] : K;  /* the columns (survivors) this position's class has */
+        const uint64_t all = k_n == 64 ? ~0ull : ((1ull << k_n) - 1);
+        const int64_t *fs = floors + (size_t)sig * P * K;
         for (int j = 0; j < P && ruled != all; j++) {
             const int p = order[j];
             const int64_t *t = tab + (size_t)p * nb * 256;
             int64_t s = 0;
             for (int k = 0; k < nb; k++) s += t[k * 256 + (int)((pos >> (8 * k)) & 255)];
-            const int64_t *f = floors + (size_t)p * K;
+            const int64_t *f = fs + (size_t)p * K;
             uint64_t now = 0;
-            for (int k = 0; k < K; k++) now |= (uint64_t)(s < f[k]) << k;
+            for (int k = 0; k < k_n; k++) now |= (uint64_t)(s < f[k]) << k;
             if (now & ~ruled) {  /* it ruled a column out: first from now on */
                 ruled |= now;
                 memmove(order + 1, order, sizeof(int) * (size_t)j);
                 order[0] = p;
             }
         }
-        cut[i] = P > 0 && ruled == all;
+        cut[i] = P > 0 && k_n > 0 && ruled == all;
     }
     Py_END_ALLOW_THREADS
     PyMem_RawFree(order);
@@ -633,6 +644,8 @@ static PyObject *Board_cut(CoreBoard *b, PyObject *args) {
 out:
     free(tab);
     PyBuffer_Release(&v); PyBuffer_Release(&wv); PyBuffer_Release(&fv);
+    if (cv.buf) PyBuffer_Release(&cv);
+    if (nv.buf) PyBuffer_Release(&nv);
     return r;
 }
 

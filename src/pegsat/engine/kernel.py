@@ -16,7 +16,7 @@ atomic operations on shared memory. README, "The compiled core", has the details
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from functools import lru_cache
 
 import numpy as np
@@ -182,6 +182,28 @@ class Kernel:
         w = np.array(weights, dtype=np.int64).reshape(len(weights), self.board.n)
         f = np.array(floors, dtype=np.int64).reshape(len(weights), -1)
         cut = self.core.cut(self._buf(pos), w.tobytes(), f.tobytes())
+        return np.frombuffer(cut, dtype=np.uint8).astype(bool)
+
+    def cut_by_class(self, pos: np.ndarray, weights: Sequence[Sequence[int]], classes: Sequence[int],
+                     floors: Mapping[int, Sequence[Sequence[int]]]) -> np.ndarray:
+        """``cut`` with columns by position class: a position's signature has bit ``i`` the
+        parity of its pegs on the holes of ``classes[i]`` (at most 15 masks), and
+        ``floors[signature]`` are that class's columns (``[P][K]``: per pagoda, one floor per
+        survivor the class allows); a signature not in ``floors`` has none and is not cut.
+        The open game's rule (``proofs.deadset.Rule``) in one pass of the core."""
+        if not len(pos) or not len(weights):
+            return np.zeros(len(pos), dtype=bool)
+        P, S = len(weights), 1 << len(classes)
+        K = max((len(f[0]) for f in floors.values() if len(f) and len(f[0])), default=1)
+        table = np.zeros((S, P, K), dtype=np.int64)
+        cols = np.zeros(S, dtype=np.int32)
+        for sig, f in floors.items():
+            c = np.array(f, dtype=np.int64).reshape(P, -1)
+            table[sig, :, :c.shape[1]] = c
+            cols[sig] = c.shape[1]
+        w = np.array(weights, dtype=np.int64).reshape(P, self.board.n)
+        masks = np.array([int(c) for c in classes], dtype=np.uint64)
+        cut = self.core.cut(self._buf(pos), w.tobytes(), table.tobytes(), masks.tobytes(), cols.tobytes())
         return np.frombuffer(cut, dtype=np.uint8).astype(bool)
 
     def route(self, pos: np.ndarray, parts: int) -> tuple[np.ndarray, np.ndarray]:

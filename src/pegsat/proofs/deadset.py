@@ -118,14 +118,14 @@ class Rule:
         weights = [p.weights for p in self.pagodas]
         if not self.classes:
             return out | k.cut(pos, weights, [[p.floor] for p in self.pagodas])
-        sig = np.zeros(len(pos), dtype=np.int64)
-        for i, c in enumerate(self.classes):
-            sig |= (np.bitwise_count(pos & np.uint64(c)).astype(np.int64) & 1) << i
-        for cls, holes in self._allowed.items():  # each class: its holes are the survivors
-            mine = np.flatnonzero((sig == cls) & ~out)
-            if len(mine):
-                out[mine] = k.cut(pos[mine], weights, [[p.weights[h] for h in holes] for p in self.pagodas])
-        return out
+        return out | k.cut_by_class(pos, weights, self.classes, self._floors)
+
+    @cached_property
+    def _floors(self) -> dict[int, list[list[int]]]:
+        """Each class's columns: per pagoda, its weights on the holes the class allows (the
+        survivors a position of that class may leave)."""
+        return {cls: [[p.weights[h] for h in holes] for p in self.pagodas]
+                for cls, holes in self._allowed.items()}
 
 
 def refute(problem: Problem, deadline: Deadline, limit: int = LIMIT) -> Outcome:
