@@ -155,7 +155,8 @@ def test_the_cut_by_class_takes_each_position_s_columns_from_its_class():
     rng = random.Random(8)
     weights = [[rng.randint(-3, 4) for _ in range(b.n)] for _ in range(12)]
     classes = [rng.getrandbits(b.n) for _ in range(3)]
-    floors = {sig: [[rng.randint(-6, 6) for _ in range(sig % 3 + 1)] for _ in weights] for sig in (0, 2, 5, 7)}
+    floors = {sig: [[rng.randint(-6, 6) for _ in range(sig % 3 + 1)] for _ in weights]
+              for sig in (0, 2, 5, 7)}
     pos = _random_positions(b, 500, 13)
 
     def weigh(w, x):
