@@ -245,8 +245,8 @@ def _read(k: Kernel, table: np.ndarray) -> np.ndarray:
     the sort's buffer and the set were three copies: 6.6 GB beside diamond e1's 4 GB table)."""
     if len(table) <= SLICE:
         return k.unique(table[table != 0], own=True)
-    cuts = _cuts(table)
-    stored = np.count_nonzero(table)  # at least the distinct positions
+    stored = int(np.count_nonzero(table))  # at least the distinct positions
+    cuts = _cuts(table, stored)
     out = np.empty(stored + stored // ROOM + 1, dtype=np.uint64)
     m = 0
     for lo, hi in zip(cuts, [*cuts[1:], None], strict=True):
@@ -273,13 +273,13 @@ def _add(k: Kernel, dead: np.ndarray, fresh: np.ndarray) -> np.ndarray:
     return base[:n + f]
 
 
-def _cuts(table: np.ndarray) -> list[np.uint64]:
-    """Bounds of value ranges of about ``RANGE`` positions each of a dead table (by a sample
-    of its slots; the first bound is 1: an empty slot is 0)."""
+def _cuts(table: np.ndarray, stored: int) -> list[np.uint64]:
+    """Bounds of value ranges of about ``RANGE`` positions each of a dead table holding
+    ``stored`` (by a sample of its slots; the first bound is 1: an empty slot is 0)."""
     rng = np.random.default_rng(0)
     sample = np.sort(table[rng.integers(0, len(table), size=1 << 20)])
     sample = sample[sample != 0]
-    ranges = -(-np.count_nonzero(table) // RANGE)
+    ranges = -(-stored // RANGE)
     if not len(sample) or ranges < 2:
         return [np.uint64(1)]
     inner = {sample[len(sample) * i // ranges] for i in range(1, ranges)} - {np.uint64(0), np.uint64(1)}
