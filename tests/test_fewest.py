@@ -158,18 +158,24 @@ def test_past_the_memory_budget_the_search_goes_on_out_of_core(monkeypatch):
 def test_layers_out_of_core_answers_as_in_memory_and_resumes_with_its_pagodas(tmp_path, cluster):
     """``--planner layers --spill``: the search by jumps on disk. Solvable: a replayed plan;
     triangle-5 b4 -> b4, which no position class or pagoda refutes: "unsolvable" only from
-    the last level probed with no meeting. A run stopped between levels resumes with the
-    pagodas its levels were pruned with (the manifest keeps them: learning is time-bound)."""
+    the last level probed with no meeting. v -> v is self-dual: forward levels only, the
+    last probed against their mirror images; a1 -> a4 is not: both sides grown. A run
+    stopped between levels resumes with the pagodas its levels were pruned with (the
+    manifest keeps them: learning is time-bound)."""
     from pegsat.planners import layers
     from pegsat.planners.config import Config
 
     t5 = get_board("triangle-5")
     at = cluster  # the module's two-worker cluster
-    for v, s in (("a1", "a1"), ("b4", "b4")):
+    for v, s in (("a1", "a1"), ("b4", "b4"), ("a1", "a4")):
         p = single_vacancy(t5, t5.hole(v), Goal.survivor(t5, t5.hole(s)))
         want = layers.solve(p, Deadline(), Config())
-        r = fewest(p, tmp_path / v, scheduler=at, memory=MEMORY, by="jumps")
+        r = fewest(p, tmp_path / (v + s), scheduler=at, memory=MEMORY, by="jumps")
         assert r.planner == "layers" and r.status is want.status, (v, s, r.detail)
+        mirrored = v == s
+        assert (r.stats["backward_levels"] == []) is mirrored and ("mirrored" in r.detail) is mirrored
+        half = len(r.stats["forward_levels"]) - 1 == (t5.n - 2) // 2
+        assert half if mirrored else r.stats["backward_levels"]
         if r.status is Status.SOLVED:
             assert r.plan is not None and len(r.plan) == t5.n - 2 and r.lower_bound is None
         else:

@@ -40,7 +40,7 @@ import numpy as np
 from .. import sealed
 from ..deadline import Deadline, Timeout
 from ..engine import spill
-from ..engine.bitboard import count_moves, replay, replay_plan, stabilizer
+from ..engine.bitboard import Perm, count_moves, mirror, permute, replay, replay_plan, stabilizer
 from ..engine.kernel import Kernel, kernel, words
 from ..engine.levels import walk
 from ..errors import PegsatError, PlanError
@@ -92,11 +92,21 @@ def _kernel(problem: Problem) -> Kernel:
     return kernel(problem.board, tuple(tuple(p) for p in stabilizer(problem)))
 
 
+def _mirror(problem: Problem, by: str) -> Perm | None:
+    """By jumps, the symmetry ``s`` of a self-dual problem (``engine.bitboard.mirror``): its
+    backward level ``j`` is ``s(~F_j)``, never grown; else None."""
+    goals = goal_positions(problem) if by == "jumps" else None
+    return mirror(problem, goals[0]) if goals is not None and len(goals) == 1 else None
+
+
 def fingerprint(problem: Problem, group: Any, upper: int | None, by: str = "moves",
                 pagodas: list[tuple[tuple[int, ...], int]] | None = None) -> str:
     """What the level files and the manifest belong to: the problem, its symmetries, the bound
-    the levels were pruned under (by jumps: the step and the pagodas), the format."""
+    the levels were pruned under (by jumps: the step, the pagodas, whether the backward side
+    is the forward one mirrored), the format."""
     extra = [] if by == "moves" else [by, [[list(w), f] for w, f in pagodas or []]]
+    if _mirror(problem, by) is not None:
+        extra.append("mirrored")
     return sealed.digest(problem_to_json(problem), [list(p) for p in group], upper, FORMAT, VERSION, *extra)
 
 
@@ -152,12 +162,18 @@ def _merge(problem: Problem, root: str, fp: str, side: str, d: int, q: int, part
 
 def _probe(problem: Problem, root: str, fp: str, side: str, d: int, piece: tuple[int, int, int],
            other: tuple[int, int] | None, chunk: int, hold: int, max_count: int,
-           by: str = "moves") -> tuple[int, int | None]:
+           by: str = "moves", flip: Perm | None = None) -> tuple[int, int | None]:
     """A Dask task: the children of a piece of ``side``'s level ``d`` met against the other
     side's last level (``other``: its depth and partitions; None: against the goal), one of
-    its partitions at a time, the children never stored (``engine.spill.probe``)."""
+    its partitions at a time, the children never stored (``engine.spill.probe``). ``flip``:
+    the other side is this one mirrored (``_mirror``): each child ``c`` is met as ``s(~c)``
+    against this side's level, and the least meeting comes back as that image."""
     k = _kernel(problem)
-    oside = SIDES[side == "forward"]
+    oside = SIDES[side == "forward"] if flip is None else side
+    image = None
+    if flip is not None:
+        def image(kids: np.ndarray) -> np.ndarray:
+            return k.canon(k.permute(k.complement(kids), flip))
 
     def meets(r: int, kids: np.ndarray) -> np.ndarray:
         if other is None:
@@ -167,7 +183,7 @@ def _probe(problem: Problem, root: str, fp: str, side: str, d: int, piece: tuple
 
     p, lo, end = piece
     return spill.probe(k, Path(root) / side, _side_fp(fp, side), d, p, other[1] if other else 1, chunk,
-                       max_count, meets, hold, by=by, reverse=side == "backward", lo=lo, end=end)
+                       max_count, meets, hold, by=by, reverse=side == "backward", lo=lo, end=end, image=image)
 
 
 def solve(problem: Problem, config: Any, deadline: Deadline, *, spill: Path | None = None,
@@ -225,7 +241,10 @@ def fewest(problem: Problem, root: Path, *, workers: int = 2, scheduler: str | N
     proves the problem unsolvable. Levels are pruned by the pagodas the searches learn
     (``pagoda.learn_for``, exactly checked): forward a position must weigh at least the
     goal's floor, backward at most what the start weighs; the plan found is not claimed to
-    have the fewest moves."""
+    have the fewest moves. A self-dual problem (``_mirror``: every single-vacancy complement
+    problem, v -> v) grows its forward side only, to half the jumps: its last level's
+    children are probed as their mirror images against a forward level, half the work and
+    half the disk of growing both sides."""
     from ..analysis import pagoda
     from ..planners import layers
     from ..planners.config import Config
@@ -251,6 +270,7 @@ def fewest(problem: Problem, root: Path, *, workers: int = 2, scheduler: str | N
     k = _kernel(problem)
     goals = goal_positions(problem)
     total = problem.pegs - goals[0].bit_count() if goals else 0  # a plan's jumps
+    flip = _mirror(problem, by)
     per_worker, chunk, max_count = spill.prepare(root, memory, workers, FANOUT)
     say = progress or (lambda line: None)
     state = _resume(root, problem, k, say, by)
@@ -291,8 +311,8 @@ def fewest(problem: Problem, root: Path, *, workers: int = 2, scheduler: str | N
     if not state.levels["forward"]:
         for side, positions in (("forward", [problem.start]), ("backward", goals)):
             spill.drop_level(root / side, 0)
-            if positions is None:  # too many goal positions to list: forward only
-                continue
+            if positions is None or (side == "backward" and flip is not None):
+                continue  # too many goal positions to list, or the mirror: forward only
             zero = k.unique(k.canon(k.array(positions)))
             size = spill.write_part(root / side, _side_fp(fp, side), 0, 0, zero)
             state.levels[side] = [Level(1, len(zero), size,
@@ -301,7 +321,17 @@ def fewest(problem: Problem, root: Path, *, workers: int = 2, scheduler: str | N
     levels = state.levels
     stats: Stats = {"upper_s": upper_s, "symmetries": len(k.group), "workers": workers}
 
+    def depths() -> tuple[int, int]:
+        """The sides' depths (mirrored: the backward side as deep as forward, up to the
+        depth the last probe meets)."""
+        a = len(levels["forward"]) - 1
+        if flip is not None:
+            return a, max(0, min(a, total - a - 1))
+        return a, max(0, len(levels["backward"]) - 1)
+
     def member(side: str, d: int, pos: int) -> bool:
+        if side == "backward" and flip is not None:
+            side, pos = "forward", permute(flip, pos ^ problem.board.full)
         c = k.canon(k.array([pos]))
         r = int(spill.route(c, levels[side][d].parts)[0])
         return bool(k.member(_read(root / side, _side_fp(fp, side), d, r, max_count), c)[0])
@@ -329,7 +359,9 @@ def fewest(problem: Problem, root: Path, *, workers: int = 2, scheduler: str | N
                       stats=st, detail=detail, proof=None if status is Status.UNKNOWN else Proof.EXHAUSTED)
 
     def how() -> str:
-        a, b = len(levels["forward"]) - 1, max(0, len(levels["backward"]) - 1)
+        a, b = depths()
+        if flip is not None:
+            return f"breadth-first search by {by} out of core ({a} forward levels, mirrored as backward ones)"
         return f"breadth-first search by {by} out of core ({a} forward + {b} backward levels)"
 
     def exhausted(what: str) -> Result:
@@ -361,12 +393,12 @@ def fewest(problem: Problem, root: Path, *, workers: int = 2, scheduler: str | N
         return answer(Status.SOLVED_OPTIMAL, (), 0, f"optimal: 0 moves; {how()}")
 
     if deadline.expired():  # before any cluster is started
-        a, b = len(levels["forward"]) - 1, max(0, len(levels["backward"]) - 1)
+        a, b = depths()
         return _unknown(answer, state, None if jumps else a + b + 1, deadline.reason(), root)
     settings = {"distributed.worker.daemon": False}
 
     def interrupted() -> None:
-        a, b = len(levels["forward"]) - 1, max(0, len(levels["backward"]) - 1)
+        a, b = depths()
         proven = "" if jumps else f"; any plan needs >= {a + b + 1} moves"
         say(f"interrupted after {a} forward + {b} backward levels{proven}; the levels are kept in "
             f"{root}: rerun to go on")
@@ -375,7 +407,7 @@ def fewest(problem: Problem, root: Path, *, workers: int = 2, scheduler: str | N
         from distributed import as_completed
 
         while True:
-            a, b = len(levels["forward"]) - 1, max(0, len(levels["backward"]) - 1)
+            a, b = depths()
             if state.upper is not None and a + b + 1 >= state.upper:
                 return by_first()
             bidirectional = bool(levels["backward"])
@@ -384,7 +416,9 @@ def fewest(problem: Problem, root: Path, *, workers: int = 2, scheduler: str | N
                 side = "backward"
             mine, d = levels[side], len(levels[side]) - 1
             other = None
-            if bidirectional:
+            if flip is not None:  # the backward level b: forward level b mirrored
+                other = (b, levels["forward"][b].parts)
+            elif bidirectional:
                 theirs = levels[SIDES[side == "forward"]]
                 other = (len(theirs) - 1, theirs[-1].parts)
             if deadline.expired():
@@ -431,7 +465,7 @@ def fewest(problem: Problem, root: Path, *, workers: int = 2, scheduler: str | N
                 m = len(todo)
                 probes = client.map(_probe, [problem] * m, [str(root)] * m, [fp] * m, [side] * m, [d] * m,
                                     todo, [other] * m, [chunk] * m, [hold] * m, [max_count] * m,
-                                    [by] * m, pure=False)
+                                    [by] * m, [flip] * m, pure=False)
                 if on_level is not None:
                     on_level(client, side, d)
                 try:
@@ -445,6 +479,11 @@ def fewest(problem: Problem, root: Path, *, workers: int = 2, scheduler: str | N
                 say(f"{side} level {d + 1} probed in {time.perf_counter() - t:.1f} s: "
                     + ("it meets the other side" if met is not None else "no meeting"))
                 if met is not None:
+                    if flip is not None:  # the image s(~c) met: the child c itself (one of its orbit)
+                        inverse = [0] * problem.board.n
+                        for h, t in enumerate(flip):
+                            inverse[t] = h
+                        met = permute(tuple(inverse), met ^ problem.board.full)
                     return found(side, met, a, b, d)
                 if jumps:
                     return exhausted(f"met no plan of {total} jumps: every position on one was ruled out")

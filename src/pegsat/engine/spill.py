@@ -210,13 +210,16 @@ def expand(k: Kernel, root: Path, fingerprint: str, d: int, p: int, parts_next: 
 
 def probe(k: Kernel, root: Path, fingerprint: str, d: int, p: int, parts: int, chunk: int, max_count: int,
           meets: Callable[[int, np.ndarray], np.ndarray], hold: int, by: str = "jumps",
-          reverse: bool = False, lo: int = 0, end: int | None = None) -> tuple[int, int | None]:
+          reverse: bool = False, lo: int = 0, end: int | None = None,
+          image: Callable[[np.ndarray], np.ndarray] | None = None) -> tuple[int, int | None]:
     """(how many, the least) of the children of partition ``p`` of level ``d`` (positions
     ``lo:end``) that meet something, the children never stored: routed to ``parts``
     partitions (those of what they are met against), held up to ``hold`` of them, then each
     partition's, sorted and distinct, given to ``meets(q, children)`` (a mask), up to the
     first flush that meets (one meeting is enough). The last level a bounded search needs
-    matters only by its meeting: no buckets, no merge."""
+    matters only by its meeting: no buckets, no merge. ``image``: the children are met as
+    these canonical images of them (a self-dual search meets the mirror of its own level),
+    and the least is an image."""
     level = read_part(root, fingerprint, d, p, max_count)[lo:end]
     held: list[list[np.ndarray]] = [[] for _ in range(parts)]
     size = hits = 0
@@ -235,6 +238,8 @@ def probe(k: Kernel, root: Path, fingerprint: str, d: int, p: int, parts: int, c
         size = 0
 
     for kids in _children(k, level, chunk, by, reverse):
+        if image is not None:
+            kids = image(kids)
         grouped, bounds = k.route(kids, parts)
         for q in range(parts):
             if bounds[q + 1] > bounds[q]:
