@@ -5,7 +5,10 @@ the check verified by kind. ``--min-moves``: the fewest moves of every solvable 
 (``survey --min-moves``), and the cells whose plans the check replays with them.
 
     python bench/atlas.py [--only triangle-5,english,french] [--time-limit 60] [--prove-limit 300]
-                          [--min-moves] [--keep DIR]
+                          [--layers-limit S] [--spill DIR] [--min-moves] [--keep DIR]
+
+``--spill DIR``: the survey's exhaustive step goes on disk past the memory budget, in
+DIR/BOARD/V-S, and a rerun goes on from the levels kept there (German e1 -> e1).
 """
 
 from __future__ import annotations
@@ -30,6 +33,8 @@ def main() -> None:
     ap.add_argument("--only", default="triangle-5,english,french")
     ap.add_argument("--time-limit", default="60")
     ap.add_argument("--prove-limit", default="300")
+    ap.add_argument("--layers-limit", help="seconds for the survey's exhaustive step (default: --time-limit)")
+    ap.add_argument("--spill", help="the exhaustive step's levels on disk past the memory budget, here")
     ap.add_argument("--min-moves", action="store_true", help="the fewest moves of every solvable cell")
     ap.add_argument("--keep", help="write the atlases under this directory (else a temporary one)")
     args = ap.parse_args()
@@ -41,7 +46,9 @@ def main() -> None:
         root = base / board
         built = measured([str(PEGSAT), "survey", board, "--certificates", str(root), "--quiet",
                           "--time-limit", args.time_limit, "--prove-limit", args.prove_limit,
-                          *(["--min-moves"] if args.min_moves else [])])
+                          *(["--min-moves"] if args.min_moves else []),
+                          *(["--layers-limit", args.layers_limit] if args.layers_limit else []),
+                          *(["--spill", str(Path(args.spill) / board)] if args.spill else [])])
         if not (root / "atlas.json").is_file():
             print(f"{board:<11} no atlas (exit {built.code}): {built.stderr.strip()[-200:]}", flush=True)
             continue

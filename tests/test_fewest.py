@@ -197,6 +197,27 @@ def test_layers_out_of_core_answers_as_in_memory_and_resumes_with_its_pagodas(tm
     assert json.loads((root / "manifest.json").read_text())["pagodas"] == kept
 
 
+def test_a_survey_goes_on_with_the_levels_a_stopped_search_left(tmp_path, cluster, monkeypatch):
+    """``survey --spill DIR``: the exhaustive step of a problem the planners left unknown
+    goes on from the levels an earlier run kept in DIR/V-S (resumed out of core, not
+    restarted in memory), and they are removed once the answer is final."""
+    from pegsat.apps.survey import settle
+
+    t5 = get_board("triangle-5")
+    p = single_vacancy(t5, t5.hole("b4"), Goal.survivor(t5, t5.hole("b4")))
+    root = tmp_path / "b4-b4"
+
+    def stop(client, side, d):
+        if d == 3:
+            raise Stop
+
+    with pytest.raises(Stop):
+        fewest(p, root, scheduler=cluster, memory=MEMORY, by="jumps", on_level=stop)
+    assert (root / "manifest.json").is_file()
+    e = settle(t5, t5.hole("b4"), t5.hole("b4"), "auto", 1e-6, layers_limit=120, spill=tmp_path)
+    assert (e.status, e.proof) == ("unsolvable", "layers") and not root.exists()
+
+
 def test_layers_spill_through_the_cli(tmp_path):
     out = CliRunner().invoke(main, ["solve", "triangle-5", "--vacant", "b4", "--survivor", "b4", "--planner",
                                     "layers", "--spill", str(tmp_path / "l"), "--workers", "1"])

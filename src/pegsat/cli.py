@@ -651,10 +651,13 @@ def check(cert: str, time_limit: float | None, workers: int, scheduler: str | No
               "'pegsat check DIR', browse it with 'pegsat atlas DIR --out SITE'.")
 @click.option("--prove-limit", type=SECONDS, default=300.0, show_default=True,
               help="With --certificates: seconds to write each certificate.")
+@click.option("--spill", type=click.Path(file_okay=False),
+              help="The exhaustive step goes on with its levels on disk past the memory budget, in "
+              "DIR/V-S, kept while the problem is unknown: a rerun goes on from them.")
 @click.option("--quiet", is_flag=True, help="No per-problem progress lines.")
 def survey(board: str, results: str | None, min_moves: bool, time_limit: float, layers_limit: float | None,
            budget: float | None, picture: str | None, json_out: str | None, certificates: str | None,
-           prove_limit: float, quiet: bool) -> None:
+           prove_limit: float, spill: str | None, quiet: bool) -> None:
     """Classify every single-vacancy -> single-survivor problem of BOARD."""
     from .apps.survey import picture as survey_picture
     from .apps.survey import run as run_survey
@@ -681,14 +684,15 @@ def survey(board: str, results: str | None, min_moves: bool, time_limit: float, 
             atlas = build(b, Path(certificates), min_moves=min_moves, time_limit=time_limit,
                           layers_limit=layers_limit, prove_limit=prove_limit, budget=whole, results=path,
                           progress=None if quiet else lambda line: click.echo(line, err=True),
-                          surveyed=progress)
+                          surveyed=progress, spill=Path(spill) if spill else None)
             counts = atlas.counts()
             click.echo(f"{b.name}: atlas of {b.n * b.n} problems in {certificates} in {atlas.seconds:.1f} s: "
                        f"{counts['solvable']} solvable, {counts['unsolvable']} unsolvable, "
                        f"{counts['unknown']} unknown (check it: pegsat check {certificates})")
             sys.exit(0 if not counts["unknown"] else EXIT[Status.UNKNOWN])
         reps = run_survey(b, path, planner="moves" if min_moves else "auto", time_limit=time_limit,
-                          layers_limit=layers_limit, budget=whole, progress=progress)
+                          layers_limit=layers_limit, budget=whole, progress=progress,
+                          spill=Path(spill) if spill else None)
     except KeyboardInterrupt:
         click.echo(f"interrupted: finished problems are kept in {path}; rerun to resume", err=True)
         sys.exit(INTERRUPTED)

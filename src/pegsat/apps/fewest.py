@@ -188,14 +188,16 @@ def _probe(problem: Problem, root: str, fp: str, side: str, d: int, piece: tuple
 
 def solve(problem: Problem, config: Any, deadline: Deadline, *, spill: Path | None = None,
           scheduler: str | None = None, memory: int | None = None,
-          progress: Callable[[str], None] | None = None, planner: str = "moves") -> Result:
+          progress: Callable[[str], None] | None = None, planner: str = "moves",
+          overflow: Path | None = None) -> Result:
     """The level search ``planner`` (``STEPS``): ``moves``, the fewest moves (``solve
     --min-moves``), or ``layers``, the exhaustive search by jumps. With ``spill``, out of
     core there from the start (``fewest``, on ``config.workers`` local workers or the
     cluster at ``scheduler``); else in memory (the planner through ``apps.solve``) while the
-    levels fit the memory budget, then out of core in a new temporary directory, removed
-    once the answer is final (kept, and named, when it is "unknown": a rerun with
-    ``--spill`` there goes on)."""
+    levels fit the memory budget, then out of core in ``overflow`` (default: a new temporary
+    directory), removed once the answer is final (kept, and named, when it is "unknown": a
+    rerun with ``--spill`` there goes on, and an ``overflow`` that holds a run's manifest is
+    gone on with at once: ``survey --spill``)."""
     from ..limits import MemoryBudget
     from .solve import solve as in_memory
 
@@ -207,16 +209,24 @@ def solve(problem: Problem, config: Any, deadline: Deadline, *, spill: Path | No
 
     if spill is not None:
         return out_of_core(spill)
+    if overflow is not None and (overflow / "manifest.json").is_file():
+        return _final(out_of_core(overflow), overflow)
     try:
         return in_memory(problem, planner, replace(config, spill=True), deadline)
     except MemoryBudget as exc:
         why = str(exc)
     # out here, not in the handler: the exception's frames hold the in-memory levels, and
     # they go only with it (French d3 -> g5 kept 6.8 GB through its whole run on disk)
-    root = Path(tempfile.mkdtemp(prefix="pegsat-levels-"))
+    if overflow is not None:
+        overflow.mkdir(parents=True, exist_ok=True)
+    root = overflow or Path(tempfile.mkdtemp(prefix="pegsat-levels-"))
     if progress is not None:
         progress(f"{why}: going on with the levels on disk in {root}")
-    r = out_of_core(root)
+    return _final(out_of_core(root), root)
+
+
+def _final(r: Result, root: Path) -> Result:
+    """``r``; its levels under ``root`` removed once the answer is final."""
     if r.status is not Status.UNKNOWN:
         shutil.rmtree(root, ignore_errors=True)
     return r

@@ -90,9 +90,12 @@ def reversed_entry(board: Board, e: Entry) -> Entry:
 
 
 def settle(board: Board, v: int, s: int, planner: str, time_limit: float | None,
-           layers_limit: float | None = None, cap: Deadline | None = None) -> Entry:
+           layers_limit: float | None = None, cap: Deadline | None = None,
+           spill: Path | None = None) -> Entry:
     """``layers_limit``: seconds for the last, exhaustive step (default ``time_limit``);
-    ``cap``: a deadline no step outlasts (the survey's budget)."""
+    ``cap``: a deadline no step outlasts (the survey's budget); ``spill``: that step's
+    levels go on to disk past the memory budget, in ``spill/V-S``, kept while the problem
+    is unknown (a rerun goes on from them: ``apps.fewest.solve``)."""
     t = time.perf_counter()
     problem = single_vacancy(board, v, Goal.survivor(board, s))
     names = board.names
@@ -126,7 +129,15 @@ def settle(board: Board, v: int, s: int, planner: str, time_limit: float | None,
                 return entry("unsolvable", f"dual-{d.proof.value if d.proof else 'proof'}")
         # Last, the exhaustive search by jumps: complete, and it settles what the racing
         # planners cannot (French d3 -> d5: a plan in 10 minutes on 2 cores).
-        x = solve(problem, "layers", deadline=budget(time_limit if layers_limit is None else layers_limit))
+        last = budget(time_limit if layers_limit is None else layers_limit)
+        if spill is None:
+            x = solve(problem, "layers", deadline=last)
+        else:
+            from ..planners.config import Config
+            from .fewest import solve as level_search
+
+            x = level_search(problem, Config(), last, planner="layers",
+                             overflow=spill / f"{names[v]}-{names[s]}")
         if x.plan is not None:
             return entry("solved", "layers", moves=x.moves, plan=format_plan(board, x.plan))
         if x.status is Status.UNSOLVABLE:
@@ -181,8 +192,10 @@ def _replays(board: Board, e: Entry) -> bool:
 
 def run(board: Board, results: Path, *, planner: str = "auto", time_limit: float | None = 60.0,
         layers_limit: float | None = None, budget: Deadline | None = None,
-        progress: Callable[[Entry, int, int], None] | None = None) -> dict[tuple[str, str], Entry]:
-    """Settle every orbit representative not already in ``results``; return them all.
+        progress: Callable[[Entry, int, int], None] | None = None,
+        spill: Path | None = None) -> dict[tuple[str, str], Entry]:
+    """Settle every orbit representative not already in ``results``; return them all
+    (``spill``: where the exhaustive step's levels go past the memory budget: ``settle``).
 
     ``budget``: the deadline of the whole survey. The first pass gives each problem
     ``time_limit`` (less if the budget runs short); then what is left of the budget is
@@ -208,7 +221,7 @@ def run(board: Board, results: Path, *, planner: str = "auto", time_limit: float
         given: dict[int, float] = {}  # pair index -> seconds its last solve was handed
 
         def one(i: int, v: int, s: int, seconds: float | None, layers: float | None) -> None:
-            e = settle(board, v, s, planner, seconds, layers, cap=whole if limited else None)
+            e = settle(board, v, s, planner, seconds, layers, cap=whole if limited else None, spill=spill)
             given[i] = e.seconds if seconds is None else seconds + (seconds if layers is None else layers)
             out.write({**asdict(e), "stamp": mark})
             if e.status in ("solved", "unsolvable"):
