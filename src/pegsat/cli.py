@@ -652,8 +652,9 @@ def check(cert: str, time_limit: float | None, workers: int, scheduler: str | No
 @click.option("--prove-limit", type=SECONDS, default=300.0, show_default=True,
               help="With --certificates: seconds to write each certificate.")
 @click.option("--spill", type=click.Path(file_okay=False),
-              help="The exhaustive step goes on with its levels on disk past the memory budget, in "
-              "DIR/V-S, kept while the problem is unknown: a rerun goes on from them.")
+              help="The level searches (the exhaustive step; with --min-moves, every problem's) go "
+              "on with their levels on disk past the memory budget, in DIR/V-S, kept while the "
+              "problem is unknown: a rerun goes on from them.")
 @click.option("--quiet", is_flag=True, help="No per-problem progress lines.")
 def survey(board: str, results: str | None, min_moves: bool, time_limit: float, layers_limit: float | None,
            budget: float | None, picture: str | None, json_out: str | None, certificates: str | None,

@@ -93,9 +93,10 @@ def settle(board: Board, v: int, s: int, planner: str, time_limit: float | None,
            layers_limit: float | None = None, cap: Deadline | None = None,
            spill: Path | None = None) -> Entry:
     """``layers_limit``: seconds for the last, exhaustive step (default ``time_limit``);
-    ``cap``: a deadline no step outlasts (the survey's budget); ``spill``: that step's
-    levels go on to disk past the memory budget, in ``spill/V-S``, kept while the problem
-    is unknown (a rerun goes on from them: ``apps.fewest.solve``)."""
+    ``cap``: a deadline no step outlasts (the survey's budget); ``spill``: the level searches
+    (the exhaustive step, and ``moves``) go on to disk past the memory budget, in
+    ``spill/V-S``, kept while the problem is unknown (a rerun goes on from them:
+    ``apps.fewest.solve``)."""
     t = time.perf_counter()
     problem = single_vacancy(board, v, Goal.survivor(board, s))
     names = board.names
@@ -108,7 +109,18 @@ def settle(board: Board, v: int, s: int, planner: str, time_limit: float | None,
             return cap.within(seconds) if seconds else cap
         return Deadline(seconds) if seconds else Deadline()
 
-    r = solve(problem, planner, deadline=budget(time_limit))
+    def level_search(name: str, deadline: Deadline):
+        """The level search ``name`` on to disk past the memory budget, in ``spill/V-S``."""
+        from ..planners.config import Config
+        from .fewest import solve as searched
+
+        assert spill is not None
+        return searched(problem, Config(), deadline, planner=name, overflow=spill / f"{names[v]}-{names[s]}")
+
+    if planner == "moves" and spill is not None:
+        r = level_search("moves", budget(time_limit))
+    else:
+        r = solve(problem, planner, deadline=budget(time_limit))
     if r.status is Status.UNSOLVABLE and r.proof in PROOF_NAME:
         return entry("unsolvable", PROOF_NAME[r.proof])
     if r.plan is not None and r.status is not Status.ERROR:  # verified: solvable, optimum maybe open
@@ -130,14 +142,7 @@ def settle(board: Board, v: int, s: int, planner: str, time_limit: float | None,
         # Last, the exhaustive search by jumps: complete, and it settles what the racing
         # planners cannot (French d3 -> d5: a plan in 10 minutes on 2 cores).
         last = budget(time_limit if layers_limit is None else layers_limit)
-        if spill is None:
-            x = solve(problem, "layers", deadline=last)
-        else:
-            from ..planners.config import Config
-            from .fewest import solve as level_search
-
-            x = level_search(problem, Config(), last, planner="layers",
-                             overflow=spill / f"{names[v]}-{names[s]}")
+        x = solve(problem, "layers", deadline=last) if spill is None else level_search("layers", last)
         if x.plan is not None:
             return entry("solved", "layers", moves=x.moves, plan=format_plan(board, x.plan))
         if x.status is Status.UNSOLVABLE:
