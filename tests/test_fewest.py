@@ -183,13 +183,7 @@ def test_layers_out_of_core_answers_as_in_memory_and_resumes_with_its_pagodas(tm
             assert "met no plan" in r.detail
     p = single_vacancy(t5, t5.hole("a1"), Goal.survivor(t5, t5.hole("a1")))
     root = tmp_path / "stopped"
-
-    def stop(client, side, d):
-        if d == 3:
-            raise Stop
-
-    with pytest.raises(Stop):
-        fewest(p, root, scheduler=at, memory=MEMORY, by="jumps", on_level=stop)
+    stopped_by_jumps(p, root, at)
     kept = json.loads((root / "manifest.json").read_text())["pagodas"]
     said = []
     r = fewest(p, root, scheduler=at, memory=MEMORY, by="jumps", progress=said.append)
@@ -197,7 +191,18 @@ def test_layers_out_of_core_answers_as_in_memory_and_resumes_with_its_pagodas(tm
     assert json.loads((root / "manifest.json").read_text())["pagodas"] == kept
 
 
-def test_a_survey_goes_on_with_the_levels_a_stopped_search_left(tmp_path, cluster, monkeypatch):
+def stopped_by_jumps(p, root, at):
+    """The search by jumps of ``p`` in ``root`` on the cluster at ``at``, stopped after level 3."""
+    def stop(client, side, d):
+        if d == 3:
+            raise Stop
+
+    with pytest.raises(Stop):
+        fewest(p, root, scheduler=at, memory=MEMORY, by="jumps", on_level=stop)
+    assert (root / "manifest.json").is_file()
+
+
+def test_a_survey_goes_on_with_the_levels_a_stopped_search_left(tmp_path, cluster):
     """``survey --spill DIR``: the exhaustive step of a problem the planners left unknown
     goes on from the levels an earlier run kept in DIR/V-S (resumed out of core, not
     restarted in memory), and they are removed once the answer is final."""
@@ -206,14 +211,7 @@ def test_a_survey_goes_on_with_the_levels_a_stopped_search_left(tmp_path, cluste
     t5 = get_board("triangle-5")
     p = single_vacancy(t5, t5.hole("b4"), Goal.survivor(t5, t5.hole("b4")))
     root = tmp_path / "b4-b4"
-
-    def stop(client, side, d):
-        if d == 3:
-            raise Stop
-
-    with pytest.raises(Stop):
-        fewest(p, root, scheduler=cluster, memory=MEMORY, by="jumps", on_level=stop)
-    assert (root / "manifest.json").is_file()
+    stopped_by_jumps(p, root, cluster)
     e = settle(t5, t5.hole("b4"), t5.hole("b4"), "auto", 1e-6, layers_limit=120, spill=tmp_path)
     assert (e.status, e.proof) == ("unsolvable", "layers") and not root.exists()
 
