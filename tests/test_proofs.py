@@ -453,6 +453,43 @@ def test_a_split_certificate_with_a_survivor_missing_or_misplaced_is_rejected(sp
     assert r.exit_code == 1, r.output
 
 
+def test_a_fixed_goal_refuted_by_its_time_reversed_game(tmp_path, monkeypatch):
+    """On a large board ``prove`` searches a fixed goal both ways (diamond d2 -> f8: the
+    depth-first search does not finish one way in 25 minutes). Here triangle-5 b3 -> a1 with
+    its own searches made to give up: the time-reversed game a1 -> b3 is refuted, and the
+    certificate is a ``reversed`` one holding that game's, checked as such; one holding a
+    certificate of another problem, or of a wrapping kind, is refused."""
+    from pegsat.analysis import games
+    from pegsat.model.problem import Goal
+    from pegsat.proofs import prove as P
+
+    b = get_board("triangle-5")
+    p = single_vacancy(b, b.hole("b3"), Goal.survivor(b, b.hole("a1")))
+    real = P._exhaustive
+
+    def one_way(game, *a, **k):
+        if game == p:
+            return Result(Status.UNKNOWN, game, "prove", detail="given up (the test)")
+        return real(game, *a, **k)
+    monkeypatch.setattr(games, "SPLIT_ABOVE", 0)
+    monkeypatch.setattr(P, "_exhaustive", one_way)
+    path = tmp_path / "b3a1.json"
+    r = P.prove(p, Deadline(60), certificate_path=path)
+    assert r.status is Status.UNSOLVABLE and r.certificate["kind"] == "reversed", r.detail
+    held = r.certificate["evidence"]["certificate"]
+    assert held["kind"] == "dead-set" and held["problem"] != r.certificate["problem"]
+    out = cli("check", path)
+    assert out.exit_code == 0 and "time-reversed game" in out.output, out.output
+    data = json.loads(path.read_text())
+    monkeypatch.setattr(P, "_exhaustive", real)
+    own = P.prove(p, Deadline(60), certificate_path=tmp_path / "own.json").certificate
+    forged = _forged(data, tmp_path, lambda ev: ev.update(certificate=own))  # the game's own, not its reversal's
+    assert forged.exit_code == 1 and "is not about the time-reversed game" in forged.output, forged.output
+    nested = json.loads(json.dumps(data))
+    forged = _forged(data, tmp_path, lambda ev: ev.update(certificate=nested))
+    assert forged.exit_code == 1 and "plain kind" in forged.output, forged.output
+
+
 def test_a_dead_set_split_across_files_is_checked_one_part_at_a_time(tmp_path, monkeypatch):
     """The path of a dead set too large for one file or one memory (diamond e1's open game:
     about 1.3e8 positions), on triangle-5 b3 -> a1: ``prove`` writes the set as files of at

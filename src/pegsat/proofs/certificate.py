@@ -55,6 +55,12 @@ them, or an unknown format version, is refused. Kinds:
               (checked to map jumps onto jumps). Each sub-certificate's problem is rebuilt
               from this one's and compared; each is checked as on its own.
 
+``reversed``  the problem's time-reversed game refuted (``model.problem.dual``: start and goal
+              swapped and complemented; a plan of one, reversed, is a plan of the other) by
+              a whole sub-certificate of any kind but ``split`` and ``reversed``, whose
+              problem is rebuilt from this one's and compared, and which is checked as on
+              its own.
+
 Weights are exact fractions written as strings ("3/8"); checking uses ``fractions.Fraction``.
 """
 
@@ -82,7 +88,8 @@ from ..model.result import CERTIFICATE_FORMAT, CERTIFICATE_VERSION, Certificate,
 from . import drat, independent
 
 FORMAT, VERSION = CERTIFICATE_FORMAT, CERTIFICATE_VERSION
-KINDS = ("counting", "classes", "pagoda", "sat", "exhaustive", "dead-set", "split")
+KINDS = ("counting", "classes", "pagoda", "sat", "exhaustive", "dead-set", "split", "reversed")
+WRAPPERS = ("split", "reversed")  # kinds that hold other certificates (of the plain kinds only)
 
 
 class CertificateError(PegsatError):
@@ -164,7 +171,8 @@ def check(data: Certificate, base: Path = Path("."), staged: dict[str, Path] | N
         checkers: dict[str, Callable[..., str]] = {
             "counting": _counting, "classes": _classes, "pagoda": _pagoda, "sat": _sat,
             "exhaustive": _exhaustive, "dead-set": partial(_dead_set, runner=runner, walk_above=walk_above),
-            "split": partial(_split, runner=runner, walk_above=walk_above)}
+            "split": partial(_split, runner=runner, walk_above=walk_above),
+            "reversed": partial(_reversed, runner=runner, walk_above=walk_above)}
         checker = checkers[kind]
         msg = checker(problem, data["evidence"], base, staged or {}, deadline or Deadline())
     except (KeyError, TypeError, ValueError, AttributeError, ZeroDivisionError, IndexError) as exc:
@@ -391,6 +399,40 @@ def _dead_set(problem: Problem, ev: dict, base: Path, staged: dict, deadline: De
     return f"ok: dead set checked by the independent checker ({walk.seconds:.2f} s): {walk.message}"
 
 
+def _held(sub: Any, want: Problem | None, what: str, base: Path, staged: dict, deadline: Deadline,
+          runner: independent.Runner | None, walk_above: int | None) -> Verdict | str:
+    """The verdict on a certificate another holds, which must be of a plain kind and about
+    ``want`` (``what``, as said in a rejection); or why not, or that its check is unfinished."""
+    if want is None:
+        return f"rejected: {what} does not exist"
+    if not isinstance(sub, dict) or sub.get("format") != FORMAT or sub.get("version") != VERSION \
+            or sub.get("kind") not in KINDS or sub.get("kind") in WRAPPERS:
+        return f"rejected: the evidence for {what} is not a certificate of a plain kind"
+    try:
+        got = problem_from_json(sub["problem"], CertificateError)
+    except CertificateError as exc:
+        return f"rejected: {what}: {exc}"
+    mine, theirs = problem_to_json(want), problem_to_json(got)
+    if any(mine[k] != theirs[k] for k in ("board", "start", "goal")):
+        return f"rejected: the certificate held is not about {what}"
+    v = check(cast(Certificate, sub), base, staged, deadline, runner, walk_above)  # its form: checked
+    if not v.finished:
+        return f"{UNFINISHED}{what}: {v.message}"
+    if not v.ok:
+        return f"rejected: {what}: {v.message}"
+    return v
+
+
+def _reversed(problem: Problem, ev: dict, base: Path, staged: dict, deadline: Deadline,
+              runner: independent.Runner | None = None, walk_above: int | None = None) -> str:
+    v = _held(ev["certificate"], dual(problem), "the time-reversed game", base, staged, deadline, runner,
+              walk_above)
+    if isinstance(v, str):
+        return v
+    return (f"ok: the time-reversed game ({v.problem.describe()}) refuted by {v.kind}: {v.message}; a game "
+            "is solvable exactly when its time-reversed game is")
+
+
 def _split(problem: Problem, ev: dict, base: Path, staged: dict, deadline: Deadline,
            runner: independent.Runner | None = None, walk_above: int | None = None) -> str:
     board, g = problem.board, problem.goal
@@ -413,26 +455,12 @@ def _split(problem: Problem, ev: dict, base: Path, staged: dict, deadline: Deadl
         h = index[name]
         if h not in allowed:
             return f"rejected: {name} is not a survivor the goal allows"
-        if not isinstance(sub, dict) or sub.get("format") != FORMAT or sub.get("version") != VERSION \
-                or sub.get("kind") not in KINDS or sub.get("kind") == "split":
-            return f"rejected: the evidence for {name} is not a certificate of a plain kind"
         game = Problem(board, problem.start, Goal.survivor(board, h))
-        want = dual(game) if part["reversed"] else game
-        if want is None:
-            return f"rejected: survivor {name} has no time-reversed game"
-        try:
-            got = problem_from_json(sub["problem"], CertificateError)
-        except CertificateError as exc:
-            return f"rejected: survivor {name}: {exc}"
-        mine, theirs = problem_to_json(want), problem_to_json(got)
-        if any(mine[k] != theirs[k] for k in ("board", "start", "goal")):
-            how = "time-reversed game" if part["reversed"] else "game"
-            return f"rejected: the certificate for {name} is not about the {how} with survivor {name}"
-        v = check(cast(Certificate, sub), base, staged, deadline, runner, walk_above)  # its form: checked
-        if not v.finished:
-            return f"{UNFINISHED}survivor {name}: {v.message}"
-        if not v.ok:
-            return f"rejected: survivor {name}: {v.message}"
+        how = "time-reversed game" if part["reversed"] else "game"
+        v = _held(sub, dual(game) if part["reversed"] else game, f"the {how} with survivor {name}",
+                  base, staged, deadline, runner, walk_above)
+        if isinstance(v, str):
+            return v
         walked = "" if sub["kind"] != "exhaustive" else (
             " (both routes)" if "route 2 (independent walk, no search" in v.message else " (route 1 only)")
         refuted[h] = sub["kind"] + walked + (" on the time-reversed game" if part["reversed"] else "")

@@ -141,6 +141,8 @@ def _prove(problem, deadline, stage, files, certificate_path, cnf, proof, solver
             split = _by_survivor(problem, deadline, files, say)
             if split is not None:
                 return split, {}
+        if games.large(problem) and games.reversed_game(problem) is not None:
+            return _both_ways(problem, deadline, files, say), {}
         return _exhaustive(problem, deadline, files, "dead"), {}
     if certificate_path is not None and proof is None:
         proof = beside(certificate_path, ".drat")
@@ -327,6 +329,44 @@ def _by_survivor(problem: Problem, deadline: Deadline, files: _Files,
     return Result(Status.UNSOLVABLE, problem, NAME, proof=Proof.SPLIT,
                   detail=f"{len(out)} survivors ruled out by classes; refuted: {said}",
                   certificate=certificate.make(problem, "split", {"ruled_out": ruled, "survivors": parts}))
+
+
+def _both_ways(problem: Problem, deadline: Deadline, files: _Files,
+               say: Callable[[str], None] = lambda line: None) -> Result:
+    """A fixed goal on a large board searched as it is and as its time-reversed game (one
+    direction is often far easier, as the ``search`` planner's turns find: diamond d2 -> f8),
+    a small depth-first search each, then the whole exhaustive step each, an equal share of
+    the time left. A refuted reversal is a ``reversed`` certificate holding the reversed
+    game's; its plan, reversed, is a plan here."""
+    rev = games.reversed_game(problem)
+    assert rev is not None  # the caller asked
+    ways = [(problem, False), (rev.problem, True)]
+    rounds = [(QUICK_SHARE, QUICK_DEAD, False), (1.0, deadset.LIMIT, True)]
+    last: Result | None = None
+    steps = [(r, i, w) for r in rounds for i, w in enumerate(ways)]
+    for (part, limit, fallback), i, (game, reverse) in steps:
+        how = "the time-reversed game" if reverse else "the game"
+        t = time.perf_counter()
+        r = _exhaustive(game, deadline.share(part / (len(ways) - i)), files,
+                        "dead-reversed" if reverse else "dead", limit, fallback)
+        say(f"{how}: {r.status.value} ({time.perf_counter() - t:.0f} s)")
+        if r.status is Status.ERROR:
+            return r
+        if r.status is Status.SOLVED and r.plan is not None:
+            if not reverse:
+                return r
+            plan = rev.lift(r.plan)
+            replay_plan(problem, plan)
+            return Result(Status.SOLVED, problem, NAME, plan=plan,
+                          detail="not unsolvable: the time-reversed game's plan, reversed, is a plan")
+        if r.status is Status.UNSOLVABLE and r.certificate is not None:
+            if not reverse:
+                return r
+            return replace(r, problem=problem, detail=f"the time-reversed game: {r.detail}",
+                           certificate=certificate.make(problem, "reversed", {"certificate": r.certificate}))
+        last = r
+    assert last is not None
+    return replace(last, problem=problem, detail=f"{last.detail} (both directions tried)")
 
 
 def _sat(problem: Problem, deadline: Deadline, stage: Staging, cnf_path, proof_path, solver: str,
