@@ -343,11 +343,11 @@ def split_cert(tmp_path_factory):
     p = single_vacancy(b, b.hole("b3"), Goal(min_pegs=1, max_pegs=1, empty=1 << b.hole("c5")))
     path = tmp_path_factory.mktemp("split") / "b3.json"
     old, games.SPLIT_ABOVE = games.SPLIT_ABOVE, 0
-    whole, P._open_game = P._open_game, lambda problem, *a: Result(Status.UNKNOWN, problem, "prove")
+    whole, P._whole_game = P._whole_game, lambda problem, *a: Result(Status.UNKNOWN, problem, "prove")
     try:
         r = P.prove(p, Deadline(120), certificate_path=path)
     finally:
-        games.SPLIT_ABOVE, P._open_game = old, whole
+        games.SPLIT_ABOVE, P._whole_game = old, whole
     assert r.status is Status.UNSOLVABLE and r.proof.value == "split", r.detail
     return path
 
@@ -454,11 +454,13 @@ def test_a_split_certificate_with_a_survivor_missing_or_misplaced_is_rejected(sp
 
 
 def test_a_fixed_goal_refuted_by_its_time_reversed_game(tmp_path, monkeypatch):
-    """On a large board ``prove`` searches a fixed goal both ways (diamond d2 -> f8: the
-    depth-first search does not finish one way in 25 minutes). Here triangle-5 b3 -> a1 with
-    its own searches made to give up: the time-reversed game a1 -> b3 is refuted, and the
-    certificate is a ``reversed`` one holding that game's, checked as such; one holding a
-    certificate of another problem, or of a wrapping kind, is refused."""
+    """On a large board ``prove`` searches a fixed goal first in the ``search`` planner's
+    turns (diamond d2 -> f8, whose plain depth-first search overflows its table), and then
+    both ways. Here triangle-5 b3 -> a1: the turns exhaust it, and its table closes into a
+    dead set; with those and its own depth-first search made to give up, the time-reversed
+    game a1 -> b3 is refuted, and the certificate is a ``reversed`` one holding that game's,
+    checked as such; one holding a certificate of another problem, or of a wrapping kind,
+    is refused."""
     from pegsat.analysis import games
     from pegsat.model.problem import Goal
     from pegsat.proofs import prove as P
@@ -472,6 +474,13 @@ def test_a_fixed_goal_refuted_by_its_time_reversed_game(tmp_path, monkeypatch):
             return Result(Status.UNKNOWN, game, "prove", detail="given up (the test)")
         return real(game, *a, **k)
     monkeypatch.setattr(games, "SPLIT_ABOVE", 0)
+    said: list[str] = []
+    r = P.prove(p, Deadline(60), certificate_path=tmp_path / "turns.json", progress=said.append)
+    assert r.status is Status.UNSOLVABLE and r.certificate["kind"] == "dead-set", r.detail
+    assert said[0] == "the game: searching it in turns", said
+    assert cli("check", tmp_path / "turns.json").exit_code == 0
+    own = r.certificate
+    monkeypatch.setattr(P, "_whole_game", lambda problem, *a: Result(Status.UNKNOWN, problem, "prove"))
     monkeypatch.setattr(P, "_exhaustive", one_way)
     path = tmp_path / "b3a1.json"
     r = P.prove(p, Deadline(60), certificate_path=path)
@@ -481,9 +490,7 @@ def test_a_fixed_goal_refuted_by_its_time_reversed_game(tmp_path, monkeypatch):
     out = cli("check", path)
     assert out.exit_code == 0 and "time-reversed game" in out.output, out.output
     data = json.loads(path.read_text())
-    monkeypatch.setattr(P, "_exhaustive", real)
-    own = P.prove(p, Deadline(60), certificate_path=tmp_path / "own.json").certificate
-    forged = _forged(data, tmp_path, lambda ev: ev.update(certificate=own))  # the game's own, not its reversal's
+    forged = _forged(data, tmp_path, lambda ev: ev.update(certificate=own))  # the game's, not its reversal's
     assert forged.exit_code == 1 and "is not about the time-reversed game" in forged.output, forged.output
     nested = json.loads(json.dumps(data))
     forged = _forged(data, tmp_path, lambda ev: ev.update(certificate=nested))

@@ -133,16 +133,19 @@ def _prove(problem, deadline, stage, files, certificate_path, cnf, proof, solver
     from ..planners import layers
 
     if search and (layers.supports(problem) is None or deadset.supports(problem) is None):
-        if games.large(problem) and games.split(problem) is not None:
-            whole = _open_game(problem, deadline.share(OPEN_SHARE), files, say)
+        if games.large(problem) and deadset.supports(problem) is None:
+            opened = games.split(problem) is not None
+            whole = _whole_game(problem, deadline.share(OPEN_SHARE), files, say, opened)
             if whole.status is not Status.UNKNOWN:
                 return whole, {}
-            say(f"{whole.detail}; survivor by survivor")
-            split = _by_survivor(problem, deadline, files, say)
-            if split is not None:
-                return split, {}
-        if games.large(problem) and games.reversed_game(problem) is not None:
-            return _both_ways(problem, deadline, files, say), {}
+            if opened:
+                say(f"{whole.detail}; survivor by survivor")
+                split = _by_survivor(problem, deadline, files, say)
+                if split is not None:
+                    return split, {}
+            elif games.reversed_game(problem) is not None:
+                say(f"{whole.detail}; both ways")
+                return _both_ways(problem, deadline, files, say), {}
         return _exhaustive(problem, deadline, files, "dead"), {}
     if certificate_path is not None and proof is None:
         proof = beside(certificate_path, ".drat")
@@ -239,24 +242,29 @@ def _dead_set(problem: Problem, got: deadset.Outcome, files: _Files, hint: str) 
                   detail=f"depth-first search exhausted: {len(dead)} dead positions")
 
 
-def _open_game(problem: Problem, deadline: Deadline, files: _Files, say: Callable[[str], None]) -> Result:
-    """The open game of a one-peg goal searched whole, as the ``search`` planner's turns
-    search it (its table grown, pagodas mined between turns, on every core): a plan, a
-    ``dead-set`` certificate of its exhausted table (closed by ``deadset.close``, pagodas
-    weighed hole by hole), or "unknown"."""
+def _whole_game(problem: Problem, deadline: Deadline, files: _Files, say: Callable[[str], None],
+                opened: bool = True) -> Result:
+    """The game searched whole, as the ``search`` planner's turns search it (its table grown,
+    pagodas mined between turns, on every core): a plan, a ``dead-set`` certificate of its
+    exhausted table (closed by ``deadset.close``; for the open game of a one-peg goal,
+    ``opened``, pagodas weighed hole by hole), or "unknown". A fixed goal on a large board
+    too: the turns exhaust diamond d2 -> f8, where a plain depth-first search's table
+    overflows (``bench/results-atlas.txt``)."""
     from ..planners.config import Config
     from ..planners.turns import alone
 
     t = time.perf_counter()
-    say("the open game (every survivor at once): searching it whole")
+    game = "the open game" if opened else "the game"
+    say("the open game (every survivor at once): searching it whole" if opened
+        else "the game: searching it in turns")
     r, state = alone(problem, deadline, Config())
     if r.status is Status.SOLVED and r.plan is not None:
         replay_plan(problem, r.plan)
         return Result(Status.SOLVED, problem, NAME, plan=r.plan,
-                      detail="not unsolvable: the open game has a plan")
+                      detail=f"not unsolvable: {game} has a plan")
     if r.status is not Status.UNSOLVABLE or state.table is None:
-        return Result(Status.UNKNOWN, problem, NAME, detail=f"the open game: {r.detail or 'undecided'}")
-    say(f"the open game: exhausted ({time.perf_counter() - t:.0f} s); closing its dead table "
+        return Result(Status.UNKNOWN, problem, NAME, detail=f"{game}: {r.detail or 'undecided'}")
+    say(f"{game}: exhausted ({time.perf_counter() - t:.0f} s); closing its dead table "
         f"({len(state.table):,} slots, {len(state.pagodas or ())} pagodas) into a dead set")
     try:
         got = deadset.close(problem, state.table, tuple(state.pagodas or ()), deadline, OPEN_LIMIT, r.stats,
@@ -264,8 +272,8 @@ def _open_game(problem: Problem, deadline: Deadline, files: _Files, say: Callabl
     except deadset.Inconsistent as exc:
         return Result(Status.ERROR, problem, NAME, detail=f"internal error: {exc}")
     if got.kind != "dead":
-        return Result(Status.UNKNOWN, problem, NAME, detail=f"the open game's dead set: {got.why}")
-    return _dead_set(problem, got, files, "dead-open")
+        return Result(Status.UNKNOWN, problem, NAME, detail=f"{game}'s dead set: {got.why}")
+    return _dead_set(problem, got, files, "dead-open" if opened else "dead")
 
 
 def _by_survivor(problem: Problem, deadline: Deadline, files: _Files,
