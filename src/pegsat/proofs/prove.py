@@ -146,6 +146,8 @@ def _prove(problem, deadline, stage, files, certificate_path, cnf, proof, solver
             elif games.reversed_game(problem) is not None:
                 say(f"{whole.detail}; both ways")
                 return _both_ways(problem, deadline, files, say), {}
+            else:
+                say(f"{whole.detail}; the exhaustive search")
         return _exhaustive(problem, deadline, files, "dead"), {}
     if certificate_path is not None and proof is None:
         proof = beside(certificate_path, ".drat")
