@@ -453,6 +453,23 @@ def test_a_split_certificate_with_a_survivor_missing_or_misplaced_is_rejected(sp
     assert r.exit_code == 1, r.output
 
 
+def test_a_table_that_lost_too_many_positions_closes_to_unknown_not_out_of_memory(monkeypatch):
+    """``deadset.close`` repairs every child of the set neither in it nor excluded, each by a
+    search of its own; a table that lost far more than it can repair (diamond d2 -> f8's,
+    full at 2^29 slots, took 24 GB before the first repair) gives "unknown", not the OOM
+    killer. Here a table holding only the start: all of its children are loose."""
+    from pegsat.model.problem import Goal
+    from pegsat.proofs import deadset
+
+    b = get_board("english")
+    p = single_vacancy(b, b.hole("d4"), Goal.survivor(b, b.hole("d4")))
+    table = np.zeros(1 << 10, dtype=np.uint64)
+    table[0] = p.start  # the full board less d4: every symmetry fixes it
+    monkeypatch.setattr(deadset, "LOOSE", 0)
+    got = deadset.close(p, table, (), Deadline(60))
+    assert got.kind == "unknown" and "children of the set to repair" in got.why, got
+
+
 def test_a_fixed_goal_refuted_by_its_time_reversed_game(tmp_path, monkeypatch):
     """On a large board ``prove`` searches a fixed goal first in the ``search`` planner's
     turns (diamond d2 -> f8, whose plain depth-first search overflows its table), and then

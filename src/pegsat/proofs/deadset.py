@@ -57,6 +57,10 @@ CHUNK = 1 << 18  # positions whose children are checked together
 SLICE = 1 << 24  # table slots read back together
 RANGE = 1 << 25  # positions read out of a large table in one pass over it (256 MB)
 ROOM = 32  # the set's buffer has 1/ROOM more room for the repairs' positions
+#: children to repair in one round at most (32 MB; diamond e1's open game repairs 1.5 x 10^5):
+#: each is a search of its own, and a table that lost far more (diamond d2 -> f8's, full at
+#: 2^29 slots) would hold them all in memory before the first one is searched
+LOOSE = 1 << 22
 
 
 class _Full(Exception):
@@ -184,6 +188,9 @@ def close(problem: Problem, table: np.ndarray, pagodas: tuple[D.Pagoda, ...], de
         fresh = dead
         while True:
             loose = _loose(k, rule, dead, fresh, deadline)
+            if loose is None:
+                return Outcome("unknown", why=f"more than {LOOSE:,} children of the set to repair (the "
+                               "search's table lost too many positions)", stats=stats)
             rounds += 1
             if say is not None:
                 say(f"dead set: {len(dead):,} positions ({len(fresh):,} new), {len(loose):,} of their "
@@ -296,11 +303,12 @@ def _missing(k: Kernel, table: np.ndarray, dead: np.ndarray) -> np.ndarray:
     return k.unique(k.concat(out)) if out else k.empty()
 
 
-def _loose(k: Kernel, rule: Rule, dead: np.ndarray, fresh: np.ndarray, deadline: Deadline) -> np.ndarray:
+def _loose(k: Kernel, rule: Rule, dead: np.ndarray, fresh: np.ndarray,
+           deadline: Deadline) -> np.ndarray | None:
     """The canonical children of ``fresh`` that are neither in ``dead`` nor excluded (the
     search's own pruning, ``rule``, on the child as played from the stored position; only
-    the children missing from the set are weighed: ``Kernel.fresh``). Chunks run on every
-    core: the core's operations release the GIL."""
+    the children missing from the set are weighed: ``Kernel.fresh``), or None when there
+    are more than ``LOOSE``. Chunks run on every core: the core's operations release the GIL."""
 
     def chunk(lo: int) -> np.ndarray:
         deadline.check()
@@ -309,6 +317,13 @@ def _loose(k: Kernel, rule: Rule, dead: np.ndarray, fresh: np.ndarray, deadline:
             return k.empty()
         return k.unique(forms[~rule.cut(k, kids)])
 
+    out: list[np.ndarray] = []
+    held = 0
     with ThreadPoolExecutor(cores()) as pool:
-        out = list(pool.map(chunk, range(0, len(fresh), CHUNK)))
+        for part in pool.map(chunk, range(0, len(fresh), CHUNK)):
+            out.append(part)
+            held += len(part)
+            if held > LOOSE:
+                pool.shutdown(wait=False, cancel_futures=True)
+                return None
     return k.unique(k.concat(out)) if out else k.empty()
