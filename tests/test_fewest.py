@@ -212,7 +212,8 @@ def test_a_survey_goes_on_with_the_levels_a_stopped_search_left(tmp_path, cluste
     p = single_vacancy(t5, t5.hole("b4"), Goal.survivor(t5, t5.hole("b4")))
     root = tmp_path / "b4-b4"
     stopped_by_jumps(p, root, cluster)
-    e = settle(t5, t5.hole("b4"), t5.hole("b4"), "auto", 1e-6, layers_limit=120, spill=tmp_path)
+    e = settle(t5, t5.hole("b4"), t5.hole("b4"), "auto", 1e-6, layers_limit=120, spill=tmp_path,
+               scheduler=cluster)
     assert (e.status, e.proof) == ("unsolvable", "layers") and not root.exists()
 
 
@@ -224,6 +225,8 @@ def test_layers_spill_through_the_cli(tmp_path):
     bad = CliRunner().invoke(main, ["solve", "triangle-5", "--vacant", "b4", "--planner", "sat",
                                     "--spill", str(tmp_path / "s")])
     assert bad.exit_code != 0 and "--planner layers" in bad.output
+    bad = CliRunner().invoke(main, ["survey", "triangle-5", "--scheduler", "tcp://127.0.0.1:1"])
+    assert bad.exit_code == 2 and "add --spill" in bad.output, bad.output
 
 
 def test_the_library_spills_level_searches_only(tmp_path):

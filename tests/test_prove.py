@@ -245,7 +245,7 @@ def test_survey_budget_gives_the_unknown_a_second_longer_run(tmp_path, monkeypat
 
     real, calls = survey_mod.settle, []
 
-    def first_time_unknown(board, v, s, planner, time_limit, layers_limit=None, cap=None, spill=None):
+    def first_time_unknown(board, v, s, planner, time_limit, layers_limit=None, cap=None, **_):
         calls.append((v, s, time_limit, layers_limit, cap))
         if sum(c[:2] == (v, s) for c in calls) == 1:  # the first pass gives up on everything
             return survey_mod.Entry(board.names[v], board.names[s], "unknown", None)
@@ -268,7 +268,7 @@ def test_survey_budget_retries_the_hardest_with_everything_left(tmp_path, monkey
     real, handed = survey_mod.settle, {}
     hard = list(survey_mod.orbit_pairs(T5, reversal=True))[3:5]
 
-    def needs_most_of_the_budget(board, v, s, planner, time_limit, layers_limit=None, cap=None, spill=None):
+    def needs_most_of_the_budget(board, v, s, planner, time_limit, layers_limit=None, cap=None, **_):
         seconds = time_limit + (time_limit if layers_limit is None else layers_limit)
         handed.setdefault((v, s), []).append(seconds)
         if (v, s) in hard and seconds < 0.8 * budget:  # two shares of the budget are not enough

@@ -655,10 +655,12 @@ def check(cert: str, time_limit: float | None, workers: int, scheduler: str | No
               help="The level searches (the exhaustive step; with --min-moves, every problem's) go "
               "on with their levels on disk past the memory budget, in DIR/V-S, kept while the "
               "problem is unknown: a rerun goes on from them.")
+@click.option("--scheduler", help="With --spill: those searches on an existing Dask scheduler "
+              "(tcp://host:8786) instead of a local cluster.")
 @click.option("--quiet", is_flag=True, help="No per-problem progress lines.")
 def survey(board: str, results: str | None, min_moves: bool, time_limit: float, layers_limit: float | None,
            budget: float | None, picture: str | None, json_out: str | None, certificates: str | None,
-           prove_limit: float, spill: str | None, quiet: bool) -> None:
+           prove_limit: float, spill: str | None, scheduler: str | None, quiet: bool) -> None:
     """Classify every single-vacancy -> single-survivor problem of BOARD."""
     from .apps.survey import picture as survey_picture
     from .apps.survey import run as run_survey
@@ -666,6 +668,8 @@ def survey(board: str, results: str | None, min_moves: bool, time_limit: float, 
     from .files import write_atomic
     from .model.boardfile import load_board
 
+    if scheduler and not spill:
+        raise PegsatError("--scheduler runs the searches on disk on a cluster: add --spill DIR")
     b = load_board(board)
     default = Path(certificates) / "survey.jsonl" if certificates else Path(f"survey-{b.name}.jsonl")
     path = Path(results) if results else default
@@ -685,7 +689,7 @@ def survey(board: str, results: str | None, min_moves: bool, time_limit: float, 
             atlas = build(b, Path(certificates), min_moves=min_moves, time_limit=time_limit,
                           layers_limit=layers_limit, prove_limit=prove_limit, budget=whole, results=path,
                           progress=None if quiet else lambda line: click.echo(line, err=True),
-                          surveyed=progress, spill=Path(spill) if spill else None)
+                          surveyed=progress, spill=Path(spill) if spill else None, scheduler=scheduler)
             counts = atlas.counts()
             click.echo(f"{b.name}: atlas of {b.n * b.n} problems in {certificates} in {atlas.seconds:.1f} s: "
                        f"{counts['solvable']} solvable, {counts['unsolvable']} unsolvable, "
@@ -693,7 +697,7 @@ def survey(board: str, results: str | None, min_moves: bool, time_limit: float, 
             sys.exit(0 if not counts["unknown"] else EXIT[Status.UNKNOWN])
         reps = run_survey(b, path, planner="moves" if min_moves else "auto", time_limit=time_limit,
                           layers_limit=layers_limit, budget=whole, progress=progress,
-                          spill=Path(spill) if spill else None)
+                          spill=Path(spill) if spill else None, scheduler=scheduler)
     except KeyboardInterrupt:
         click.echo(f"interrupted: finished problems are kept in {path}; rerun to resume", err=True)
         sys.exit(INTERRUPTED)

@@ -109,12 +109,13 @@ def build(board: Board, root: Path, *, min_moves: bool = False, time_limit: floa
           layers_limit: float | None = None, prove_limit: float | None = 300.0,
           budget: Deadline | None = None, results: Path | None = None,
           progress: Callable[[str], None] | None = None,
-          surveyed: Callable[[Any, int, int], None] | None = None, spill: Path | None = None) -> Atlas:
+          surveyed: Callable[[Any, int, int], None] | None = None, spill: Path | None = None,
+          scheduler: str | None = None) -> Atlas:
     """The atlas of ``board`` under ``root`` (resumed: the survey from its results file,
     ``results`` or ``root/survey.jsonl``; a certificate already written and still accepted is
     kept). ``time_limit``, ``layers_limit``, ``budget``: the survey's (``apps.survey.run``,
-    which reports each problem to ``surveyed``; ``spill``: where its exhaustive step goes
-    on disk); ``prove_limit``: seconds per certificate."""
+    which reports each problem to ``surveyed``; ``spill``, ``scheduler``: where its level
+    searches go on disk, and on which cluster); ``prove_limit``: seconds per certificate."""
     from ..proofs.prove import prove
     from .survey import orbit_pairs
     from .survey import run as survey
@@ -127,7 +128,7 @@ def build(board: Board, root: Path, *, min_moves: bool = False, time_limit: floa
         raise PegsatError(f"cannot write the atlas in {root}: {exc.strerror}") from None
     reps = survey(board, results or root / "survey.jsonl", planner="moves" if min_moves else "auto",
                   time_limit=time_limit, layers_limit=layers_limit, budget=budget, progress=surveyed,
-                  spill=spill)
+                  spill=spill, scheduler=scheduler)
     names = board.names
     own: dict[tuple[int, int], Cell] = {}
     opened: dict[int, tuple[str, str]] = {}  # vacancy -> its open game's certificate and kind

@@ -91,12 +91,12 @@ def reversed_entry(board: Board, e: Entry) -> Entry:
 
 def settle(board: Board, v: int, s: int, planner: str, time_limit: float | None,
            layers_limit: float | None = None, cap: Deadline | None = None,
-           spill: Path | None = None) -> Entry:
+           spill: Path | None = None, scheduler: str | None = None) -> Entry:
     """``layers_limit``: seconds for the last, exhaustive step (default ``time_limit``);
     ``cap``: a deadline no step outlasts (the survey's budget); ``spill``: the level searches
     (the exhaustive step, and ``moves``) go on to disk past the memory budget, in
     ``spill/V-S``, kept while the problem is unknown (a rerun goes on from them:
-    ``apps.fewest.solve``)."""
+    ``apps.fewest.solve``), on the Dask cluster at ``scheduler`` (default: a local one)."""
     t = time.perf_counter()
     problem = single_vacancy(board, v, Goal.survivor(board, s))
     names = board.names
@@ -115,7 +115,8 @@ def settle(board: Board, v: int, s: int, planner: str, time_limit: float | None,
         from .fewest import solve as searched
 
         assert spill is not None
-        return searched(problem, Config(), deadline, planner=name, overflow=spill / f"{names[v]}-{names[s]}")
+        return searched(problem, Config(), deadline, planner=name, overflow=spill / f"{names[v]}-{names[s]}",
+                        scheduler=scheduler)
 
     if planner == "moves" and spill is not None:
         r = level_search("moves", budget(time_limit))
@@ -198,7 +199,7 @@ def _replays(board: Board, e: Entry) -> bool:
 def run(board: Board, results: Path, *, planner: str = "auto", time_limit: float | None = 60.0,
         layers_limit: float | None = None, budget: Deadline | None = None,
         progress: Callable[[Entry, int, int], None] | None = None,
-        spill: Path | None = None) -> dict[tuple[str, str], Entry]:
+        spill: Path | None = None, scheduler: str | None = None) -> dict[tuple[str, str], Entry]:
     """Settle every orbit representative not already in ``results``; return them all
     (``spill``: where the exhaustive step's levels go past the memory budget: ``settle``).
 
@@ -226,7 +227,8 @@ def run(board: Board, results: Path, *, planner: str = "auto", time_limit: float
         given: dict[int, float] = {}  # pair index -> seconds its last solve was handed
 
         def one(i: int, v: int, s: int, seconds: float | None, layers: float | None) -> None:
-            e = settle(board, v, s, planner, seconds, layers, cap=whole if limited else None, spill=spill)
+            e = settle(board, v, s, planner, seconds, layers, cap=whole if limited else None, spill=spill,
+                       scheduler=scheduler)
             given[i] = e.seconds if seconds is None else seconds + (seconds if layers is None else layers)
             out.write({**asdict(e), "stamp": mark})
             if e.status in ("solved", "unsolvable"):
