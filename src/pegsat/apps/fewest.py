@@ -368,11 +368,13 @@ def fewest(problem: Problem, root: Path, *, workers: int = 2, scheduler: str | N
         return Result(status, problem, name, lower_bound=lower if status is Status.UNKNOWN else None,
                       stats=st, detail=detail, proof=None if status is Status.UNKNOWN else Proof.EXHAUSTED)
 
-    def how() -> str:
+    def grown() -> str:
         a, b = depths()
-        if flip is not None:
-            return f"breadth-first search by {by} out of core ({a} forward levels, mirrored as backward ones)"
-        return f"breadth-first search by {by} out of core ({a} forward + {b} backward levels)"
+        return f"{a} forward levels, mirrored as backward ones" if flip is not None else \
+            f"{a} forward + {b} backward levels"
+
+    def how() -> str:
+        return f"breadth-first search by {by} out of core ({grown()})"
 
     def exhausted(what: str) -> Result:
         return answer(Status.UNSOLVABLE, None, None, f"{how()} {what}")
@@ -410,7 +412,7 @@ def fewest(problem: Problem, root: Path, *, workers: int = 2, scheduler: str | N
     def interrupted() -> None:
         a, b = depths()
         proven = "" if jumps else f"; any plan needs >= {a + b + 1} moves"
-        say(f"interrupted after {a} forward + {b} backward levels{proven}; the levels are kept in "
+        say(f"interrupted after {grown()}{proven}; the levels are kept in "
             f"{root}: rerun to go on")
 
     with connect(workers, scheduler, settings, memory_limit=None, interrupted=interrupted) as client:
