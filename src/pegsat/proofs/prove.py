@@ -133,8 +133,8 @@ def _prove(problem, deadline, stage, files, certificate_path, cnf, proof, solver
     from ..planners import layers
 
     if search and (layers.supports(problem) is None or deadset.supports(problem) is None):
-        if games.large(problem) and deadset.supports(problem) is None:
-            opened = games.split(problem) is not None
+        opened = games.split(problem) is not None
+        if games.large(problem) and (opened or deadset.supports(problem) is None):
             whole = _whole_game(problem, deadline.share(OPEN_SHARE), files, say, opened)
             if whole.status is not Status.UNKNOWN:
                 return whole, {}
@@ -251,7 +251,7 @@ def _whole_game(problem: Problem, deadline: Deadline, files: _Files, say: Callab
     exhausted table (closed by ``deadset.close``; for the open game of a one-peg goal,
     ``opened``, pagodas weighed hole by hole), or "unknown". A fixed goal on a large board
     too: the turns exhaust diamond d2 -> f8, where a plain depth-first search's table
-    overflows (``bench/results-atlas.txt``)."""
+    overflows (its table then loses too many positions to close: ``bench/results-atlas.txt``)."""
     from ..planners.config import Config
     from ..planners.turns import alone
 
