@@ -491,11 +491,8 @@ def fewest(problem: Problem, root: Path, *, workers: int = 2, scheduler: str | N
                 say(f"{side} level {d + 1} probed in {time.perf_counter() - t:.1f} s: "
                     + ("it meets the other side" if met is not None else "no meeting"))
                 if met is not None:
-                    if flip is not None:  # the image s(~c) met: the child c itself (one of its orbit)
-                        inverse = [0] * problem.board.n
-                        for h, t in enumerate(flip):
-                            inverse[t] = h
-                        met = permute(tuple(inverse), met ^ problem.board.full)
+                    if flip is not None:  # the image s(~c) met: s(~s(~c)) = s²(c) is in c's orbit
+                        met = permute(flip, met ^ problem.board.full)  # (s² fixes the start and goal)
                     return found(side, met, a, b, d)
                 if jumps:
                     return exhausted(f"met no plan of {total} jumps: every position on one was ruled out")

@@ -201,7 +201,7 @@ def run(board: Board, results: Path, *, planner: str = "auto", time_limit: float
         progress: Callable[[Entry, int, int], None] | None = None,
         spill: Path | None = None, scheduler: str | None = None) -> dict[tuple[str, str], Entry]:
     """Settle every orbit representative not already in ``results``; return them all
-    (``spill``: where the exhaustive step's levels go past the memory budget: ``settle``).
+    (``spill``, ``scheduler``: where the level searches go on past the memory budget: ``settle``).
 
     ``budget``: the deadline of the whole survey. The first pass gives each problem
     ``time_limit`` (less if the budget runs short); then what is left of the budget is

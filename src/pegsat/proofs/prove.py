@@ -33,7 +33,7 @@ import json
 import tempfile
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import replace
 from pathlib import Path
@@ -300,19 +300,10 @@ def _by_survivor(problem: Problem, deadline: Deadline, files: _Files,
             if c is not None and c.certificate is not None:
                 found[h] = (one.reverse, c.certificate)
                 break
-    todo = [(h, one.problem, one.reverse) for h, pair in pairs if h not in found for one in pair]
-    # Every game first gets a small depth-first search (one direction is often far easier:
-    # diamond e4 -> b6 needs more than 2^25 dead positions, its reversal b6 -> e4 one: both
-    # first jumps fall below pagodas), then what is still open the whole exhaustive step.
-    rounds = [(QUICK_SHARE, QUICK_DEAD, False), (1.0, deadset.LIMIT, True)]
-    for (part, limit, fallback), i, (h, game, rev) in ((r, i, t) for r in rounds for i, t in enumerate(todo)):
-        if h in found:
-            continue
-        hint = f"dead-{names[h]}{'-reversed' if rev else ''}"
-        t = time.perf_counter()
-        r = _exhaustive(game, deadline.share(part / (len(todo) - i)), files, hint, limit, fallback)
-        say(f"survivor {names[h]}{' (the reversed game)' if rev else ''}: {r.status.value} "
-            f"({time.perf_counter() - t:.0f} s)")
+    todo = [(h, one.problem, one.reverse, f"dead-{names[h]}{'-reversed' if one.reverse else ''}")
+            for h, pair in pairs if h not in found for one in pair]
+    for h, rev, r, secs in _rounds(todo, deadline, files, lambda h: h in found):
+        say(f"survivor {names[h]}{' (the reversed game)' if rev else ''}: {r.status.value} ({secs:.0f} s)")
         if r.status is Status.SOLVED and r.plan is not None:
             plan = tuple(reversed(r.plan)) if rev else r.plan
             replay_plan(problem, plan)
@@ -341,25 +332,35 @@ def _by_survivor(problem: Problem, deadline: Deadline, files: _Files,
                   certificate=certificate.make(problem, "split", {"ruled_out": ruled, "survivors": parts}))
 
 
+def _rounds(todo: list[tuple[Any, Problem, bool, str]], deadline: Deadline, files: _Files,
+            settled: Callable[[Any], bool]) -> Iterator[tuple[Any, bool, Result, float]]:
+    """Each game of ``todo`` (key, game, played reversed, the hint its dead set's files are
+    named by) first gets a small depth-first search (one direction is often far easier:
+    diamond e4 -> b6 needs more than 2^25 dead positions, its reversal b6 -> e4 one: both
+    first jumps fall below pagodas), then each still open (not ``settled(key)``) the whole
+    exhaustive step, every one an equal share of the time left. Yields (key, reversed,
+    result, seconds)."""
+    rounds = [(QUICK_SHARE, QUICK_DEAD, False), (1.0, deadset.LIMIT, True)]
+    for (part, limit, fallback), i, (key, game, rev, hint) in [(r, i, t) for r in rounds
+                                                                for i, t in enumerate(todo)]:
+        if settled(key):
+            continue
+        t = time.perf_counter()
+        r = _exhaustive(game, deadline.share(part / (len(todo) - i)), files, hint, limit, fallback)
+        yield key, rev, r, time.perf_counter() - t
+
+
 def _both_ways(problem: Problem, deadline: Deadline, files: _Files,
                say: Callable[[str], None] = lambda line: None) -> Result:
-    """A fixed goal on a large board searched as it is and as its time-reversed game (one
-    direction is often far easier, as the ``search`` planner's turns find: diamond d2 -> f8),
-    a small depth-first search each, then the whole exhaustive step each, an equal share of
-    the time left. A refuted reversal is a ``reversed`` certificate holding the reversed
-    game's; its plan, reversed, is a plan here."""
+    """A fixed goal on a large board searched as it is and as its time-reversed game
+    (``_rounds``: one direction is often far easier). A refuted reversal is a ``reversed``
+    certificate holding the reversed game's; its plan, reversed, is a plan here."""
     rev = games.reversed_game(problem)
     assert rev is not None  # the caller asked
-    ways = [(problem, False), (rev.problem, True)]
-    rounds = [(QUICK_SHARE, QUICK_DEAD, False), (1.0, deadset.LIMIT, True)]
+    ways = [(None, problem, False, "dead"), (None, rev.problem, True, "dead-reversed")]
     last: Result | None = None
-    steps = [(r, i, w) for r in rounds for i, w in enumerate(ways)]
-    for (part, limit, fallback), i, (game, reverse) in steps:
-        how = "the time-reversed game" if reverse else "the game"
-        t = time.perf_counter()
-        r = _exhaustive(game, deadline.share(part / (len(ways) - i)), files,
-                        "dead-reversed" if reverse else "dead", limit, fallback)
-        say(f"{how}: {r.status.value} ({time.perf_counter() - t:.0f} s)")
+    for _, reverse, r, secs in _rounds(ways, deadline, files, lambda _: False):
+        say(f"{'the time-reversed game' if reverse else 'the game'}: {r.status.value} ({secs:.0f} s)")
         if r.status is Status.ERROR:
             return r
         if r.status is Status.SOLVED and r.plan is not None:
