@@ -331,3 +331,32 @@ def test_a_probe_stopped_midway_resumes_with_the_pieces_left(tmp_path, monkeypat
     assert len(kept) >= 1 and again and again[0].split(":")[1].strip().startswith(f"{len(kept)} of its"), said
     assert r.status is Status.SOLVED_OPTIMAL and r.moves == best == r.lower_bound, r.detail
     assert len(json.loads((root / "manifest.json").read_text())["probed"]) > len(kept)
+
+
+def test_levels_built_in_passes_stopped_and_resumed_give_the_same_answer(tmp_path, truth, cluster,
+                                                                          monkeypatch):
+    """Room for 100 kB of buckets: the larger levels are built in passes; a run stopped in a
+    level's second pass keeps its first pass's partitions, and the rerun ends as in memory."""
+    monkeypatch.setattr(spill, "room", lambda root, disk: 100_000)
+    root = tmp_path / "levels"
+    calls = []
+
+    def stop(client, side, d):
+        calls.append((side, d))
+        if calls.count((side, d)) == 2:
+            raise Stop
+
+    told = []
+    with pytest.raises(Stop):
+        fewest(GAME, root, scheduler=cluster, memory=MEMORY, upper=False, on_level=stop, progress=told.append)
+    side, d = calls[-1]
+    building = json.loads((root / "manifest.json").read_text())["building"]
+    assert building[:2] == [side, d + 1] and "a pass for" in told[-1]
+    kept = list(spill.level_dir(root / side, d + 1).glob("P*.lvl"))
+    assert 0 < len(kept) < building[2]
+    said = []
+    r = fewest(GAME, root, scheduler=cluster, memory=MEMORY, upper=False, progress=said.append)
+    redone = [int(line.split("a pass for ")[1].split()[0]) for line in said
+              if line.startswith(f"{side} level {d + 1}: a pass")]
+    assert sum(redone) == building[2] - len(kept)  # the first pass's partitions were not built again
+    same_levels(r, truth)

@@ -144,3 +144,64 @@ def test_the_time_limit_holds_inside_a_level(tmp_path, truth, cluster):
               deadline=Deadline(stop=lambda: late["now"]), on_level=passes)
     assert "while level 7 was built" in str(got.value)
     assert got.value.facts["classes_per_level"] == truth[0][:7]
+
+
+def test_a_level_whose_buckets_do_not_fit_the_disk_is_built_in_passes(tmp_path, truth, cluster, monkeypatch):
+    """Room for 200 kB of buckets: the larger levels are built in passes (each expanding the
+    level before again, for a group of partitions), with the same numbers."""
+    monkeypatch.setattr(spill, "room", lambda root, disk: 200_000)
+    said = []
+    got = reach(GAME, tmp_path / "levels", scheduler=cluster, memory=1 << 20, progress=said.append)
+    assert sum("a pass for" in line for line in said) >= 4
+    assert [lv.classes for lv in got.levels] == truth[0]
+    assert [lv.raw for lv in got.levels] == truth[1]
+
+
+def test_a_level_stopped_in_its_second_pass_keeps_the_first_passes_partitions(tmp_path, truth, cluster,
+                                                                              monkeypatch):
+    monkeypatch.setattr(spill, "room", lambda root, disk: 200_000)
+    root = tmp_path / "levels"
+    calls = []
+
+    def stop(client, d):
+        calls.append(d)
+        if calls.count(d) == 2:  # the second pass of level d + 1 is out
+            raise Stop
+
+    with pytest.raises(Stop):
+        reach(GAME, root, scheduler=cluster, memory=1 << 20, on_level=stop)
+    d = calls[-1] + 1
+    parts = json.loads((root / "manifest.json").read_text())["building"]
+    kept = {f.name: f.stat().st_mtime_ns for f in spill.level_dir(root, d).glob("P*.lvl")}
+    assert 0 < len(kept) < parts
+    said = []
+    got = reach(GAME, root, scheduler=cluster, memory=1 << 20, progress=said.append)
+    assert [lv.classes for lv in got.levels] == truth[0] and [lv.raw for lv in got.levels] == truth[1]
+    assert said[0].startswith(f"resuming from level {d - 1}")
+    redone = [int(line.split("a pass for ")[1].split()[0]) for line in said
+              if line.startswith(f"level {d}: a pass")]
+    assert sum(redone) == parts - len(kept)  # the first pass's partitions were not built again
+
+
+def test_no_room_for_one_partitions_buckets_is_unknown_and_a_rerun_goes_on(tmp_path, truth, cluster,
+                                                                           monkeypatch):
+    from pegsat.errors import Unknown
+
+    root = tmp_path / "levels"
+    monkeypatch.setattr(spill, "room", lambda root, disk: 0)
+    with pytest.raises(Unknown, match=r"level 1 needs ~0\.0 MB of buckets for each of its \d+ partitions and "
+                                      r"the disk has room for 0\.0 MB: free some, or give --disk-limit more"):
+        reach(GAME, root, scheduler=cluster, memory=1 << 20)
+    monkeypatch.undo()
+    monkeypatch.setattr(spill, "MIN_PART_BYTES", 0)
+    got = reach(GAME, root, scheduler=cluster, memory=1 << 20)
+    assert [lv.classes for lv in got.levels] == truth[0]
+
+
+def test_the_room_for_buckets_is_the_disk_limit_less_what_the_directory_holds(tmp_path):
+    (tmp_path / "a").write_bytes(b"x" * 1000)
+    assert spill.room(tmp_path, 5000) == 4000
+    assert 0 < spill.room(tmp_path, None) < spill.shutil.disk_usage(tmp_path).free
+    r = CliRunner().invoke(main, ["count", "english", "--spill", str(tmp_path / "l"), "--disk-limit", "2MB",
+                                  "--memory-limit", "64MB", "--workers", "1"])
+    assert r.exit_code == 20 and "needs ~" in r.output and "give --disk-limit more" in r.output, r.output

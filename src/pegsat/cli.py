@@ -198,8 +198,9 @@ SWEEP_LIMIT = click.option("--sweep-limit", type=SECONDS, default=60.0, show_def
 
 
 def spill_options(what: str):
-    """``--spill``, ``--scheduler`` and ``--memory-limit``: a level search on disk and on a
-    Dask cluster (``count``, ``solve --min-moves`` and ``solve --planner layers``)."""
+    """``--spill``, ``--scheduler``, ``--memory-limit`` and ``--disk-limit``: a level search on
+    disk and on a Dask cluster (``count``, ``solve --min-moves`` and ``solve --planner
+    layers``)."""
     def decorate(fn):
         for option in reversed([
                 click.option("--spill", type=click.Path(file_okay=False), help="Keep the levels on disk "
@@ -208,7 +209,10 @@ def spill_options(what: str):
                 click.option("--scheduler", help="With --spill: an existing Dask scheduler (tcp://host:8786) "
                              "instead of local workers; the directory must be one every worker sees."),
                 click.option("--memory-limit", type=BYTES, help="With --spill: bytes per worker process "
-                             "(2GB, 500MB; default: the memory budget shared by the workers).")]):
+                             "(2GB, 500MB; default: the memory budget shared by the workers)."),
+                click.option("--disk-limit", type=BYTES, help="With --spill: the most bytes the directory "
+                             "may hold (default: 80% of the disk's free space); a level whose buckets do not "
+                             "fit is built in passes, each expanding the level before it again.")]):
             fn = option(fn)
         return fn
     return decorate
@@ -351,8 +355,8 @@ def verify(problem: str, plan: str, notation: str, domain: str | None, show_posi
 @click.option("--out", type=OUT_FILE, help="Also write the plan to this file.")
 def solve(problem: str, planner: str, min_moves: bool, upper_plan: str | None, solver: str,
           workers: int | None, spill: str | None, scheduler: str | None, memory_limit: int | None,
-          time_limit: float | None, steps: str, no_symmetry: bool, notation: str | None,
-          domain: str | None, show_positions: bool, as_json: bool, out: str | None,
+          disk_limit: int | None, time_limit: float | None, steps: str, no_symmetry: bool,
+          notation: str | None, domain: str | None, show_positions: bool, as_json: bool, out: str | None,
           options: ProblemOptions) -> None:
     """Find a plan for PROBLEM, prove there is none, or say it is unknown.
 
@@ -392,7 +396,7 @@ def solve(problem: str, planner: str, min_moves: bool, upper_plan: str | None, s
 
         result = level_search(posed.problem, config, deadline_of(time_limit),
                               spill=Path(spill) if spill else None, scheduler=scheduler, memory=memory_limit,
-                              progress=say, planner=planner)
+                              progress=say, planner=planner, disk=disk_limit)
     else:
         result = solve_problem(posed.problem, planner, config, deadline_of(time_limit))
     if result.plan is not None and out:
@@ -487,8 +491,8 @@ def prove(problem: str, cert_out: str | None, proof: str | None, cnf: str | None
 @click.option("--keep-levels", is_flag=True, help="With --spill: keep every level's files, not "
               "only the last.")
 def count(problem: str, time_limit: float | None, as_json: bool, quiet: bool, spill: str | None,
-          workers: int, scheduler: str | None, memory_limit: int | None, keep_levels: bool,
-          options: ProblemOptions) -> None:
+          workers: int, scheduler: str | None, memory_limit: int | None, disk_limit: int | None,
+          keep_levels: bool, options: ProblemOptions) -> None:
     """Count PROBLEM's game tree by jumps: reachable and still-winning positions (up to
     symmetry and raw), winning jump sequences, games played until no jump is left. Exact
     integers; boards of at most 64 holes. With --spill, the reachable positions of games too
@@ -503,7 +507,7 @@ def count(problem: str, time_limit: float | None, as_json: bool, quiet: bool, sp
         from .apps.reach import reach
 
         got = reach(prob, Path(spill), workers=workers, scheduler=scheduler, memory=memory_limit,
-                    deadline=deadline_of(time_limit), keep=keep_levels, progress=progress)
+                    deadline=deadline_of(time_limit), keep=keep_levels, progress=progress, disk=disk_limit)
         for line in [json.dumps(got.to_dict())] if as_json else got.table():
             click.echo(line)
         return

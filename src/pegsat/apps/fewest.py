@@ -86,6 +86,9 @@ class State:
     #: the pieces of the last level (``side``, ``d``, partition, first, end) probed with no
     #: meeting: a probe killed midway (hours on the German board) resumes with the others
     probed: list[tuple[str, int, int, int, int]] = field(default_factory=list)
+    #: the level being built (``side``, depth, partitions): a rerun keeps the partitions its
+    #: passes wrote (``engine.spill.passes``) when it builds that level with as many
+    building: tuple[str, int, int] | None = None
 
 
 def _kernel(problem: Problem) -> Kernel:
@@ -115,12 +118,13 @@ def _side_fp(fp: str, side: str) -> str:
 
 
 def _expand(problem: Problem, root: str, fp: str, side: str, d: int, piece: tuple[int, int, int],
-            parts_next: int, chunk: int, max_count: int, by: str = "moves") -> int:
+            parts_next: int, chunk: int, max_count: int, by: str = "moves",
+            targets: tuple[int, ...] | None = None) -> int:
     """A Dask task: a piece of a partition of ``side``'s level ``d`` expanded by one move
-    (``by="jumps"``: one jump)."""
+    (``by="jumps"``: one jump), the children of ``targets``' partitions kept (None: all)."""
     p, lo, end = piece
     return spill.expand(_kernel(problem), Path(root) / side, _side_fp(fp, side), d, p, parts_next, chunk,
-                        max_count, by=by, reverse=side == "backward", lo=lo, end=end)
+                        max_count, by=by, reverse=side == "backward", lo=lo, end=end, targets=targets)
 
 
 def _merge(problem: Problem, root: str, fp: str, side: str, d: int, q: int, parts: int,
@@ -189,7 +193,7 @@ def _probe(problem: Problem, root: str, fp: str, side: str, d: int, piece: tuple
 def solve(problem: Problem, config: Any, deadline: Deadline, *, spill: Path | None = None,
           scheduler: str | None = None, memory: int | None = None,
           progress: Callable[[str], None] | None = None, planner: str = "moves",
-          overflow: Path | None = None) -> Result:
+          overflow: Path | None = None, disk: int | None = None) -> Result:
     """The level search ``planner`` (``STEPS``): ``moves``, the fewest moves (``solve
     --min-moves``), or ``layers``, the exhaustive search by jumps. With ``spill``, out of
     core there from the start (``fewest``, on ``config.workers`` local workers or the
@@ -197,7 +201,8 @@ def solve(problem: Problem, config: Any, deadline: Deadline, *, spill: Path | No
     levels fit the memory budget, then out of core in ``overflow`` (default: a new temporary
     directory), removed once the answer is final (kept, and named, when it is "unknown": a
     rerun with ``--spill`` there goes on, and an ``overflow`` that holds a run's manifest is
-    gone on with at once: ``survey --spill``)."""
+    gone on with at once: ``survey --spill``). ``disk``: the most bytes the levels' directory
+    may hold (``fewest``)."""
     from ..limits import MemoryBudget
     from .solve import solve as in_memory
 
@@ -205,7 +210,7 @@ def solve(problem: Problem, config: Any, deadline: Deadline, *, spill: Path | No
 
     def out_of_core(root: Path) -> Result:
         return fewest(problem, root, workers=config.workers, scheduler=scheduler, memory=memory,
-                      deadline=deadline, config=config, progress=progress, by=by)
+                      deadline=deadline, config=config, progress=progress, by=by, disk=disk)
 
     if spill is not None:
         return out_of_core(spill)
@@ -235,15 +240,18 @@ def _final(r: Result, root: Path) -> Result:
 def fewest(problem: Problem, root: Path, *, workers: int = 2, scheduler: str | None = None,
            memory: int | None = None, deadline: Deadline | None = None, config: Any = None,
            progress: Callable[[str], None] | None = None, upper: bool = True,
-           on_level: Callable[[Any, str, int], None] | None = None, by: str = "moves") -> Result:
+           on_level: Callable[[Any, str, int], None] | None = None, by: str = "moves",
+           disk: int | None = None) -> Result:
     """The fewest moves of ``problem`` (a replayed plan, with the proof that none has fewer),
     its levels under ``root``, resumed from ``root/manifest.json`` when a run of the same
     problem left one. ``memory``: bytes per worker process (default: the memory budget shared
-    by the local workers). ``upper=False``: no first plan, no pruning (every level whole, as
-    the in-memory search builds them without a bound). Past ``deadline``: "unknown" with the
-    proven lower bound (the levels are kept: a rerun goes on). ``on_level(client, side,
-    d)``: called while the tasks growing ``side``'s level ``d + 1`` are out (tests kill a
-    worker there).
+    by the local workers). ``disk``: the most bytes ``root`` may hold (a level whose buckets
+    do not fit is built in passes, ``engine.spill.passes``, and a killed run goes on from its
+    last pass; default: what the disk has free). ``upper=False``: no first plan, no pruning
+    (every level whole, as the in-memory search builds them without a bound). Past
+    ``deadline``, or with no room on the disk for a level: "unknown" with the proven lower
+    bound (the levels are kept: a rerun goes on). ``on_level(client, side, d)``: called
+    while the tasks growing ``side``'s level ``d + 1`` are out (tests kill a worker there).
 
     ``by="jumps"``: the ``layers`` planner's search out of core (``--planner layers
     --spill``). Every plan has the same jumps, ``T``, so the sides meet only when their
@@ -505,63 +513,92 @@ def fewest(problem: Problem, root: Path, *, workers: int = 2, scheduler: str | N
             if not jumps:  # by jumps the sides meet only at the last level
                 scout = client.submit(_probe, problem, str(root), fp, side, d, (0, 0, chunk), other, chunk,
                                       hold, max_count, pure=False, priority=1)
-            parts_next = spill.partitions(last.classes, FANOUT, per_worker, last.parts, spread)
-            spill.drop_level(root / side, d + 1)  # what a killed run left of it
-            futures = client.map(_expand, [problem] * n, [str(root)] * n, [fp] * n, [side] * n, [d] * n,
-                                 tasks, [parts_next] * n, [chunk] * n, [max_count] * n, [by] * n, pure=False)
-            if on_level is not None:
-                on_level(client, side, d)
-            try:
-                met = first_meeting([scout]) if scout is not None else None
-            except Exception:  # no time, or the scout was lost: the level itself will tell
-                met = None
-            if met is not None:
-                client.cancel(futures)
-                say(f"{side} level {d + 1}: a chunk of it meets the other side "
-                    f"({time.perf_counter() - t:.1f} s): {a + b + 1} moves")
-                return found(side, met, a, b, d)
+            if state.building is None or state.building[:2] != (side, d + 1):
+                parts_next = spill.partitions(last.classes, FANOUT, per_worker, last.parts, spread)
+                spill.drop_level(root / side, d + 1)  # what a killed run left of it; a run that
+                state.building = (side, d + 1, parts_next)  # had these partitions keeps its passes'
+                _save(root, problem, fp, state)
+            m = state.building[2]
+
+            def lost(exc: Exception, lower: int | None = None if jumps else a + b + 1) -> Result:
+                """"Unknown": a task failed on every try (its workers lost)."""
+                why = f"a level could not be built ({type(exc).__name__}: {str(exc)[:120]})"
+                return _unknown(answer, state, lower, why, root)
             earlier = [] if jumps else [(lv.parts, lv.fewest, lv.most) for lv in mine]
-            m = parts_next
-            merges: list[Any] = []
+            merged, meeting = [], None
+            futures, merges = [], []
+
             try:
-                if not finished(futures, deadline):
-                    client.cancel(futures)
-                    return _unknown(answer, state, None if jumps else a + b + 1, deadline.reason(), root)
-                client.gather(futures)
-                merges = client.map(_merge, [problem] * m, [str(root)] * m, [fp] * m, [side] * m, [d + 1] * m,
-                                    range(m), [m] * m, [earlier] * m, [max_count] * m, [state.upper] * m,
-                                    [None if jumps else other] * m, [prune[side]] * m, pure=False)
-                merged, meeting = [], None
-                # The first partition that meets the other side ends the search: the rest of
-                # the level is never merged (as in memory, where the first slice that meets does)
-                for done in as_completed(merges, timeout=deadline.remaining()):
-                    x = done.result()
-                    if x.hits:
-                        client.cancel(merges)
-                        meeting = x.hit
+                for step in spill.passes(root / side, _side_fp(fp, side), d + 1, m, last.classes, disk):
+                    if 0 < len(step.targets) < m:
+                        say(f"{side} level {d + 1}: a pass for {len(step.targets)} of its {m} partitions "
+                            "(their buckets are what the disk has room for)")
+                    if step.targets:
+                        futures = client.map(_expand, [problem] * n, [str(root)] * n, [fp] * n, [side] * n,
+                                             [d] * n, tasks, [m] * n, [chunk] * n, [max_count] * n, [by] * n,
+                                             [step.targets] * n, pure=False)
+                        if on_level is not None:
+                            on_level(client, side, d)
+                    if scout is not None:  # while the first pass expands
+                        try:
+                            met = first_meeting([scout])
+                        except Exception:  # no time, or the scout was lost: the level will tell
+                            met = None
+                        scout = None
+                        if met is not None:
+                            client.cancel(futures)
+                            say(f"{side} level {d + 1}: a chunk of it meets the other side "
+                                f"({time.perf_counter() - t:.1f} s): {a + b + 1} moves")
+                            return found(side, met, a, b, d)
+                    if step.targets:
+                        if not finished(futures, deadline):
+                            client.cancel(futures)
+                            return _unknown(answer, state, None if jumps else a + b + 1, deadline.reason(),
+                                            root)
+                        try:
+                            client.gather(futures)
+                        except Exception as exc:  # tasks that failed on every try (workers lost)
+                            return lost(exc)
+                    # The first partition that meets the other side ends the search: the rest of
+                    # the level is never merged (as in memory, where the first slice that meets does)
+                    c = len(step.merges)
+                    merges = client.map(_merge, [problem] * c, [str(root)] * c, [fp] * c, [side] * c,
+                                        [d + 1] * c, step.merges, [m] * c, [earlier] * c, [max_count] * c,
+                                        [state.upper] * c, [None if jumps else other] * c, [prune[side]] * c,
+                                        pure=False)
+                    for done in as_completed(merges, timeout=deadline.remaining()):
+                        try:
+                            x = done.result()
+                        except Exception as exc:  # tasks that failed on every try (workers lost)
+                            return lost(exc)
+                        if x.hits:
+                            client.cancel(merges)
+                            meeting = x.hit
+                            break
+                        merged.append(x)
+                    if meeting is not None:
                         break
-                    merged.append(x)
             except TimeoutError:
                 client.cancel(merges)
                 return _unknown(answer, state, None if jumps else a + b + 1, deadline.reason(), root)
-            except Exception as exc:  # tasks that failed on every try (workers lost): unknown
-                return _unknown(answer, state, None if jumps else a + b + 1,
-                                f"a level could not be built ({type(exc).__name__}: {str(exc)[:120]})", root)
+            except spill.NoRoom as exc:
+                return _unknown(answer, state, None if jumps else a + b + 1, str(exc), root)
             if meeting is not None:
                 say(f"{side} level {d + 1}: meets the other side ({time.perf_counter() - t:.1f} s): "
                     f"{a + b + 1} moves")
                 return found(side, meeting, a, b, d)
-            spill.drop_buckets(root / side, d + 1)
+            state.building = None
             level = Level(m, sum(x.classes for x in merged), sum(x.bytes for x in merged),
                           min(x.pegs[0] for x in merged), max(x.pegs[1] for x in merged))
             mine.append(level)
             _save(root, problem, fp, state)
             secs = time.perf_counter() - t
-            disk = sum(lv.bytes for s in SIDES for lv in levels[s])
+            stored = sum(lv.bytes for s in SIDES for lv in levels[s])
             growth = level.classes / max(1, last.classes)
             say(f"{side} level {d + 1}: {level.classes:,} positions up to symmetry in {m} partitions, "
-                f"{secs:.1f} s ({level.classes / max(secs, 1e-9):,.0f} positions/s), {disk / 1e6:,.1f} MB on "
-                f"disk" + ("" if jumps else f"; proven >= {a + b + 2} moves") + _eta(levels, secs, growth))
+                f"{secs:.1f} s ({level.classes / max(secs, 1e-9):,.0f} positions/s), "
+                f"{stored / 1e6:,.1f} MB on disk" + ("" if jumps else f"; proven >= {a + b + 2} moves")
+                + _eta(levels, secs, growth))
             if not level.classes:
                 if state.upper is not None and state.first is not None:
                     return by_first()
@@ -667,11 +704,17 @@ def _resume(root: Path, problem: Problem, k: Kernel, say: Callable[[str], None],
         probed = [(str(s), int(d), int(p), int(lo), int(end)) for s, d, p, lo, end in data.get("probed", [])]
         if any(s not in SIDES for s, *_ in probed):
             raise ValueError("a probed piece of no side")
+        building = data.get("building")
+        if building is not None:
+            side, d, parts = building
+            if side not in SIDES or type(d) is not int or type(parts) is not int or not 1 <= parts <= 1 << 16:
+                raise ValueError("a bad level in the building")
+            building = (side, d, parts)
     except (OSError, PegsatError, ValueError, TypeError, KeyError, AttributeError, IndexError) as exc:
         say(f"{path}: not resumed ({str(exc)[:80]}); starting afresh")
         return None
     say(f"resuming from {len(levels['forward'])} forward and {len(levels['backward'])} backward levels")
-    return State(upper, first, str(data.get("first_by", "")), levels, pagodas, built, probed)
+    return State(upper, first, str(data.get("first_by", "")), levels, pagodas, built, probed, building)
 
 
 def _save(root: Path, problem: Problem, fp: str, state: State) -> None:
@@ -682,6 +725,7 @@ def _save(root: Path, problem: Problem, fp: str, state: State) -> None:
                        "first": first, "first_by": state.first_by, "pruned_under": state.built,
                        "pagodas": [[list(w), f] for w, f in state.pagodas],
                        "probed": [list(x) for x in state.probed],
+                       "building": None if state.building is None else list(state.building),
                        "levels": {side: [lv.__dict__ for lv in state.levels[side]] for side in SIDES}},
                       indent=1) + "\n"
     write_atomic(root / "manifest.json", lambda fh: fh.write(text))

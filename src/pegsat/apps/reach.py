@@ -89,13 +89,15 @@ def fingerprint(problem: Problem, group) -> str:
 
 
 def _expand(problem: Problem, root: str, fp: str, d: int, piece: tuple[int, int, int], parts_next: int,
-            chunk: int, max_count: int) -> int:
-    """A Dask task: a piece of a partition of level ``d`` expanded (``engine.spill.expand``)."""
+            chunk: int, max_count: int, targets: tuple[int, ...] | None = None) -> int:
+    """A Dask task: a piece of a partition of level ``d`` expanded (``engine.spill.expand``),
+    the children of ``targets``' partitions kept (None: all)."""
     from ..engine import spill
 
     k = kernel(problem.board, tuple(tuple(q) for q in stabilizer(problem)))
     p, lo, end = piece
-    return spill.expand(k, Path(root), fp, d, p, parts_next, chunk, max_count, lo=lo, end=end)
+    return spill.expand(k, Path(root), fp, d, p, parts_next, chunk, max_count, lo=lo, end=end,
+                        targets=targets)
 
 
 def _merge(problem: Problem, root: str, fp: str, d: int, q: int, max_count: int) -> tuple[int, int, int]:
@@ -110,12 +112,15 @@ def _merge(problem: Problem, root: str, fp: str, d: int, q: int, max_count: int)
 def reach(problem: Problem, root: Path, *, workers: int = 2, scheduler: str | None = None,
           memory: int | None = None, deadline: Deadline | None = None, keep: bool = False,
           progress: Callable[[str], None] | None = None,
-          on_level: Callable[[Any, int], None] | None = None) -> Reach:
+          on_level: Callable[[Any, int], None] | None = None, disk: int | None = None) -> Reach:
     """The reachable census of ``problem`` with its levels under ``root``, resumed from
     ``root/manifest.json`` when a run of the same problem left one. ``memory``: bytes per
     worker process (default: the memory budget shared by the local workers). ``keep``: keep
-    every level's files (else only the last). Past ``deadline``: ``Unknown`` with the levels
-    finished (which are kept: a rerun goes on). ``on_level(client, d)``: called as level ``d``
+    every level's files (else only the last). ``disk``: the most bytes ``root`` may hold (a
+    level whose buckets do not fit is built in passes: ``engine.spill.passes``; default: what
+    the disk has free). Past ``deadline``, or with no room for a level: ``Unknown`` with the
+    levels finished (which are kept: a rerun goes on, and a level built in passes goes on
+    from its last pass). ``on_level(client, d)``: called as level ``d``
     is being expanded (tests kill a worker there)."""
     from ..engine import spill
     from .cluster import client as connect
@@ -128,7 +133,7 @@ def reach(problem: Problem, root: Path, *, workers: int = 2, scheduler: str | No
     k = kernel(problem.board, tuple(tuple(p) for p in stabilizer(problem)))
     fp = fingerprint(problem, k.group)
     per_worker, chunk, max_count = spill.prepare(root, memory, workers, FANOUT)
-    levels, complete = _resume(root, fp, progress)
+    levels, complete, building = _resume(root, fp, progress)
     if not levels:
         spill.drop_level(root, 0)
         start = k.unique(k.canon(k.array([problem.start])))
@@ -145,16 +150,20 @@ def reach(problem: Problem, root: Path, *, workers: int = 2, scheduler: str | No
 
     with connect(workers, scheduler, settings, memory_limit=None, interrupted=interrupted) as client:
         def within(fs: list[Any]) -> list[Any]:
-            """The tasks' results, or Unknown when the deadline passes first (the level being
-            built is dropped by the rerun that goes on)."""
+            """The tasks' results; Unknown when the deadline passes first, or when a task
+            failed on every try (workers lost): the levels finished are kept, and the rerun
+            that goes on keeps the level's partitions written so far."""
             n = len(levels)  # levels finished
+            kept = (f"the {n} levels before it are kept in {root}: rerun to go on",
+                    {"levels_finished": n, "classes_per_level": [lv.classes for lv in levels]})
             if not finished(fs, deadline):
                 client.cancel(fs)
-                raise Unknown(f"the time limit came while level {n} was built; the {n} levels before it "
-                              f"are kept in {root}: rerun to go on",
-                              {"levels_finished": n,
-                               "classes_per_level": [lv.classes for lv in levels]}) from None
-            return client.gather(fs)
+                raise Unknown(f"the time limit came while level {n} was built; {kept[0]}", kept[1]) from None
+            try:
+                return client.gather(fs)
+            except Exception as exc:
+                raise Unknown(f"level {n} could not be built ({type(exc).__name__}: {str(exc)[:120]}); "
+                              f"{kept[0]}", kept[1]) from None
 
         while not complete and not _done(problem, levels):
             d = len(levels) - 1
@@ -164,28 +173,35 @@ def reach(problem: Problem, root: Path, *, workers: int = 2, scheduler: str | No
                                                           "classes_per_level": [lv.classes for lv in levels]})
             last = levels[-1]
             spread = 2 * (len(client.scheduler_info()["workers"]) or workers)  # tasks to keep them busy
-            parts_next = spill.partitions(last.classes, FANOUT, per_worker, spread=spread)
-            spill.drop_level(root, d + 1)  # what a killed run left of it
+            if building is None:  # a killed run's passes of this level are kept when it had
+                building = spill.partitions(last.classes, FANOUT, per_worker, spread=spread)
+                spill.drop_level(root, d + 1)  # these partitions; else what it left is dropped
+                _save(root, fp, levels, building=building)
+            parts_next = building
             t = time.perf_counter()
             tasks = spill.pieces(root, fp, d, last.parts, spread)
             n = len(tasks)
-            futures = client.map(_expand, [problem] * n, [str(root)] * n, [fp] * n, [d] * n, tasks,
-                                 [parts_next] * n, [chunk] * n, [max_count] * n, pure=False)
-            if on_level is not None:
-                on_level(client, d)
+            merged = []
             try:
-                within(futures)
-                merged = within(client.map(_merge, [problem] * parts_next, [str(root)] * parts_next,
-                                           [fp] * parts_next, [d + 1] * parts_next, range(parts_next),
-                                           [max_count] * parts_next, pure=False))
-            except Unknown:
-                raise
-            except Exception as exc:  # tasks that failed on every try (workers lost): unknown
-                raise Unknown(f"level {d + 1} could not be built ({type(exc).__name__}: {str(exc)[:120]}); "
-                              f"the {d + 1} levels before it are kept in {root}: rerun to go on",
+                for step in spill.passes(root, fp, d + 1, parts_next, last.classes, disk):
+                    if 0 < len(step.targets) < parts_next and progress is not None:
+                        progress(f"level {d + 1}: a pass for {len(step.targets)} of its {parts_next} "
+                                 "partitions (their buckets are what the disk has room for)")
+                    if step.targets:
+                        futures = client.map(_expand, [problem] * n, [str(root)] * n, [fp] * n, [d] * n,
+                                             tasks, [parts_next] * n, [chunk] * n, [max_count] * n,
+                                             [step.targets] * n, pure=False)
+                        if on_level is not None:
+                            on_level(client, d)
+                        within(futures)
+                    m = len(step.merges)
+                    merged += within(client.map(_merge, [problem] * m, [str(root)] * m, [fp] * m, [d + 1] * m,
+                                                step.merges, [max_count] * m, pure=False))
+            except spill.NoRoom as exc:
+                raise Unknown(f"{exc}; the {d + 1} levels before it are kept in {root}: rerun to go on",
                               {"levels_finished": d + 1,
                                "classes_per_level": [lv.classes for lv in levels]}) from None
-            spill.drop_buckets(root, d + 1)
+            building = None
             level = Level(d + 1, parts_next, sum(m[0] for m in merged), sum(m[1] for m in merged),
                           sum(m[2] for m in merged))
             if not level.classes:  # no jump from the last level: the game tree ends there
@@ -212,19 +228,24 @@ def _done(problem: Problem, levels: list[Level]) -> bool:
     return problem.pegs - (len(levels) - 1) <= 1
 
 
-def _resume(root: Path, fp: str, progress: Callable[[str], None] | None) -> tuple[list[Level], bool]:
-    """The finished levels of an earlier run of this search and whether they were all, or
-    ([], False) (none, or another search's: a manifest that is not this problem's is not
-    believed, and the directory is reused)."""
+def _resume(root: Path, fp: str, progress: Callable[[str], None] | None
+            ) -> tuple[list[Level], bool, int | None]:
+    """The finished levels of an earlier run of this search, whether they were all, and the
+    partitions of the level it was building; or ([], False, None) (none, or another
+    search's: a manifest that is not this problem's is not believed, and the directory is
+    reused)."""
     path = root / "manifest.json"
     if not path.exists():
-        return [], False
+        return [], False, None
     try:
         data = parse_json(path.read_text(encoding="utf-8"), str(path))
         if data.get("format") != FORMAT or data.get("version") != VERSION or data.get("fingerprint") != fp:
             raise ValueError("another search's")
         levels = [Level(**lv) for lv in data["levels"]]
         complete = data.get("complete") is True
+        building = data.get("building")
+        if building is not None and (type(building) is not int or not 1 <= building <= 1 << 16):
+            raise ValueError("a bad partition count")
         from ..engine import spill
 
         for p in range(levels[-1].parts):  # the last level's files are all there, and whole
@@ -233,14 +254,17 @@ def _resume(root: Path, fp: str, progress: Callable[[str], None] | None) -> tupl
     except (OSError, PegsatError, ValueError, TypeError, KeyError, AttributeError, IndexError) as exc:
         if progress is not None:
             progress(f"{path}: not resumed ({str(exc)[:80]}); starting afresh")
-        return [], False
+        return [], False, None
     if progress is not None:
         progress(f"resuming from level {len(levels) - 1} ({levels[-1].classes:,} positions)")
-    return levels, complete
+    return levels, complete, building
 
 
-def _save(root: Path, fp: str, levels: list[Level], complete: bool = False) -> None:
+def _save(root: Path, fp: str, levels: list[Level], complete: bool = False,
+          building: int | None = None) -> None:
+    """The manifest: the finished levels, whether they are all, and the partitions of the
+    level being built (its passes' partitions are kept by a rerun only with that count)."""
     text = json.dumps({"format": FORMAT, "version": VERSION, "fingerprint": fp, "complete": complete,
-                       "levels": [lv.__dict__ for lv in levels]}, indent=1) + "\n"
+                       "building": building, "levels": [lv.__dict__ for lv in levels]}, indent=1) + "\n"
     write_atomic(root / "manifest.json", lambda fh: fh.write(text))
 

@@ -3,22 +3,30 @@
 A level is a set of canonical positions (``engine.kernel``) split into ``P`` partitions by a
 hash of the position; each partition is a sealed file (``sealed``: kind, version, the
 search's fingerprint, count, SHA-256), sorted and distinct, compressed (``sealed``'s
-``zstd-planes``: about 1.5 bytes a position on the French board instead of 8). One level becomes the next by
-delayed duplicate detection (Korf's disk-based search): every partition of level ``d`` is
-expanded on its own, a chunk at a time, and its children, routed to their partition of level
-``d + 1`` by the same hash, are written as bucket files; then every partition of ``d + 1``
-merges its buckets (sorted, distinct) into its sealed file, with its count and the number of
-raw positions its classes stand for. A process holds one chunk's children, or one
-partition's buckets, never a level.
+``zstd-planes``: about 1.5 bytes a position on the French board instead of 8). One level
+becomes the next by delayed duplicate detection (Korf's disk-based search): every partition
+of level ``d`` is expanded on its own, a chunk at a time, and its children, routed to their
+partition of level ``d + 1`` by the same hash, are written as bucket files; then every
+partition of ``d + 1`` merges its buckets (sorted, distinct) into its sealed file, with its
+count and the number of raw positions its classes stand for. A process holds one chunk's
+children, or one partition's buckets, never a level.
 
 Both steps are idempotent and atomic, so a task that is run twice (a worker lost and its task
-rerun) writes the same files: a bucket is named by its target, its source, its range and
-its flush, and a merge whose partition is already written reads it rather than its buckets. The buckets are
-removed only once the whole next level is written (``drop_buckets``), so a rerun merge always
-finds them. Directory layout: ``L003/P0012.lvl`` (level 3, partition 12) and
-``L004/B0005-0012-0000000000-0000.bkt`` (bucket for partition 5 of level 4, from
+rerun) writes the same files: a bucket is named by its target, its source, its range and its
+flush, and a merge whose partition is already written reads it rather than its buckets. The
+buckets are removed only once the partitions they feed are written (``drop_buckets``), so a
+rerun merge always finds them. Directory layout: ``L003/P0012.lvl`` (level 3, partition 12)
+and ``L004/B0005-0012-0000000000-0000.bkt`` (bucket for partition 5 of level 4, from
 partition 12's positions from 0 on, first flush). A bucket holds the sorted, distinct
 children of a few chunks end to end (sorted runs: their gaps compress as well as one run's).
+
+A level's buckets weigh about ten times the level they make (each position is reached from
+several parents, each copy about 2 bytes compressed: 18 bytes a position on the German
+board, ``bench/results-census.txt``). Where the disk cannot hold them all, a level is built
+in passes (``passes``): each pass expands the whole source level again but writes only the
+buckets of a group of target partitions, merges them and drops them before the next — disk
+traded for repeated expansion. The groups are sized from the disk's room, after the first
+pass from what the last one wrote, and a killed build keeps the partitions its passes wrote.
 """
 
 from __future__ import annotations
@@ -44,6 +52,13 @@ MIN_PART_BYTES = 8 << 20  # no smaller partitions: each is a task and a bucket f
 # a worker process weighs far more than this anyway (Python, numpy, distributed)
 MIN_PIECE = 1 << 16  # the fewest positions an expand task takes (``pieces``)
 GOLDEN = np.uint64(0x9E3779B97F4A7C15)  # Fibonacci hashing: the top bits of pos * GOLDEN
+BUCKET_BYTES = 40  # bytes of buckets per position expanded, the first pass's guess (German
+# central game, level 18 -> 19: 38 GB from 1.17 B positions); later passes use what they measure
+DISK_SHARE = 0.8  # of the disk's free bytes a pass's buckets may take
+
+
+class NoRoom(PegsatError):
+    """One partition's buckets would not fit the disk: the level cannot be built here."""
 
 
 def prepare(root: Path, memory: int | None, workers: int, fanout: int) -> tuple[int, int, int]:
@@ -172,16 +187,18 @@ def _children(k: Kernel, level: np.ndarray, chunk: int, by: str, reverse: bool) 
 
 def expand(k: Kernel, root: Path, fingerprint: str, d: int, p: int, parts_next: int, chunk: int,
            max_count: int, by: str = "jumps", reverse: bool = False, lo: int = 0,
-           end: int | None = None) -> int:
+           end: int | None = None, targets: Sequence[int] | None = None) -> int:
     """Partition ``p`` of level ``d`` (its positions ``lo:end``: one of ``pieces``), expanded by
     one jump (``by="moves"``: one move) a chunk at a time, forwards or (``reverse``)
-    backwards; the canonical children go to bucket files of level ``d + 1`` by ``route``.
-    Returns the children written."""
+    backwards; the canonical children go to bucket files of level ``d + 1`` by ``route``,
+    those of the partitions in ``targets`` only (a pass: ``passes``; None: all). Returns the
+    children written."""
     level = read_part(root, fingerprint, d, p, max_count)[lo:end]
     out = level_dir(root, d + 1)
     out.mkdir(parents=True, exist_ok=True)
     held: list[list[np.ndarray]] = [[] for _ in range(parts_next)]
     size = flushes = written = 0
+    wanted = range(parts_next) if targets is None else sorted(set(targets))
 
     def flush() -> None:  # one bucket per target holding children, per flush: the chunks'
         nonlocal size, flushes  # sorted runs end to end (the merge sorts them together)
@@ -196,11 +213,11 @@ def expand(k: Kernel, root: Path, fingerprint: str, d: int, p: int, parts_next: 
 
     for kids in _children(k, level, chunk, by, reverse):
         grouped, bounds = k.route(kids, parts_next)  # each partition's children stay sorted
-        for q in range(parts_next):
+        for q in wanted:
             if bounds[q + 1] > bounds[q]:
                 held[q].append(grouped[bounds[q]:bounds[q + 1]])
-        size += len(kids)
-        written += len(kids)
+                size += int(bounds[q + 1] - bounds[q])
+                written += int(bounds[q + 1] - bounds[q])
         if size >= FLUSH_CHUNKS * chunk:
             flush()
     if size:
@@ -299,12 +316,84 @@ def orbit_total(k: Kernel, level: np.ndarray) -> int:
     return int(k.orbit_sizes(level).sum())
 
 
-def drop_buckets(root: Path, d: int) -> None:
-    """The buckets of level ``d``, once every partition of it is written."""
+def drop_buckets(root: Path, d: int) -> int:
+    """The buckets of level ``d``, once the partitions they feed are written; their bytes."""
+    gone = 0
     for b in level_dir(root, d).glob("B*.bkt"):
-        b.unlink(missing_ok=True)
+        try:
+            gone += b.stat().st_size
+            b.unlink()
+        except FileNotFoundError:
+            pass
+    return gone
+
+
+def written(root: Path, fingerprint: str, d: int, q: int) -> bool:
+    """Whether partition ``q`` of level ``d`` is written, sealed by this search (a header
+    check: the merge that reads it checks it whole)."""
+    try:
+        sealed.header(part_path(root, d, q), LEVEL_KIND, VERSION, _fp(fingerprint, d, q), 1 << 62)
+    except sealed.Stale:
+        return False
+    return True
+
+
+def disk_used(root: Path) -> int:
+    """The bytes of the files under ``root``."""
+    return sum(f.stat().st_size for f in root.rglob("*") if f.is_file())
+
+
+def room(root: Path, disk: int | None) -> int:
+    """The bytes a pass's buckets may take: ``DISK_SHARE`` of the disk's free bytes, and no
+    more than ``disk`` (the most the search's directory may hold, levels and all) less what
+    it holds."""
+    free = int(DISK_SHARE * shutil.disk_usage(root).free)
+    return free if disk is None else min(free, disk - disk_used(root))
+
+
+@dataclass(frozen=True)
+class Pass:
+    """One pass of a level's build: the partitions whose buckets it writes (``expand``'s
+    ``targets``) and those it merges (the same, and in the first pass those a killed run
+    wrote already: merging them reads them back)."""
+
+    targets: tuple[int, ...]
+    merges: tuple[int, ...]
+
+
+def passes(root: Path, fingerprint: str, d: int, parts: int, sources: int,
+           disk: int | None = None) -> Iterator[Pass]:
+    """The passes that build level ``d`` of ``parts`` partitions from ``sources`` positions:
+    groups of the partitions not yet written (a killed run's are kept: the caller drops the
+    level first unless that run had the same ``parts``), each as many as the disk's ``room``
+    holds the buckets of — one group, all of them, where it holds the level's. The caller
+    runs a pass (expand with its targets, merge its merges) between two; its buckets are
+    dropped here after it, and what they weighed sizes the next. ``NoRoom`` when not even
+    one partition's buckets fit."""
+    per = BUCKET_BYTES * max(1, sources) / parts  # a guess until a pass measures it
+    todo = [q for q in range(parts) if not written(root, fingerprint, d, q)]
+    kept = tuple(q for q in range(parts) if q not in set(todo))
+    drop_buckets(root, d)  # a killed pass's: its group is redone whole
+    if not todo:
+        yield Pass((), kept)
+    while todo:
+        space = room(root, disk)
+        n = min(len(todo), int(space // max(per, 1.0)))
+        if n < 1:
+            raise NoRoom(f"level {d} needs ~{_mb(per)} of buckets for each of its {parts} partitions "
+                         f"and the disk has room for {_mb(space)}: free some, or give --disk-limit more")
+        group, todo = tuple(todo[:n]), todo[n:]
+        yield Pass(group, kept + group)
+        kept = ()
+        made = drop_buckets(root, d)
+        if made:
+            per = made / len(group)
 
 
 def drop_level(root: Path, d: int) -> None:
     """Every file of level ``d`` (a level no longer needed, or what a killed run left)."""
     shutil.rmtree(level_dir(root, d), ignore_errors=True)
+
+
+def _mb(n: float) -> str:
+    return f"{max(0.0, n) / 1e6:,.1f} MB"
