@@ -55,6 +55,8 @@ def census(args: argparse.Namespace, spill: str) -> tuple[list[int], bool, dict]
            "--quiet", "--spill", spill, "--workers", str(args.workers)]
     if args.memory_limit:
         cmd += ["--memory-limit", args.memory_limit]
+    if args.disk_limit:
+        cmd += ["--disk-limit", args.disk_limit]
     if args.time_limit:
         cmd += ["--time-limit", str(args.time_limit)]
     run = measured(cmd)
@@ -72,6 +74,8 @@ def main() -> None:
     ap.add_argument("--spill", help="the levels' directory (a rerun resumes there; default: a temporary one)")
     ap.add_argument("--workers", type=int, default=2)
     ap.add_argument("--memory-limit")
+    ap.add_argument("--disk-limit", help="the most the levels' directory may hold (a level whose buckets do "
+                    "not fit is built in passes)")
     ap.add_argument("--time-limit", type=float)
     ap.add_argument("--validate", action="store_true",
                     help="a census that finishes: the bracket made from its first levels against it")
