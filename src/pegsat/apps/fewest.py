@@ -208,12 +208,12 @@ def solve(problem: Problem, config: Any, deadline: Deadline, *, spill: Path | No
 
     by = STEPS[planner]
 
-    def out_of_core(root: Path) -> Result:
+    def out_of_core(root: Path, certify: bool = False) -> Result:
         return fewest(problem, root, workers=config.workers, scheduler=scheduler, memory=memory,
-                      deadline=deadline, config=config, progress=progress, by=by, disk=disk)
+                      deadline=deadline, config=config, progress=progress, by=by, disk=disk, certify=certify)
 
-    if spill is not None:
-        return out_of_core(spill)
+    if spill is not None:  # the levels stay: a search by jumps that exhausts leaves its certificate
+        return out_of_core(spill, certify=True)
     if overflow is not None and (overflow / "manifest.json").is_file():
         return _final(out_of_core(overflow), overflow)
     try:
@@ -241,7 +241,7 @@ def fewest(problem: Problem, root: Path, *, workers: int = 2, scheduler: str | N
            memory: int | None = None, deadline: Deadline | None = None, config: Any = None,
            progress: Callable[[str], None] | None = None, upper: bool = True,
            on_level: Callable[[Any, str, int], None] | None = None, by: str = "moves",
-           disk: int | None = None) -> Result:
+           disk: int | None = None, certify: bool = True) -> Result:
     """The fewest moves of ``problem`` (a replayed plan, with the proof that none has fewer),
     its levels under ``root``, resumed from ``root/manifest.json`` when a run of the same
     problem left one. ``memory``: bytes per worker process (default: the memory budget shared
@@ -256,7 +256,10 @@ def fewest(problem: Problem, root: Path, *, workers: int = 2, scheduler: str | N
     ``by="jumps"``: the ``layers`` planner's search out of core (``--planner layers
     --spill``). Every plan has the same jumps, ``T``, so the sides meet only when their
     depths sum to ``T``: that last level is only probed, and a probe that meets nothing
-    proves the problem unsolvable. Levels are pruned by the pagodas the searches learn
+    proves the problem unsolvable; a search that grew one side only (a self-dual problem, or
+    one whose goal positions are too many to list) then writes ``root/certificate.json``
+    (``certify``), a ``levels`` certificate naming its level files (``proofs.layered``
+    checks it). Levels are pruned by the pagodas the searches learn
     (``pagoda.learn_for``, exactly checked): forward a position must weigh at least the
     goal's floor, backward at most what the start weighs; the plan found is not claimed to
     have the fewest moves. A self-dual problem (``_mirror``: every single-vacancy complement
@@ -385,7 +388,14 @@ def fewest(problem: Problem, root: Path, *, workers: int = 2, scheduler: str | N
         return f"breadth-first search by {by} out of core ({grown()})"
 
     def exhausted(what: str) -> Result:
-        return answer(Status.UNSOLVABLE, None, None, f"{how()} {what}")
+        r = answer(Status.UNSOLVABLE, None, None, f"{how()} {what}")
+        if not jumps or levels["backward"] or not certify:
+            return r
+        cert = _certificate(problem, root, fp, k.group, flip, state)
+        path = root / "certificate.json"
+        text = json.dumps(cert) + "\n"
+        write_atomic(path, lambda fh: fh.write(text))
+        return replace(r, certificate=cert, detail=f"{r.detail}; certificate: {path} (pegsat check {path})")
 
     def by_first() -> Result:
         """Optimal with the first plan: the levels found none with fewer moves."""
@@ -634,6 +644,25 @@ def _first(problem: Problem, deadline: Deadline, config: Any) -> tuple[Result | 
         if best[1] is None or bound < best[1]:  # a survivor's plan is one of the problem's (the
             best = (replace(first, problem=problem), bound)  # same start): its moves, replayed there
     return best
+
+
+def _certificate(problem: Problem, root: Path, fp: str, group: Any, flip: Perm | None, state: State) -> Any:
+    """The ``levels`` certificate of an exhausted search by jumps that grew the forward side
+    only: its level files, symmetries, pagodas and mirror (``proofs.certificate``)."""
+    from ..model.result import certificate
+
+    names = problem.board.names
+    side = _side_fp(fp, "forward")
+    levels = [[spill.described(root / "forward", side, d, p) for p in range(lv.parts)]
+              for d, lv in enumerate(state.levels["forward"])]
+    for row in levels:
+        for it in row:
+            it["file"] = f"forward/{it['file']}"
+    return certificate(problem, "levels", {
+        "symmetries": [list(p) for p in group], "mirror": None if flip is None else list(flip),
+        "pagodas": [{"weights": {names[h]: x for h, x in enumerate(w) if x}, "floor": f}
+                    for w, f in state.pagodas],
+        "partition": f"{int(spill.GOLDEN):#x}", "levels": levels})
 
 
 def _unknown(answer: Callable[..., Result], state: State, lower: int | None, why: str, root: Path) -> Result:

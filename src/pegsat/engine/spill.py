@@ -150,6 +150,15 @@ def count(root: Path, fingerprint: str, d: int, p: int) -> int:
         return 0
 
 
+def described(root: Path, fingerprint: str, d: int, p: int) -> dict[str, object]:
+    """Partition ``p`` of level ``d`` as a certificate names it: its file (relative to
+    ``root``), count and body's SHA-256, from its checked header (``sealed.Stale`` if it is
+    not this search's)."""
+    path = part_path(root, d, p)
+    head = sealed.header(path, LEVEL_KIND, VERSION, _fp(fingerprint, d, p), 1 << 62)
+    return {"file": path.relative_to(root).as_posix(), "count": int(head["count"]), "sha256": head["sha256"]}
+
+
 def read_part(root: Path, fingerprint: str, d: int, p: int, max_count: int) -> np.ndarray:
     """A partition, checked (``sealed.Stale`` if it is not the one this search wrote)."""
     return sealed.read(part_path(root, d, p), LEVEL_KIND, VERSION, _fp(fingerprint, d, p), max_count)

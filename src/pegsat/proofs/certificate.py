@@ -46,6 +46,16 @@ them, or an unknown format version, is refused. Kinds:
               class weightings (``classes``): a position is then excluded hole by hole, when
               every hole its position class allows weighs more than it under some pagoda.
 
+``levels``    the levels of an exhausted search by jumps out of core (``apps.fewest``): the
+              positions kept at each depth up to the symmetries, as the search's own sealed
+              partition files (``engine.spill``: each with its count and SHA-256), the
+              integer pagodas they were pruned with, and the symmetry ``mirror`` of a
+              self-dual problem (v -> v) whose last level's children are met mirrored
+              against an earlier level. Checked by ``proofs.layered``, sharing no search
+              code: every level closed under jumps into the next (or excluded by a pagoda),
+              and no child of the last one that a plan could pass through; a partition at a
+              time, on Dask workers when given a scheduler.
+
 ``split``     a one-peg goal refuted survivor by survivor: every hole the goal allows is
               either ruled out by a position-class weighting (as in ``classes``), or refuted
               by a whole sub-certificate of any other kind for the game with that survivor
@@ -85,10 +95,10 @@ from ..model.catalogue import get_board
 from ..model.codec import problem_from_json, problem_to_json
 from ..model.problem import Goal, Problem, dual, goal_positions, holes_of
 from ..model.result import CERTIFICATE_FORMAT, CERTIFICATE_VERSION, Certificate, certificate
-from . import drat, independent
+from . import drat, independent, layered
 
 FORMAT, VERSION = CERTIFICATE_FORMAT, CERTIFICATE_VERSION
-KINDS = ("counting", "classes", "pagoda", "sat", "exhaustive", "dead-set", "split", "reversed")
+KINDS = ("counting", "classes", "pagoda", "sat", "exhaustive", "dead-set", "levels", "split", "reversed")
 WRAPPERS = ("split", "reversed")  # kinds that hold other certificates (of the plain kinds only)
 
 
@@ -171,6 +181,7 @@ def check(data: Certificate, base: Path = Path("."), staged: dict[str, Path] | N
         checkers: dict[str, Callable[..., str]] = {
             "counting": _counting, "classes": _classes, "pagoda": _pagoda, "sat": _sat,
             "exhaustive": _exhaustive, "dead-set": partial(_dead_set, runner=runner, walk_above=walk_above),
+            "levels": partial(_levels, runner=runner),
             "split": partial(_split, runner=runner, walk_above=walk_above),
             "reversed": partial(_reversed, runner=runner, walk_above=walk_above)}
         checker = checkers[kind]
@@ -371,15 +382,9 @@ def _dead_set(problem: Problem, ev: dict, base: Path, staged: dict, deadline: De
         if sha256(f) != it["sha256"]:
             return f"rejected: {f} does not match its SHA-256 in the certificate"
 
-    board = problem.board
-    index = {h: i for i, h in enumerate(board.names)}
+    index = {h: i for i, h in enumerate(problem.board.names)}
     group = [[int(x) for x in p] for p in ev["symmetries"]]
-    pagodas = []
-    for it in ev["pagodas"]:
-        w = [0] * board.n
-        for h, v in it["weights"].items():
-            w[index[h]] = v
-        pagodas.append((w, it["floor"]))
+    pagodas = _pagodas_of(problem, ev)
     classes = None
     if "classes" in ev:  # the open game's pagodas, weighed hole by hole
         classes = [sum(1 << index[h] for h in set(c)) for c in ev["classes"]]
@@ -397,6 +402,55 @@ def _dead_set(problem: Problem, ev: dict, base: Path, staged: dict, deadline: De
     if not walk.ok:
         return f"rejected: {walk.message}"
     return f"ok: dead set checked by the independent checker ({walk.seconds:.2f} s): {walk.message}"
+
+
+def _pagodas_of(problem: Problem, ev: dict) -> list[tuple[list[int], int]]:
+    """The evidence's pagodas: weights by hole name (the holes not named weigh 0), a floor."""
+    index = {h: i for i, h in enumerate(problem.board.names)}
+    out = []
+    for it in ev["pagodas"]:
+        w = [0] * problem.board.n
+        for h, v in it["weights"].items():
+            w[index[h]] = v
+        out.append((w, it["floor"]))
+    return out
+
+
+def _levels(problem: Problem, ev: dict, base: Path, staged: dict, deadline: Deadline,
+            runner: independent.Runner | None = None) -> str:
+    if ev["partition"] != f"{layered.MULTIPLIER:#x}":
+        return "rejected: the levels' partitions are by another rule than the top bits of a product with " \
+               f"{layered.MULTIPLIER:#x}"
+    levels = ev["levels"]
+    if not isinstance(levels, list) or not levels or not all(isinstance(lv, list) and lv for lv in levels):
+        return "rejected: \"levels\" is not a list of levels, each a list of parts"
+    loaders = []
+    largest = 0
+    for lv in levels:
+        row = []
+        for it in lv:
+            if not _whole(it["count"]) or not isinstance(it["sha256"], str):
+                return "rejected: a part of a level has no whole count or no SHA-256"
+            f = companion(base, it["file"], staged)
+            if not f.is_file():
+                return f"rejected: {f} is missing"
+            row.append(partial(layered.load_level_part, f.resolve(), it["count"], it["sha256"]))
+            largest = max(largest, it["count"])
+        loaders.append(row)
+    if 3 * 8 * largest > memory_budget():
+        return (f"{UNFINISHED}a part of {largest} positions is more than this machine's memory budget holds "
+                "(PEGSAT_MEMORY_GB)")
+    group = [[int(x) for x in p] for p in ev["symmetries"]]
+    mirror = None if ev["mirror"] is None else [int(x) for x in ev["mirror"]]
+    scratch = str(base.resolve()) if runner is not None else None
+    empty = sum(it["count"] for it in levels[-1]) == 0
+    walk = layered.check(problem, loaders, group, _pagodas_of(problem, ev), mirror, deadline, runner, scratch,
+                         empty)
+    if walk.ok is None:
+        return f"{UNFINISHED}{walk.message}"
+    if not walk.ok:
+        return f"rejected: {walk.message}"
+    return f"ok: levels checked by the independent checker ({walk.seconds:.2f} s): {walk.message}"
 
 
 def _held(sub: Any, want: Problem | None, what: str, base: Path, staged: dict, deadline: Deadline,

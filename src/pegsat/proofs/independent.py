@@ -220,8 +220,7 @@ def dead_parts(problem: Problem, parts: Sequence[Callable[[], np.ndarray]], grou
     of the children (the answer is then None, "not finished")."""
     t0 = time.perf_counter()
     deadline = deadline or Deadline()
-    board, goal = problem.board, problem.goal
-    n, names = board.n, board.names
+    n = problem.board.n
     total = 0
 
     def done(ok: bool | None, message: str) -> Walk:
@@ -229,35 +228,9 @@ def dead_parts(problem: Problem, parts: Sequence[Callable[[], np.ndarray]], grou
 
     if n > 64:
         return done(False, "dead sets are checked on boards of at most 64 holes")
-    lines = {(a, b, c) for a, b, c in board.jumps}
-    for i, p in enumerate(group):
-        if sorted(p) != list(range(n)) or any((p[a], p[b], p[c]) not in lines for a, b, c in lines):
-            return done(False, f"symmetry {i} is not a permutation mapping lines onto lines")
-        if any((goal.full >> h & 1, goal.empty >> h & 1) != (goal.full >> p[h] & 1, goal.empty >> p[h] & 1)
-               for h in range(n)):
-            return done(False, f"symmetry {i} does not map the goal onto itself")
-    holewise = classes is not None
-    if holewise and (goal.full or goal.max_pegs != 1):
-        return done(False, "hole-by-hole exclusion is for a goal of one peg anywhere")
-    for k, (w, floor) in enumerate(pagodas):
-        if len(w) != n or not all(isinstance(x, int) for x in [*w, floor]):
-            return done(False, f"pagoda {k} is not one integer weight per hole and an integer floor")
-        for a, b, c in board.jumps:
-            if w[c] > w[a] + w[b]:
-                return done(False, f"pagoda {k} increases on jump {names[a]}-{names[b]}-{names[c]}")
-        least = _least_goal_weight(problem, w)
-        if least is not None and least < floor:
-            return done(False, f"pagoda {k}: a goal position weighs less than its floor")
-    for i, c in enumerate(classes or []):
-        if not isinstance(c, int) or c < 0 or c >> n:
-            return done(False, f"class weighting {i} is not a set of the board's holes")
-        odd = next(((a, b, d) for a, b, d in board.jumps if ((c >> a & 1) + (c >> b & 1) + (c >> d & 1)) & 1),
-                   None)
-        if odd is not None:
-            return done(False, f"class weighting {i} is odd on line {'-'.join(names[h] for h in odd)}")
-
-    if any(sum(abs(x) for x in w) >= 1 << 62 for w, _ in pagodas):
-        return done(False, "pagoda weights too large")
+    why = premises(problem, group, pagodas, classes)
+    if why is not None:
+        return done(False, why)
     closure = Closure(problem, tuple(parts), tuple(tuple(p) for p in group),
                       tuple((tuple(w), floor) for w, floor in pagodas),
                       None if classes is None else tuple(int(c) for c in classes))
@@ -315,6 +288,45 @@ def dead_parts(problem: Problem, parts: Sequence[Callable[[], np.ndarray]], grou
     return done(True, f"the start is in it or excluded; all {total} positions{split} and their {children} "
                 f"children checked: closed under jumps (by {len(group)} symmetries, {how}), no goal among "
                 "them")
+
+
+def premises(problem: Problem, group: Sequence[Sequence[int]], pagodas: Sequence[tuple[Sequence[int], int]],
+             classes: Sequence[int] | None = None) -> str | None:
+    """Why the premises of a closure argument fail, or None: every symmetry a permutation
+    mapping lines onto lines and the goal onto itself; every pagoda one integer weight a
+    hole, raised by no jump, with no goal position below its floor; every class weighting
+    (the hole-by-hole rule: a goal of one peg anywhere) even on every line."""
+    board, goal = problem.board, problem.goal
+    n, names = board.n, board.names
+    lines = {(a, b, c) for a, b, c in board.jumps}
+    for i, p in enumerate(group):
+        if sorted(p) != list(range(n)) or any((p[a], p[b], p[c]) not in lines for a, b, c in lines):
+            return f"symmetry {i} is not a permutation mapping lines onto lines"
+        if any((goal.full >> h & 1, goal.empty >> h & 1) != (goal.full >> p[h] & 1, goal.empty >> p[h] & 1)
+               for h in range(n)):
+            return f"symmetry {i} does not map the goal onto itself"
+    holewise = classes is not None
+    if holewise and (goal.full or goal.max_pegs != 1):
+        return "hole-by-hole exclusion is for a goal of one peg anywhere"
+    for k, (w, floor) in enumerate(pagodas):
+        if len(w) != n or not all(isinstance(x, int) for x in [*w, floor]):
+            return f"pagoda {k} is not one integer weight per hole and an integer floor"
+        for a, b, c in board.jumps:
+            if w[c] > w[a] + w[b]:
+                return f"pagoda {k} increases on jump {names[a]}-{names[b]}-{names[c]}"
+        least = _least_goal_weight(problem, list(w))
+        if least is not None and least < floor:
+            return f"pagoda {k}: a goal position weighs less than its floor"
+    for i, c in enumerate(classes or []):
+        if not isinstance(c, int) or c < 0 or c >> n:
+            return f"class weighting {i} is not a set of the board's holes"
+        odd = next(((a, b, d) for a, b, d in board.jumps if ((c >> a & 1) + (c >> b & 1) + (c >> d & 1)) & 1),
+                   None)
+        if odd is not None:
+            return f"class weighting {i} is odd on line {'-'.join(names[h] for h in odd)}"
+    if any(sum(abs(x) for x in w) >= 1 << 62 for w, _ in pagodas):
+        return "pagoda weights too large"
+    return None
 
 
 UNSETTLED = "unsettled: "  # a task's answer that is not a verdict (its time ran out)

@@ -1,0 +1,298 @@
+"""The independent check of a ``levels`` certificate: the levels of a search by jumps, each
+closed under jumps into the next, and the last level's children meeting nothing a plan needs.
+
+A plan of ``T`` jumps passes through one position a jump, ``x_0`` (the start) to ``x_T`` (a
+goal position). The certificate gives the positions ``F_0 .. F_a`` a search kept at each
+depth, up to the symmetries ``group`` (each stored as its least image; every symmetry maps
+lines onto lines and fixes the start and the goal), and integer pagodas with floors. The
+check, sharing no search code (the board model, the verifier's jump rule and
+``independent.Closure``'s byte tables), verifies:
+
+1. the premises (``independent.premises``): every symmetry maps lines onto lines and the
+   goal onto itself, and here the start onto itself too; no jump raises a pagoda and no goal
+   position weighs less than its floor, so a position below a floor never reaches the goal
+   (it is *excluded*; so is one with no more pegs than the goal that is not a goal);
+2. every part of every level is sorted and distinct, in its partition (below), and has the
+   pegs of its depth; the start is in ``F_0`` or excluded;
+3. closure: every child of every position of ``F_d`` (``d < a``) is excluded or has its
+   least image in ``F_{d+1}``. By induction on ``d``, any plan's ``x_d`` (``d <= a``) has
+   its least image in ``F_d``: ``x_d = g(y)`` for a ``y`` in ``F_d``, its child is ``g`` of a
+   child of ``y``, and ``g`` maps plans onto plans;
+4. the meeting: no child ``c`` of ``F_a`` that is not excluded can be a plan's ``x_{a+1}``.
+
+   With a ``mirror`` ``s`` (a symmetry with ``s(~start) = goal`` and ``s(~goal) = start``,
+   whose conjugates ``s g s^-1`` of the symmetries are symmetries): a plan reversed and
+   complemented under ``s`` is a plan (a jump backwards on complements is a jump), and its
+   position ``b = T - a - 1`` jumps in is ``s(~x_{a+1})``; so that has its least image in
+   ``F_b`` (3). The check: for no such ``c`` is the least image of ``s(~c)`` in ``F_b``
+   (``x_{a+1} = g(c)`` gives ``s(~x_{a+1}) = (s g s^-1)(s(~c))``, the same class).
+   Without one, ``a = T - 1`` and no such ``c`` is a goal position.
+
+Either way no plan exists. A level is split into partitions, a position's being the top
+bits of its product with ``MULTIPLIER`` modulo 2^64 (checked for every position read), so a
+child is looked up in one partition. A level becomes the next in two rounds of tasks
+(``runner``: one after the other here, or Dask's map): every partition of ``F_d`` is
+expanded, its children's least images written to bucket files by their partition of
+``F_{d+1}``; then every partition of ``F_{d+1}`` looks up its buckets (delayed duplicate
+detection, as ``independent.Closure`` does for dead sets). A task holds one partition and
+one chunk's children; the buckets of one level are on disk at a time.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+import tempfile
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from functools import partial
+from pathlib import Path
+
+import numpy as np
+
+from .. import sealed
+from ..deadline import Deadline
+from ..model.problem import Problem, goal_positions
+from .independent import UNSETTLED, Closure, Runner, Walk, _member, premises
+
+MULTIPLIER = 0x9E3779B97F4A7C15  # a position's partition: the top bits of its product with this
+CHUNK = 1 << 18  # positions of a part expanded together
+BUCKET = "check-bucket"
+
+
+def partition(x: np.ndarray, parts: int) -> np.ndarray:
+    """The partition of each position among ``parts`` (a power of two)."""
+    if parts == 1:
+        return np.zeros(len(x), dtype=np.int64)
+    with np.errstate(over="ignore"):
+        return ((x * np.uint64(MULTIPLIER)) >> np.uint64(64 - (parts.bit_length() - 1))).astype(np.int64)
+
+
+@dataclass(frozen=True)
+class Levels:
+    """A levels check, a task at a time (everything a task needs: picklable for Dask).
+    ``levels[d][p]`` loads partition ``p`` of ``F_d``; ``mirror`` checks the images under
+    ``s`` (a Closure whose one symmetry is ``s``), or None; ``meet`` is ``b``."""
+
+    closure: Closure
+    levels: tuple[tuple[Callable[[], np.ndarray], ...], ...]
+    mirror: Closure | None
+    meet: int
+    pegs: int  # the start's
+    buckets: str = ""
+    ends_empty: bool = False  # the last level is said to be empty
+
+    def _part(self, d: int, p: int) -> tuple[np.ndarray | None, str | None]:
+        """Partition ``p`` of level ``d``, or why it is not a part of that level."""
+        try:
+            x = self.levels[d][p]()
+        except ValueError as exc:
+            return None, str(exc)
+        n = self.closure.problem.board.n
+        parts = len(self.levels[d])
+        if x.dtype != np.uint64 or x.ndim != 1:
+            return None, f"level {d} part {p} is not a list of 64-bit positions"
+        if not bool(np.all(x[1:] > x[:-1])):
+            return None, f"level {d} part {p} is not sorted without repeats"
+        if len(x) and int(x[-1]) >> n:
+            return None, f"level {d} part {p} names a hole the board does not have"
+        if len(x) and not bool(np.all(np.bitwise_count(x) == self.pegs - d)):
+            return None, f"level {d} part {p} holds a position without {self.pegs - d} pegs"
+        if len(x) and not bool(np.all(partition(x, parts) == p)):
+            return None, f"level {d} part {p} holds a position of another partition"
+        return x, None
+
+    def expand(self, d: int, p: int, seconds: float | None = None) -> tuple[int, str | None]:
+        """(children, None or why not) of partition ``p`` of ``F_d``: checked, and its
+        children's least images written to the buckets of the level they must be in
+        (``F_{d+1}``), or, from the last level, their mirror images' (``F_b``) or their goal
+        test (no mirror)."""
+        deadline = Deadline(seconds)
+        c0, t = self.closure, self.closure._tables
+        x, why = self._part(d, p)
+        if x is None:
+            return 0, why
+        last = d == len(self.levels) - 1
+        if last and self.ends_empty:
+            return 0, None if not len(x) else f"level {d}, said to be empty, holds positions"
+        target = self.meet if last else d + 1
+        parts = len(self.levels[target]) if (not last or self.mirror is not None) else 1
+        full = np.uint64(c0.problem.board.full)
+        out = Path(self.buckets) / str(d)
+        out.mkdir(exist_ok=True)
+        children = 0
+        for lo in range(0, len(x), CHUNK):
+            if deadline.expired():
+                return children, f"{UNSETTLED}time limit in level {d} part {p}"
+            y = x[lo:lo + CHUNK]
+            imgs = c0._images(y) if not last else []
+            found = []
+            for j in range(len(t["flip"])):
+                legal = ((y & t["need"][j]) == t["need"][j]) & ((y & t["land"][j]) == 0)
+                c = y[legal] ^ t["flip"][j]
+                children += len(c)
+                if not last:  # a child's images follow from its parent's (``Closure.expand``)
+                    found.append(c0.canonical(c, [im[legal] ^ fi[j]
+                                                  for im, fi in zip(imgs, t["fimg"], strict=True)]))
+                    continue
+                c = c[~c0.excluded(c)]
+                if self.mirror is None:
+                    goals = c0.is_goal(c)
+                    if goals.any():
+                        return children, (f"position {int(c[goals][0]):#x} follows level {d} by a jump, is "
+                                          "not excluded and is a goal position")
+                    continue
+                found.append(c0.canonical(self.mirror._images(c ^ full)[0]))
+            if not found:
+                continue
+            kids = np.unique(np.concatenate(found))
+            where = partition(kids, parts)
+            order = np.argsort(where, kind="stable")
+            kids, where = kids[order], where[order]
+            cut = np.searchsorted(where, np.arange(parts + 1))
+            for q in range(parts):
+                if cut[q + 1] > cut[q]:
+                    sealed.write(out / f"{q}-{p}-{lo}.bkt", BUCKET, 1, "", kids[cut[q]:cut[q + 1]],
+                                 durable=False, codec="zstd-planes")
+        return children, None
+
+    def lookup(self, d: int, q: int, seconds: float | None = None) -> str | None:
+        """None, or why not: the children level ``d`` sent to partition ``q`` of the level
+        they must be in are there or excluded; from the last level, that none of the mirror
+        images is in ``F_b``."""
+        files = sorted((Path(self.buckets) / str(d)).glob(f"{q}-*.bkt"))
+        if not files:
+            return None
+        if Deadline(seconds).expired():
+            return f"{UNSETTLED}time limit while looking up level {d}'s children"
+        last = d == len(self.levels) - 1
+        target = self.meet if last else d + 1
+        there, why = self._part(target, q)
+        if there is None:
+            return why
+        for f in files:
+            try:
+                c = sealed.read(f, BUCKET, 1, "", 1 << 40)
+            except sealed.Stale as exc:
+                return f"{UNSETTLED}a bucket file of the check was lost ({exc})"
+            met = _member(there, c)
+            if last:
+                if met.any():
+                    return (f"position {int(c[met][0]):#x} of level {target} is the mirror image of a child "
+                            f"of level {d} that is not excluded: a plan may pass through them")
+                continue
+            if (~met).any():
+                bad = np.flatnonzero(~met)[~self.closure.excluded(c[~met])]
+                if len(bad):
+                    return (f"position {int(c[bad[0]]):#x} follows level {d} by a jump but is neither "
+                            f"excluded nor in level {d + 1}")
+        return None
+
+
+def check(problem: Problem, levels: Sequence[Sequence[Callable[[], np.ndarray]]], group: list[list[int]],
+          pagodas: list[tuple[list[int], int]], mirror: list[int] | None, deadline: Deadline | None = None,
+          runner: Runner | None = None, scratch: str | None = None, ends_empty: bool = False) -> Walk:
+    """Check a levels certificate (the module's docstring): ``levels[d][p]`` loads partition
+    ``p`` of level ``d`` (each level's partitions a power of two); ``mirror`` the symmetry
+    ``s``, or None (then the levels must reach ``T - 1`` jumps). ``ends_empty``: the last
+    level is said to be empty (a search that ran dry: no meeting to check; its emptiness is
+    checked as it is read). ``runner(fn, items)`` runs ``fn`` on every item (default: here,
+    one after the other; ``apps.cluster`` passes Dask's map, with ``scratch`` a directory
+    every worker sees)."""
+    t0 = time.perf_counter()
+    deadline = deadline or Deadline()
+    board, goal = problem.board, problem.goal
+    n = board.n
+    total = 0
+
+    def done(ok: bool | None, message: str) -> Walk:
+        return Walk(ok, total, time.perf_counter() - t0, message)
+
+    if n > 64:
+        return done(False, "levels are checked on boards of at most 64 holes")
+    why = premises(problem, group, pagodas)
+    if why is not None:
+        return done(False, why)
+    for i, p in enumerate(group):
+        if any((problem.start >> h & 1) != (problem.start >> p[h] & 1) for h in range(n)):
+            return done(False, f"symmetry {i} does not map the start onto itself")
+    if goal.min_pegs != goal.max_pegs:
+        return done(False, "the goal's pegs are not one number: a plan's jumps are not known")
+    pegs = problem.start.bit_count()
+    jumps = pegs - goal.min_pegs
+    a = len(levels) - 1
+    if not levels or any(not len(lv) or len(lv) & (len(lv) - 1) for lv in levels):
+        return done(False, "every level must be a power of two of partitions")
+    meet = 0
+    mirrored = None
+    if mirror is not None:
+        goals = goal_positions(problem)
+        if goals is None or len(goals) != 1:
+            return done(False, "a mirror is for a goal of one position")
+        lines = {tuple(line) for line in board.jumps}
+        if sorted(mirror) != list(range(n)) or any((mirror[x], mirror[y], mirror[z]) not in lines
+                                                   for x, y, z in lines):
+            return done(False, "the mirror is not a permutation mapping lines onto lines")
+        image = lambda x: sum(1 << mirror[h] for h in range(n) if x >> h & 1)  # noqa: E731
+        if image(board.full & ~problem.start) != goals[0] or image(board.full & ~goals[0]) != problem.start:
+            return done(False, "the mirror does not map the start's complement onto the goal and back")
+        inverse = [0] * n
+        for h in range(n):
+            inverse[mirror[h]] = h
+        known = {tuple(p) for p in group}
+        for i, p in enumerate(group):
+            if tuple(mirror[p[inverse[h]]] for h in range(n)) not in known:
+                return done(False, f"the mirror's conjugate of symmetry {i} is not among the symmetries")
+        meet = jumps - a - 1
+        if not 0 <= meet <= a and not ends_empty:
+            return done(False, f"{a + 1} levels of a plan of {jumps} jumps do not reach halfway")
+        mirrored = Closure(problem, (), (tuple(mirror),), (), None)
+    elif a != jumps - 1 and not ends_empty:
+        return done(False, f"without a mirror the levels must reach {jumps - 1} jumps, not {a}")
+
+    closure = Closure(problem, (), tuple(tuple(p) for p in group), tuple((tuple(w), f) for w, f in pagodas),
+                      None)
+    start = np.array([problem.start], dtype=np.uint64)
+    with tempfile.TemporaryDirectory(prefix="pegsat-levels-", dir=scratch) as tmp:
+        check = Levels(closure, tuple(tuple(lv) for lv in levels), mirrored, meet, pegs, tmp, ends_empty)
+        if not closure.excluded(start)[0]:
+            first, why = check._part(0, int(partition(closure.canonical(start), len(levels[0]))[0]))
+            if first is None:
+                return done(False, why or "")
+            if not _member(first, closure.canonical(start))[0]:
+                return done(False, "the start is neither in level 0 nor excluded")
+        for d in range(a + 1):
+            items = list(range(len(levels[d])))
+            run = runner or (lambda fn, xs: [fn(x) for x in xs])
+            got = run(partial(check.expand, d, seconds=deadline.remaining()), items)
+            total += sum(walked for walked, _ in got)
+            whys = [w for _, w in got if w is not None]
+            if not whys and (d < a or (mirror is not None and not ends_empty)):
+                target = meet if d == a else d + 1
+                whys = [w for w in run(partial(check.lookup, d, seconds=deadline.remaining()),
+                                       list(range(len(levels[target])))) if w]
+            shutil.rmtree(Path(tmp) / str(d), ignore_errors=True)
+            if whys:
+                worst = next((w for w in whys if not w.startswith(UNSETTLED)), whys[0])
+                return done(None if worst.startswith(UNSETTLED) else False, worst.removeprefix(UNSETTLED))
+    how = ("the last is empty" if ends_empty else f"their children's mirror images meet none of level {meet}"
+           if mirror is not None else "no child of the last is a goal")
+    return done(True, f"{a + 1} levels of a plan of {jumps} jumps checked ({len(group)} symmetries, "
+                f"{len(pagodas)} pagodas): each closed under jumps into the next, {how}; "
+                f"{total} children walked")
+
+
+def load_level_part(path: Path, count: int, sha256: str) -> np.ndarray:
+    """The positions of a level file (``engine.spill``'s sealed partitions): ``count`` of
+    them, its body's SHA-256 as the certificate states (ValueError otherwise)."""
+    try:
+        with open(path, "rb") as fh:
+            if fh.read(len(sealed.MAGIC)) != sealed.MAGIC:
+                raise ValueError(f"{path} is not a sealed level file")
+            head = json.loads(fh.readline(sealed.HEADER_MAX))
+        if not isinstance(head, dict) or head.get("count") != count or head.get("sha256") != sha256:
+            raise ValueError(f"{path} does not hold the {count} positions with the SHA-256 stated")
+        return sealed.read(path, "level", 1, str(head.get("fingerprint", "")), count)
+    except (OSError, sealed.Stale, ValueError) as exc:
+        raise ValueError(f"{path}: {exc}") from None

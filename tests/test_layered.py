@@ -1,0 +1,150 @@
+"""``levels`` certificates: the levels of an exhausted search by jumps out of core, checked by
+``proofs.layered`` (sharing no search code); every self-dual problem of a small board
+certified exactly when it is unsolvable; tampering refused."""
+
+import ast
+import json
+import shutil
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from pegsat import sealed
+from pegsat.apps.fewest import _certificate, _mirror, _resume, fewest, fingerprint
+from pegsat.apps.solve import solve
+from pegsat.deadline import Deadline
+from pegsat.engine.bitboard import stabilizer
+from pegsat.engine.kernel import kernel
+from pegsat.model.catalogue import get_board
+from pegsat.model.problem import Goal, single_vacancy
+from pegsat.model.result import Status
+from pegsat.planners.config import Config
+from pegsat.proofs import certificate, layered
+
+T5 = get_board("triangle-5")
+
+
+def vv(board, hole):
+    return single_vacancy(board, board.hole(hole), Goal.survivor(board, board.hole(hole)))
+
+
+def levels_of(p, root, cluster):
+    """The search by jumps out of core of ``p`` in ``root`` and a levels certificate of the
+    levels it kept, whatever it found (a search that met a plan leaves levels that must
+    not check)."""
+    r = fewest(p, root, scheduler=cluster, memory=1 << 20, by="jumps")
+    k = kernel(p.board, tuple(tuple(q) for q in stabilizer(p)))
+    state = _resume(root, p, k, lambda line: None, "jumps")
+    fp = fingerprint(p, k.group, state.built, "jumps", state.pagodas)
+    return r, _certificate(p, root, fp, k.group, _mirror(p, "jumps"), state)
+
+
+@pytest.mark.parametrize("hole", ["a1", "b2", "c3", "b3", "a3"])
+def test_a_self_dual_problem_is_certified_exactly_when_it_is_unsolvable(hole, tmp_path, cluster):
+    p = vv(T5, hole)
+    truth = solve(p, "layers", Config(), Deadline(60))
+    r, cert = levels_of(p, tmp_path, cluster)
+    assert r.status.solved == truth.status.solved
+    v = certificate.check(cert, tmp_path)
+    assert v.ok == (truth.status is Status.UNSOLVABLE), v.message
+    if not v.ok:
+        assert "a plan may pass through them" in v.message
+    else:
+        assert r.certificate == cert and (tmp_path / "certificate.json").is_file()
+
+
+@pytest.fixture
+def refuted(tmp_path, cluster):
+    """triangle-5 b4 -> b4 (unsolvable): its levels and the certificate the search wrote."""
+    r = fewest(vv(T5, "b4"), tmp_path, scheduler=cluster, memory=1 << 20, by="jumps")
+    assert r.status is Status.UNSOLVABLE and r.certificate["kind"] == "levels"
+    return tmp_path, json.loads((tmp_path / "certificate.json").read_text())
+
+
+def test_the_certificate_checks_through_the_cli_and_on_a_cluster(refuted, cluster):
+    from click.testing import CliRunner
+
+    from pegsat.cli import main
+
+    root, cert = refuted
+    out = CliRunner().invoke(main, ["check", str(root / "certificate.json")])
+    assert out.exit_code == 0 and "levels certificate holds" in out.output, out.output
+    out = CliRunner().invoke(main, ["check", str(root / "certificate.json"), "--scheduler", cluster])
+    assert out.exit_code == 0 and "levels certificate holds" in out.output, out.output
+
+
+def reseal(root, part, positions):
+    """Rewrite a level file with these positions, and its entry to match (as a forger would)."""
+    path = root / part["file"]
+    head = json.loads(path.read_bytes().split(b"\n")[1])
+    sealed.write(path, "level", 1, head["fingerprint"], np.array(positions, dtype=np.uint64),
+                 codec="zstd-planes")
+    head = json.loads(path.read_bytes().split(b"\n")[1])
+    part["count"], part["sha256"] = head["count"], head["sha256"]
+
+
+def test_tampering_is_refused(refuted):
+    root, cert = refuted
+
+    def refused(changed, why):
+        v = certificate.check(changed, root)
+        assert not v.ok and why in v.message, v.message
+
+    # a position removed from a middle level (its file resealed, the entry updated)
+    forged = json.loads(json.dumps(cert))
+    part = forged["evidence"]["levels"][3][0]
+    x = layered.load_level_part(root / part["file"], part["count"], part["sha256"])
+    backup = (root / part["file"]).read_bytes()
+    reseal(root, part, x[1:])
+    refused(forged, "neither excluded nor in level 3")
+    (root / part["file"]).write_bytes(backup)
+    # the file changed under the certificate
+    bad = json.loads(json.dumps(cert))
+    bad["evidence"]["levels"][3][0]["sha256"] = "0" * 64
+    refused(bad, "does not hold the")
+    # a pagoda floor raised past what the goal weighs
+    bad = json.loads(json.dumps(cert))
+    bad["evidence"]["pagodas"][0]["floor"] += 100
+    refused(bad, "a goal position weighs less than its floor")
+    # no mirror, or a wrong one
+    bad = json.loads(json.dumps(cert))
+    bad["evidence"]["mirror"] = None
+    refused(bad, "without a mirror the levels must reach")
+    bad = json.loads(json.dumps(cert))
+    moves = next(s for s in T5.symmetries if s[T5.hole("b4")] != T5.hole("b4"))
+    bad["evidence"]["mirror"] = list(moves)  # (the identity is a mirror of every v -> v)
+    refused(bad, "the mirror does not map")
+    # the last level dropped: the levels no longer reach halfway
+    bad = json.loads(json.dumps(cert))
+    bad["evidence"]["levels"].pop()
+    refused(bad, "do not reach halfway")
+    # a symmetry that moves the start
+    bad = json.loads(json.dumps(cert))
+    bad["evidence"]["symmetries"].append(list(moves))
+    refused(bad, "does not map the")
+    # another partition rule
+    bad = json.loads(json.dumps(cert))
+    bad["evidence"]["partition"] = "0x1"
+    refused(bad, "another rule")
+
+
+def test_the_checker_uses_no_search_code():
+    src = Path(layered.__file__).read_text()
+    mods = {n.module for n in ast.walk(ast.parse(src)) if isinstance(n, ast.ImportFrom) and n.level}
+    assert mods <= {None, "deadline", "model.problem", "independent"}, mods
+
+
+def test_a_forged_empty_last_level_is_refused(refuted):
+    """A search that runs dry ends with an empty level, and its certificate has no meeting to
+    check; levels cut short with an empty level forged after them are refused by the
+    closure of the level before it."""
+    root, cert = refuted
+    bad = json.loads(json.dumps(cert))
+    levels = bad["evidence"]["levels"][:4]
+    part = dict(levels[3][0], file="forged.lvl")
+    shutil.copy(root / levels[3][0]["file"], root / "forged.lvl")
+    reseal(root, part, [])
+    bad["evidence"]["levels"] = [*levels[:3], [part]]
+    v = certificate.check(bad, root)
+    assert not v.ok and "neither excluded nor in level 3" in v.message, v.message
