@@ -54,7 +54,7 @@ import numpy as np
 from .. import sealed
 from ..deadline import Deadline
 from ..model.problem import Problem, goal_positions
-from .independent import UNSETTLED, Closure, Runner, Walk, _member, premises
+from .independent import UNSETTLED, Closure, Runner, Walk, _member, distinct, premises
 
 MULTIPLIER = 0x9E3779B97F4A7C15  # a position's partition: the top bits of its product with this
 CHUNK = 1 << 18  # positions of a part expanded together
@@ -146,7 +146,7 @@ class Levels:
                 found.append(c0.canonical(self.mirror._images(c ^ full)[0]))
             if not found:
                 continue
-            kids = np.unique(np.concatenate(found))
+            kids = distinct(np.concatenate(found))
             where = partition(kids, parts)
             order = np.argsort(where, kind="stable")
             kids, where = kids[order], where[order]
