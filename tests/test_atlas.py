@@ -243,3 +243,32 @@ def test_a_vacancy_whose_open_game_is_refuted_covers_its_survivors(tmp_path, mon
     edit_index(root, point_elsewhere)
     report = check(root)
     assert any("another problem" in f for f in report.failures), report.lines()
+
+
+def test_a_levels_certificate_the_survey_left_is_taken_into_the_atlas(tmp_path, monkeypatch):
+    """b3 -> b3's search by jumps out of core (as ``survey --spill`` runs it when the planners
+    leave it open) keeps its levels and their certificate in SPILL/b3-b3; the atlas moves them
+    in, ``check`` walks them, and the pages link them rather than copy them."""
+    import pegsat.apps.survey as survey
+    from pegsat.apps.atlas import site
+    from pegsat.apps.fewest import solve as level_search
+    from pegsat.deadline import Deadline
+    from pegsat.model.problem import Goal, single_vacancy
+    from pegsat.planners.config import Config
+
+    spill = tmp_path / "spill"
+    p = single_vacancy(T5, T5.hole("b3"), Goal.survivor(T5, T5.hole("b3")))
+    r = level_search(p, Config(workers=1), Deadline(60), spill=spill / "b3-b3", planner="layers")
+    assert r.certificate is not None and r.certificate["kind"] == "levels"
+    monkeypatch.setattr(survey, "run", lambda *a, **k: {})
+    root = tmp_path / "t5"
+    atlas = build(T5, root, time_limit=5, spill=spill)
+    cell = atlas.cells[(T5.hole("b3"), T5.hole("b3"))]
+    assert (cell.kind, cell.certificate) == ("levels", "certs/b3-b3.levels/certificate.json")
+    assert not (spill / "b3-b3").exists() and atlas.counts()["unknown"] == 0
+    report = check(root)
+    assert report.ok and report.kinds["certificate: levels"] == 1, report.lines()
+    site(root, tmp_path / "site")
+    level = next((root / "certs" / "b3-b3.levels" / "forward").rglob("*.lvl"))
+    copy = tmp_path / "site" / "triangle-5" / level.relative_to(root)
+    assert copy.is_file() and copy.stat().st_ino == level.stat().st_ino

@@ -205,7 +205,8 @@ def stopped_by_jumps(p, root, at):
 def test_a_survey_goes_on_with_the_levels_a_stopped_search_left(tmp_path, cluster):
     """``survey --spill DIR``: the exhaustive step of a problem the planners left unknown
     goes on from the levels an earlier run kept in DIR/V-S (resumed out of core, not
-    restarted in memory), and they are removed once the answer is final."""
+    restarted in memory); they are removed once the answer is final, unless they hold the
+    problem's levels certificate."""
     from pegsat.apps.survey import settle
 
     t5 = get_board("triangle-5")
@@ -214,7 +215,14 @@ def test_a_survey_goes_on_with_the_levels_a_stopped_search_left(tmp_path, cluste
     stopped_by_jumps(p, root, cluster)
     e = settle(t5, t5.hole("b4"), t5.hole("b4"), "auto", 1e-6, layers_limit=120, spill=tmp_path,
                scheduler=cluster)
-    assert (e.status, e.proof) == ("unsolvable", "layers") and not root.exists()
+    assert (e.status, e.proof) == ("unsolvable", "layers")
+    # kept: b4 -> b4 is self-dual, and its levels are the certificate the atlas takes in
+    assert json.loads((root / "certificate.json").read_text())["kind"] == "levels"
+    a1 = single_vacancy(t5, t5.hole("a1"), Goal.survivor(t5, t5.hole("a1")))  # solvable: removed
+    stopped_by_jumps(a1, tmp_path / "a1-a1", cluster)
+    e = settle(t5, t5.hole("a1"), t5.hole("a1"), "auto", 1e-6, layers_limit=120, spill=tmp_path,
+               scheduler=cluster)
+    assert e.status == "solved" and not (tmp_path / "a1-a1").exists()
 
 
 def test_layers_spill_through_the_cli(tmp_path):

@@ -100,6 +100,12 @@ def cert_name(board: Board, v: int, s: int | None) -> str:
     return f"{CERTS}/{board.names[v]}-{'any' if s is None else board.names[s]}.json"
 
 
+def levels_name(board: Board, v: int, s: int) -> str:
+    """Where a ``levels`` certificate of vacancy ``v`` -> survivor ``s`` goes, with the
+    search's level files beside it (``apps.fewest``), relative to the atlas."""
+    return f"{CERTS}/{board.names[v]}-{board.names[s]}.levels/certificate.json"
+
+
 def open_game(board: Board, v: int) -> Problem:
     """Vacancy ``v`` -> one peg anywhere: its certificate covers every survivor of ``v``."""
     return single_vacancy(board, v, Goal.one_peg())
@@ -141,6 +147,10 @@ def build(board: Board, root: Path, *, min_moves: bool = False, time_limit: floa
             continue
         name, p = cert_name(board, v, s), problem(board, v, s)
         kind = _accepted(root, name, p)
+        if kind is None:  # the levels of the survey's search by jumps (``apps.fewest``), kept
+            name, kind = levels_name(board, v, s), _adopt(root, spill, board, v, s, p)
+            if kind is None:
+                name = cert_name(board, v, s)
         if kind is None and v not in opened:  # a rerun: the vacancy's open game refuted already
             held = _accepted(root, cert_name(board, v, None), open_game(board, v))
             if held is not None:
@@ -190,7 +200,9 @@ def build(board: Board, root: Path, *, min_moves: bool = False, time_limit: floa
 
 def _accepted(root: Path, name: str, p: Problem) -> str | None:
     """The kind of the certificate already at ``root/name`` when it is this problem's and
-    checks (a rerun keeps it), else None."""
+    checks (a rerun keeps it), else None. A ``levels`` certificate of more than
+    ``WALK_AT_BUILD`` positions is checked but for the walk of its levels (hours on the
+    German board): ``check`` walks them."""
     from ..proofs import certificate as cert
 
     path = root / name
@@ -198,11 +210,37 @@ def _accepted(root: Path, name: str, p: Problem) -> str | None:
         return None
     try:
         data = cert.load(path)
-        if not _is_problem(problem_from_json(data["problem"]), p) or not cert.check(data, path.parent).ok:
+        if not _is_problem(problem_from_json(data["problem"]), p):
+            return None
+        v = cert.check(data, path.parent, walk_above=WALK_AT_BUILD if data["kind"] == "levels" else None)
+        if not v.ok and not (data["kind"] == "levels" and not v.finished and "not walked here" in v.message):
             return None
     except PegsatError:
         return None
     return data["kind"]
+
+
+WALK_AT_BUILD = 1 << 26  # positions of a levels certificate walked as the atlas is built
+
+
+def _adopt(root: Path, spill: Path | None, board: Board, v: int, s: int, p: Problem) -> str | None:
+    """The kind of the ``levels`` certificate that the survey's search by jumps left with its
+    levels in ``spill/V-S`` (``apps.fewest.solve`` keeps them), moved into the atlas at
+    ``levels_name`` when it is this problem's and checks (``_accepted``); else None."""
+    import shutil
+
+    name = levels_name(board, v, s)
+    kind = _accepted(root, name, p)  # a rerun: adopted already
+    src = None if spill is None else spill / f"{board.names[v]}-{board.names[s]}"
+    if kind is not None or src is None or not (src / "certificate.json").is_file():
+        return kind
+    dest = (root / name).parent
+    shutil.rmtree(dest, ignore_errors=True)
+    try:
+        shutil.move(src, dest)
+    except OSError as exc:
+        raise PegsatError(f"cannot move the levels of {src} into the atlas: {exc.strerror}") from None
+    return _accepted(root, name, p)
 
 
 def _is_problem(got: Problem, want: Problem) -> bool:
@@ -469,8 +507,9 @@ def site(root: Path, out: Path) -> list[tuple[str, int]]:
                 c["page"] = name
                 pages += 1
             shown.append(c)
-        if (where / CERTS).is_dir():
-            shutil.copytree(where / CERTS, here / CERTS, dirs_exist_ok=True)
+        if (where / CERTS).is_dir():  # hard links where the disk allows (a levels certificate's
+            shutil.copytree(where / CERTS, here / CERTS, dirs_exist_ok=True,  # files take gigabytes)
+                            copy_function=_link_or_copy)
         shutil.copyfile(where / INDEX, here / INDEX)
         counts = Counter(str(c.get("status")) for c in cells)
         summary = (f"{len(cells)} problems: {counts['solvable']} solvable, {counts['unsolvable']} "
@@ -482,6 +521,18 @@ def site(root: Path, out: Path) -> list[tuple[str, int]]:
         written.append((board.name, pages + 1))
     _write(out / "index.html", index_page(boards))
     return written
+
+
+def _link_or_copy(src: str, dst: str) -> None:
+    import os
+    import shutil
+
+    try:
+        if os.path.exists(dst):
+            os.unlink(dst)
+        os.link(src, dst)
+    except OSError:
+        shutil.copy2(src, dst)
 
 
 def _write(path: Path, text: str) -> None:

@@ -201,7 +201,8 @@ def solve(problem: Problem, config: Any, deadline: Deadline, *, spill: Path | No
     levels fit the memory budget, then out of core in ``overflow`` (default: a new temporary
     directory), removed once the answer is final (kept, and named, when it is "unknown": a
     rerun with ``--spill`` there goes on, and an ``overflow`` that holds a run's manifest is
-    gone on with at once: ``survey --spill``). ``disk``: the most bytes the levels' directory
+    gone on with at once: ``survey --spill``; kept too in ``spill`` or ``overflow`` when they
+    hold a ``levels`` certificate, ``root/certificate.json``). ``disk``: the most bytes the levels' directory
     may hold (``fewest``)."""
     from ..limits import MemoryBudget
     from .solve import solve as in_memory
@@ -215,7 +216,7 @@ def solve(problem: Problem, config: Any, deadline: Deadline, *, spill: Path | No
     if spill is not None:  # the levels stay: a search by jumps that exhausts leaves its certificate
         return out_of_core(spill, certify=True)
     if overflow is not None and (overflow / "manifest.json").is_file():
-        return _final(out_of_core(overflow), overflow)
+        return _final(out_of_core(overflow, certify=True), overflow)
     try:
         return in_memory(problem, planner, replace(config, spill=True), deadline)
     except MemoryBudget as exc:
@@ -227,12 +228,13 @@ def solve(problem: Problem, config: Any, deadline: Deadline, *, spill: Path | No
     root = overflow or Path(tempfile.mkdtemp(prefix="pegsat-levels-"))
     if progress is not None:
         progress(f"{why}: going on with the levels on disk in {root}")
-    return _final(out_of_core(root), root)
+    return _final(out_of_core(root, certify=overflow is not None), root)
 
 
 def _final(r: Result, root: Path) -> Result:
-    """``r``; its levels under ``root`` removed once the answer is final."""
-    if r.status is not Status.UNKNOWN:
+    """``r``; its levels under ``root`` removed once the answer is final, unless they are a
+    ``levels`` certificate's evidence (``root/certificate.json``: ``apps.atlas`` takes them)."""
+    if r.status is not Status.UNKNOWN and (r.certificate is None or r.certificate["kind"] != "levels"):
         shutil.rmtree(root, ignore_errors=True)
     return r
 

@@ -181,7 +181,7 @@ def check(data: Certificate, base: Path = Path("."), staged: dict[str, Path] | N
         checkers: dict[str, Callable[..., str]] = {
             "counting": _counting, "classes": _classes, "pagoda": _pagoda, "sat": _sat,
             "exhaustive": _exhaustive, "dead-set": partial(_dead_set, runner=runner, walk_above=walk_above),
-            "levels": partial(_levels, runner=runner),
+            "levels": partial(_levels, runner=runner, walk_above=walk_above),
             "split": partial(_split, runner=runner, walk_above=walk_above),
             "reversed": partial(_reversed, runner=runner, walk_above=walk_above)}
         checker = checkers[kind]
@@ -417,13 +417,17 @@ def _pagodas_of(problem: Problem, ev: dict) -> list[tuple[list[int], int]]:
 
 
 def _levels(problem: Problem, ev: dict, base: Path, staged: dict, deadline: Deadline,
-            runner: independent.Runner | None = None) -> str:
+            runner: independent.Runner | None = None, walk_above: int | None = None) -> str:
     if ev["partition"] != f"{layered.MULTIPLIER:#x}":
         return "rejected: the levels' partitions are by another rule than the top bits of a product with " \
                f"{layered.MULTIPLIER:#x}"
     levels = ev["levels"]
     if not isinstance(levels, list) or not levels or not all(isinstance(lv, list) and lv for lv in levels):
         return "rejected: \"levels\" is not a list of levels, each a list of parts"
+    if not all(isinstance(it, dict) for lv in levels for it in lv):
+        return "rejected: a part of a level is not an object"
+    total = sum(it["count"] if _whole(it["count"]) else 0 for lv in levels for it in lv)
+    walking = walk_above is None or total <= walk_above
     loaders = []
     largest = 0
     for lv in levels:
@@ -434,7 +438,7 @@ def _levels(problem: Problem, ev: dict, base: Path, staged: dict, deadline: Dead
             f = companion(base, it["file"], staged)
             if not f.is_file():
                 return f"rejected: {f} is missing"
-            row.append(partial(layered.load_level_part, f.resolve(), it["count"], it["sha256"]))
+            row.append(partial(layered.load_level_part, f.resolve(), it["count"], it["sha256"], walking))
             largest = max(largest, it["count"])
         loaders.append(row)
     if 3 * 8 * largest > memory_budget():
@@ -445,7 +449,7 @@ def _levels(problem: Problem, ev: dict, base: Path, staged: dict, deadline: Dead
     scratch = str(base.resolve()) if runner is not None else None
     empty = sum(it["count"] for it in levels[-1]) == 0
     walk = layered.check(problem, loaders, group, _pagodas_of(problem, ev), mirror, deadline, runner, scratch,
-                         empty)
+                         empty, walking)
     if walk.ok is None:
         return f"{UNFINISHED}{walk.message}"
     if not walk.ok:

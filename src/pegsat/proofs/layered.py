@@ -192,14 +192,17 @@ class Levels:
 
 def check(problem: Problem, levels: Sequence[Sequence[Callable[[], np.ndarray]]], group: list[list[int]],
           pagodas: list[tuple[list[int], int]], mirror: list[int] | None, deadline: Deadline | None = None,
-          runner: Runner | None = None, scratch: str | None = None, ends_empty: bool = False) -> Walk:
+          runner: Runner | None = None, scratch: str | None = None, ends_empty: bool = False,
+          walk: bool = True) -> Walk:
     """Check a levels certificate (the module's docstring): ``levels[d][p]`` loads partition
     ``p`` of level ``d`` (each level's partitions a power of two); ``mirror`` the symmetry
     ``s``, or None (then the levels must reach ``T - 1`` jumps). ``ends_empty``: the last
     level is said to be empty (a search that ran dry: no meeting to check; its emptiness is
     checked as it is read). ``runner(fn, items)`` runs ``fn`` on every item (default: here,
     one after the other; ``apps.cluster`` passes Dask's map, with ``scratch`` a directory
-    every worker sees)."""
+    every worker sees). ``walk=False``: all but the walk of the levels' children (each
+    loader is called once, to check its file's header: ``load_level_part(whole=False)``;
+    the answer is then None, "not finished")."""
     t0 = time.perf_counter()
     deadline = deadline or Deadline()
     board, goal = problem.board, problem.goal
@@ -253,6 +256,15 @@ def check(problem: Problem, levels: Sequence[Sequence[Callable[[], np.ndarray]]]
 
     closure = Closure(problem, (), tuple(tuple(p) for p in group), tuple((tuple(w), f) for w, f in pagodas),
                       None)
+    if not walk:  # the loaders check what the files' headers say
+        for lv in levels:
+            for load in lv:
+                try:
+                    load()
+                except ValueError as exc:
+                    return done(False, str(exc))
+        return done(None, f"the premises and the {sum(len(lv) for lv in levels)} files of {a + 1} levels "
+                    "checked; their closure under jumps is not walked here")
     start = np.array([problem.start], dtype=np.uint64)
     with tempfile.TemporaryDirectory(prefix="pegsat-levels-", dir=scratch) as tmp:
         check = Levels(closure, tuple(tuple(lv) for lv in levels), mirrored, meet, pegs, tmp, ends_empty)
@@ -283,9 +295,10 @@ def check(problem: Problem, levels: Sequence[Sequence[Callable[[], np.ndarray]]]
                 f"{total} children walked")
 
 
-def load_level_part(path: Path, count: int, sha256: str) -> np.ndarray:
+def load_level_part(path: Path, count: int, sha256: str, whole: bool = True) -> np.ndarray:
     """The positions of a level file (``engine.spill``'s sealed partitions): ``count`` of
-    them, its body's SHA-256 as the certificate states (ValueError otherwise)."""
+    them, its body's SHA-256 as the certificate states (ValueError otherwise). ``whole=False``:
+    its header only is read and checked (an empty array comes back)."""
     try:
         with open(path, "rb") as fh:
             if fh.read(len(sealed.MAGIC)) != sealed.MAGIC:
@@ -293,6 +306,8 @@ def load_level_part(path: Path, count: int, sha256: str) -> np.ndarray:
             head = json.loads(fh.readline(sealed.HEADER_MAX))
         if not isinstance(head, dict) or head.get("count") != count or head.get("sha256") != sha256:
             raise ValueError(f"{path} does not hold the {count} positions with the SHA-256 stated")
+        if not whole:
+            return np.zeros(0, dtype=np.uint64)
         return sealed.read(path, "level", 1, str(head.get("fingerprint", "")), count)
     except (OSError, sealed.Stale, ValueError) as exc:
         raise ValueError(f"{path}: {exc}") from None
