@@ -11,7 +11,12 @@ level for a census, the status and the fewest moves for a search by moves (``--p
 by jumps: the status).
 
     python bench/outofcore.py [--only english,english-moves,french-d3-d5] [--workers 1,2]
-                              [--memory-limit 2GB]
+                              [--memory-limit 2GB] [--disk-limit 20MB]
+
+``disk MB`` is the most the spill directory held (levels and buckets, sampled); with
+``--disk-limit``, each case runs once more on the last worker count with its directory
+bounded, so that its levels are built in passes (``passes``: how many levels took more than
+one), against the unbounded run's time.
 """
 
 from __future__ import annotations
@@ -36,6 +41,8 @@ CASES = {"english": ["count", "english"], "french": ["count", "french", "--vacan
 def answer(spec: list[str], out: str) -> list:
     """What must be the same in memory and out of core."""
     data = json.loads(out.splitlines()[-1])
+    if spec[0] == "count" and "levels" not in data:  # stopped: "unknown", and why
+        return [data.get("status"), data.get("message", "")[:60]]
     if spec[0] == "count":
         return [lv["classes"] for lv in data["levels"]]
     if "layers" in spec:  # by jumps: any plan (its moves are not a fewest)
@@ -48,28 +55,38 @@ def main() -> None:
     ap.add_argument("--only", default="english,english-moves")
     ap.add_argument("--workers", default="1,2")
     ap.add_argument("--memory-limit", default=None, help="bytes per worker for --spill (e.g. 2GB)")
+    ap.add_argument("--disk-limit", default=None, help="a bounded run too: the spill directory's most")
     args = ap.parse_args()
-    print(f"{'case':<16}{'mode':<26}{'seconds':>9}{'peak MB':>9}{'1 proc':>8}{'ratio':>8}  answer")
-    print("-" * 104)
+    print(f"{'case':<16}{'mode':<44}{'seconds':>9}{'peak MB':>9}{'1 proc':>8}{'disk MB':>9}{'ratio':>8}"
+          "  answer")
+    print("-" * 132)
     for name in args.only.split(","):
         spec = CASES[name]
         quiet = ["--quiet"] if spec[0] == "count" else []
         base = measured([str(PEGSAT), *spec, "--json", *quiet])
         want = answer(spec, base.stdout)
         said = f"{len(want)} levels" if spec[0] == "count" else " ".join(map(str, want))
-        print(f"{name:<16}{'in memory':<26}{base.seconds:>9.1f}{base.peak_mb:>9.0f}{base.one_mb:>8.0f}"
-              f"{'1.0x':>8}  {said}", flush=True)
-        for w in args.workers.split(","):
+        print(f"{name:<16}{'in memory':<44}{base.seconds:>9.1f}{base.peak_mb:>9.0f}{base.one_mb:>8.0f}"
+              f"{'':>9}{'1.0x':>8}  {said}", flush=True)
+        counts = args.workers.split(",")
+        runs = [(w, None) for w in counts] + ([(counts[-1], args.disk_limit)] if args.disk_limit else [])
+        for w, disk in runs:
             with tempfile.TemporaryDirectory() as tmp:
-                cmd = [str(PEGSAT), *spec, "--json", *quiet, "--spill", tmp, "--workers", w]
+                cmd = [str(PEGSAT), *spec, "--json", "--spill", tmp, "--workers", w]
                 if args.memory_limit:
                     cmd += ["--memory-limit", args.memory_limit]
-                run = measured(cmd)
+                if disk:
+                    cmd += ["--disk-limit", disk]
+                run = measured(cmd, watch=Path(tmp))
                 got = answer(spec, run.stdout)
                 same = "same" if got == want else f"DIFFERENT: {got}"
                 mode = f"spill, {w} worker(s)" + (f", {args.memory_limit}" if args.memory_limit else "")
-                print(f"{'':<16}{mode:<26}{run.seconds:>9.1f}{run.peak_mb:>9.0f}{run.one_mb:>8.0f}"
-                      f"{base.seconds / run.seconds:>7.2f}x  {same}", flush=True)
+                if disk:
+                    levels = {line.split(": a pass")[0] for line in run.stderr.splitlines()
+                              if ": a pass for" in line}
+                    mode += f", disk {disk}: {len(levels)} in passes"
+                print(f"{'':<16}{mode:<44}{run.seconds:>9.1f}{run.peak_mb:>9.0f}{run.one_mb:>8.0f}"
+                      f"{run.disk_mb:>9.1f}{base.seconds / run.seconds:>7.2f}x  {same}", flush=True)
 
 
 if __name__ == "__main__":

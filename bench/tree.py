@@ -2,7 +2,8 @@
 
 The peak is the largest sum of resident memory over the command's process and every process
 it started (Dask workers included), sampled every 50 ms; ``one`` is the largest resident
-memory any single process of the tree reached (what a per-worker memory limit bounds).
+memory any single process of the tree reached (what a per-worker memory limit bounds);
+``disk_mb``, with ``watch``, the most the files under that directory held at a sample.
 """
 
 from __future__ import annotations
@@ -11,6 +12,7 @@ import subprocess
 import tempfile
 import time
 from dataclasses import dataclass
+from pathlib import Path
 
 import psutil
 
@@ -25,15 +27,27 @@ class Run:
     code: int
     stdout: str
     stderr: str
+    disk_mb: float = 0.0  # the watched directory's peak
 
 
-def measured(cmd: list[str], timeout: float | None = None) -> Run:
-    """Run ``cmd`` to its end (killed, with its tree, after ``timeout`` seconds)."""
+def _bytes(root: Path) -> int:
+    total = 0
+    for f in root.rglob("*"):
+        try:
+            total += f.stat().st_size if f.is_file() else 0
+        except OSError:  # removed meanwhile
+            pass
+    return total
+
+
+def measured(cmd: list[str], timeout: float | None = None, watch: Path | None = None) -> Run:
+    """Run ``cmd`` to its end (killed, with its tree, after ``timeout`` seconds); ``watch``:
+    a directory whose size is sampled too."""
     t = time.perf_counter()
     with tempfile.TemporaryFile("w+") as out, tempfile.TemporaryFile("w+") as err:
         proc = subprocess.Popen(cmd, stdout=out, stderr=err, text=True)
         top = psutil.Process(proc.pid)
-        peak = one = 0
+        peak = one = disk = 0
         while proc.poll() is None:
             if timeout is not None and time.perf_counter() - t > timeout:
                 for p in [*top.children(recursive=True), top]:
@@ -54,7 +68,10 @@ def measured(cmd: list[str], timeout: float | None = None) -> Run:
                 except psutil.Error:  # ended meanwhile
                     pass
             peak, one = max(peak, sum(rss)), max(one, *rss, 0)
+            if watch is not None:
+                disk = max(disk, _bytes(watch))
             time.sleep(SAMPLE_S)
         out.seek(0)
         err.seek(0)
-        return Run(time.perf_counter() - t, peak / 1e6, one / 1e6, proc.returncode, out.read(), err.read())
+        return Run(time.perf_counter() - t, peak / 1e6, one / 1e6, proc.returncode, out.read(), err.read(),
+                   disk / 1e6)

@@ -55,6 +55,7 @@ GOLDEN = np.uint64(0x9E3779B97F4A7C15)  # Fibonacci hashing: the top bits of pos
 BUCKET_BYTES = 40  # bytes of buckets per position expanded, the first pass's guess (German
 # central game, level 18 -> 19: 38 GB from 1.17 B positions); later passes use what they measure
 DISK_SHARE = 0.8  # of the disk's free bytes a pass's buckets may take
+MERGED = 0.25  # a partition's file beside its buckets, as a share of them (about a tenth: room to spare)
 
 
 class NoRoom(PegsatError):
@@ -377,9 +378,11 @@ def passes(root: Path, fingerprint: str, d: int, parts: int, sources: int,
     level first unless that run had the same ``parts``), each as many as the disk's ``room``
     holds the buckets of — one group, all of them, where it holds the level's. The caller
     runs a pass (expand with its targets, merge its merges) between two; its buckets are
-    dropped here after it, and what they weighed sizes the next. ``NoRoom`` when not even
-    one partition's buckets fit."""
-    per = BUCKET_BYTES * max(1, sources) / parts  # a guess until a pass measures it
+    dropped here after it, and what they weighed sizes the next, and the next level's first
+    (``RATE``: bytes per source position). ``NoRoom`` when not even one partition's buckets
+    fit."""
+    rate = _rate(root)  # bytes of buckets per source position, as the last pass measured
+    per = rate * max(1, sources) / parts  # a guess until this level's first pass measures it
     todo = [q for q in range(parts) if not written(root, fingerprint, d, q)]
     kept = tuple(q for q in range(parts) if q not in set(todo))
     drop_buckets(root, d)  # a killed pass's: its group is redone whole
@@ -387,7 +390,7 @@ def passes(root: Path, fingerprint: str, d: int, parts: int, sources: int,
         yield Pass((), kept)
     while todo:
         space = room(root, disk)
-        n = min(len(todo), int(space // max(per, 1.0)))
+        n = min(len(todo), int(space // max(per * (1 + MERGED), 1.0)))
         if n < 1:
             raise NoRoom(f"level {d} needs ~{_mb(per)} of buckets for each of its {parts} partitions "
                          f"and the disk has room for {_mb(space)}: free some, or give --disk-limit more")
@@ -397,6 +400,27 @@ def passes(root: Path, fingerprint: str, d: int, parts: int, sources: int,
         made = drop_buckets(root, d)
         if made:
             per = made / len(group)
+            _remember(root, per * parts / max(1, sources))
+
+
+RATE = "bucket-rate"  # a file beside the levels: the last pass's bytes of buckets per position
+
+
+def _rate(root: Path) -> float:
+    """The bytes of buckets per source position the last pass under ``root`` measured (a
+    level grows as the one before did), else ``BUCKET_BYTES``."""
+    try:
+        rate = float((root / RATE).read_text())
+    except (OSError, ValueError):
+        return BUCKET_BYTES
+    return rate if 0 < rate < 1 << 20 else BUCKET_BYTES
+
+
+def _remember(root: Path, rate: float) -> None:
+    try:
+        (root / RATE).write_text(f"{rate:.3f}\n")
+    except OSError:
+        pass
 
 
 def drop_level(root: Path, d: int) -> None:
