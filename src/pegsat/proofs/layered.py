@@ -35,7 +35,8 @@ child is looked up in one partition. A level becomes the next in two rounds of t
 expanded, its children's least images written to bucket files by their partition of
 ``F_{d+1}``; then every partition of ``F_{d+1}`` looks up its buckets (delayed duplicate
 detection, as ``independent.Closure`` does for dead sets). A task holds one partition and
-one chunk's children; the buckets of one level are on disk at a time.
+at most ``FLUSH`` children; the buckets of one level are on disk at a time (about 2 bytes a
+child, compressed: tens of gigabytes for the German board's largest levels).
 """
 
 from __future__ import annotations
@@ -58,6 +59,7 @@ from .independent import UNSETTLED, Closure, Runner, Walk, _member, distinct, pr
 
 MULTIPLIER = 0x9E3779B97F4A7C15  # a position's partition: the top bits of its product with this
 CHUNK = 1 << 18  # positions of a part expanded together
+FLUSH = 1 << 24  # children held (their buckets written) at most: 128 MB, and few bucket files
 BUCKET = "check-bucket"
 
 
@@ -121,7 +123,17 @@ class Levels:
         full = np.uint64(c0.problem.board.full)
         out = Path(self.buckets) / str(d)
         out.mkdir(exist_ok=True)
-        children = 0
+        children = size = flushes = 0
+        held: list[list[np.ndarray]] = [[] for _ in range(parts)]
+
+        def flush() -> None:  # a bucket per target partition holding children, per flush
+            nonlocal size, flushes
+            for q, arrays in enumerate(held):
+                if arrays:
+                    sealed.write(out / f"{q}-{p}-{flushes}.bkt", BUCKET, 1, "", np.concatenate(arrays),
+                                 durable=False, codec="zstd-planes")
+                    arrays.clear()
+            size, flushes = 0, flushes + 1
         for lo in range(0, len(x), CHUNK):
             if deadline.expired():
                 return children, f"{UNSETTLED}time limit in level {d} part {p}"
@@ -153,8 +165,11 @@ class Levels:
             cut = np.searchsorted(where, np.arange(parts + 1))
             for q in range(parts):
                 if cut[q + 1] > cut[q]:
-                    sealed.write(out / f"{q}-{p}-{lo}.bkt", BUCKET, 1, "", kids[cut[q]:cut[q + 1]],
-                                 durable=False, codec="zstd-planes")
+                    held[q].append(kids[cut[q]:cut[q + 1]])
+            size += len(kids)
+            if size >= FLUSH:
+                flush()
+        flush()
         return children, None
 
     def lookup(self, d: int, q: int, seconds: float | None = None) -> str | None:
