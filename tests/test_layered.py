@@ -148,3 +148,43 @@ def test_a_forged_empty_last_level_is_refused(refuted):
     bad["evidence"]["levels"] = [*levels[:3], [part]]
     v = certificate.check(bad, root)
     assert not v.ok and "neither excluded nor in level 3" in v.message, v.message
+
+
+ROOM = 2000  # bytes: a few partitions' buckets
+
+
+def test_levels_whose_buckets_do_not_fit_are_checked_in_passes(tmp_path, cluster, monkeypatch):
+    """Levels of several partitions, the check's buckets given room for a few kB: levels are
+    checked in several passes, with the same verdict and children walked; no room at all is
+    "not settled"."""
+    from functools import partial
+
+    from pegsat.engine import spill
+
+    monkeypatch.setattr(spill, "MIN_PART_BYTES", 0)
+    r = fewest(vv(T5, "b4"), tmp_path, scheduler=cluster, memory=1 << 16, by="jumps")
+    root, cert = tmp_path, r.certificate
+    assert max(len(lv) for lv in cert["evidence"]["levels"]) >= 4
+    ev = cert["evidence"]
+    problem = certificate.problem_from_json(cert["problem"])
+    loaders = [[partial(layered.load_level_part, root / it["file"], it["count"], it["sha256"]) for it in lv]
+               for lv in ev["levels"]]
+    sizes = [sum(it["count"] for it in lv) for lv in ev["levels"]]
+    args = (problem, loaders, ev["symmetries"], certificate._pagodas_of(problem, ev), ev["mirror"])
+    whole = layered.check(*args, sizes=sizes)
+    calls = []
+    real = layered.Levels.expand
+
+    def counted(self, d, p, targets=None, seconds=None):
+        calls.append((d, targets))
+        return real(self, d, p, targets, seconds)
+
+    layered.Levels.expand = counted
+    try:
+        split = layered.check(*args, sizes=sizes, room=ROOM)
+    finally:
+        layered.Levels.expand = real
+    assert whole.ok and split.ok and split.positions == whole.positions, split.message
+    assert any(t is not None for _, t in calls)  # some level's targets split into groups
+    none = layered.check(*args, sizes=sizes, room=0)
+    assert none.ok is None and "no room on the disk" in none.message

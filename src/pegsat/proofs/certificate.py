@@ -448,8 +448,9 @@ def _levels(problem: Problem, ev: dict, base: Path, staged: dict, deadline: Dead
     mirror = None if ev["mirror"] is None else [int(x) for x in ev["mirror"]]
     scratch = str(base.resolve()) if runner is not None else None
     empty = sum(it["count"] for it in levels[-1]) == 0
+    sizes = [sum(it["count"] for it in lv) for lv in levels]
     walk = layered.check(problem, loaders, group, _pagodas_of(problem, ev), mirror, deadline, runner, scratch,
-                         empty, walking)
+                         empty, walking, sizes)
     if walk.ok is None:
         return f"{UNFINISHED}{walk.message}"
     if not walk.ok:

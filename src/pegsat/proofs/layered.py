@@ -60,6 +60,9 @@ from .independent import UNSETTLED, Closure, Runner, Walk, _member, distinct, pr
 MULTIPLIER = 0x9E3779B97F4A7C15  # a position's partition: the top bits of its product with this
 CHUNK = 1 << 18  # positions of a part expanded together
 FLUSH = 1 << 24  # children held (their buckets written) at most: 128 MB, and few bucket files
+BUCKET_BYTES = 48  # bytes of buckets per position expanded, the first pass's guess (about 14
+# children a position on the German board, 3 bytes each); later passes use what they measure
+DISK_SHARE = 0.8  # of the scratch disk's free bytes a pass's buckets may take
 BUCKET = "check-bucket"
 
 
@@ -105,11 +108,12 @@ class Levels:
             return None, f"level {d} part {p} holds a position of another partition"
         return x, None
 
-    def expand(self, d: int, p: int, seconds: float | None = None) -> tuple[int, str | None]:
+    def expand(self, d: int, p: int, targets: tuple[int, ...] | None = None,
+               seconds: float | None = None) -> tuple[int, str | None]:
         """(children, None or why not) of partition ``p`` of ``F_d``: checked, and its
         children's least images written to the buckets of the level they must be in
         (``F_{d+1}``), or, from the last level, their mirror images' (``F_b``) or their goal
-        test (no mirror)."""
+        test (no mirror); those of the partitions ``targets`` only (a pass; None: all)."""
         deadline = Deadline(seconds)
         c0, t = self.closure, self.closure._tables
         x, why = self._part(d, p)
@@ -125,6 +129,7 @@ class Levels:
         out.mkdir(exist_ok=True)
         children = size = flushes = 0
         held: list[list[np.ndarray]] = [[] for _ in range(parts)]
+        wanted = range(parts) if targets is None else sorted(set(targets))
 
         def flush() -> None:  # a bucket per target partition holding children, per flush
             nonlocal size, flushes
@@ -163,10 +168,10 @@ class Levels:
             order = np.argsort(where, kind="stable")
             kids, where = kids[order], where[order]
             cut = np.searchsorted(where, np.arange(parts + 1))
-            for q in range(parts):
+            for q in wanted:
                 if cut[q + 1] > cut[q]:
                     held[q].append(kids[cut[q]:cut[q + 1]])
-            size += len(kids)
+                    size += int(cut[q + 1] - cut[q])
             if size >= FLUSH:
                 flush()
         flush()
@@ -208,7 +213,7 @@ class Levels:
 def check(problem: Problem, levels: Sequence[Sequence[Callable[[], np.ndarray]]], group: list[list[int]],
           pagodas: list[tuple[list[int], int]], mirror: list[int] | None, deadline: Deadline | None = None,
           runner: Runner | None = None, scratch: str | None = None, ends_empty: bool = False,
-          walk: bool = True) -> Walk:
+          walk: bool = True, sizes: Sequence[int] | None = None, room: int | None = None) -> Walk:
     """Check a levels certificate (the module's docstring): ``levels[d][p]`` loads partition
     ``p`` of level ``d`` (each level's partitions a power of two); ``mirror`` the symmetry
     ``s``, or None (then the levels must reach ``T - 1`` jumps). ``ends_empty``: the last
@@ -217,7 +222,10 @@ def check(problem: Problem, levels: Sequence[Sequence[Callable[[], np.ndarray]]]
     one after the other; ``apps.cluster`` passes Dask's map, with ``scratch`` a directory
     every worker sees). ``walk=False``: all but the walk of the levels' children (each
     loader is called once, to check its file's header: ``load_level_part(whole=False)``;
-    the answer is then None, "not finished")."""
+    the answer is then None, "not finished"). ``sizes``: the positions of each level, so
+    that a level whose buckets would not fit the disk (``room`` bytes; default
+    ``DISK_SHARE`` of what the scratch directory's disk has free) is checked in passes,
+    each expanding it again for a group of the next level's partitions."""
     t0 = time.perf_counter()
     deadline = deadline or Deadline()
     board, goal = problem.board, problem.goal
@@ -289,20 +297,40 @@ def check(problem: Problem, levels: Sequence[Sequence[Callable[[], np.ndarray]]]
                 return done(False, why or "")
             if not _member(first, closure.canonical(start))[0]:
                 return done(False, "the start is neither in level 0 nor excluded")
+        run = runner or (lambda fn, xs: [fn(x) for x in xs])
+        rate = float(BUCKET_BYTES)  # bytes of buckets per position expanded, until a pass measures it
         for d in range(a + 1):
             items = list(range(len(levels[d])))
-            run = runner or (lambda fn, xs: [fn(x) for x in xs])
-            got = run(partial(check.expand, d, seconds=deadline.remaining()), items)
-            total += sum(walked for walked, _ in got)
-            whys = [w for _, w in got if w is not None]
-            if not whys and (d < a or (mirror is not None and not ends_empty)):
-                target = meet if d == a else d + 1
-                whys = [w for w in run(partial(check.lookup, d, seconds=deadline.remaining()),
-                                       list(range(len(levels[target])))) if w]
-            shutil.rmtree(Path(tmp) / str(d), ignore_errors=True)
-            if whys:
-                worst = next((w for w in whys if not w.startswith(UNSETTLED)), whys[0])
-                return done(None if worst.startswith(UNSETTLED) else False, worst.removeprefix(UNSETTLED))
+            meets = d < a or (mirror is not None and not ends_empty)  # else the last level's goal test
+            parts = len(levels[meet if d == a else d + 1]) if meets else 1
+            todo, counted = list(range(parts)), False
+            while todo:
+                these = todo
+                if meets and sizes is not None:
+                    per = rate * max(1, sizes[d]) / parts
+                    space = room if room is not None else int(DISK_SHARE * shutil.disk_usage(tmp).free)
+                    n = min(len(todo), int(space // max(per, 1.0)))
+                    if n < 1:
+                        return done(None, f"no room on the disk for the buckets of level {d}'s children "
+                                    f"(~{per / 1e6:,.1f} MB for each partition they go to)")
+                    these = todo[:n]
+                todo = todo[len(these):]
+                got = run(partial(check.expand, d, targets=None if len(these) == parts else tuple(these),
+                                  seconds=deadline.remaining()), items)
+                if not counted:  # every pass walks the same children
+                    total += sum(walked for walked, _ in got)
+                counted = True
+                whys = [w for _, w in got if w is not None]
+                if not whys and meets:
+                    looked = run(partial(check.lookup, d, seconds=deadline.remaining()), these)
+                    whys = [w for w in looked if w]
+                made = sum(f.stat().st_size for f in (Path(tmp) / str(d)).glob("*.bkt"))
+                shutil.rmtree(Path(tmp) / str(d), ignore_errors=True)
+                if made and sizes is not None:
+                    rate = made * parts / len(these) / max(1, sizes[d])
+                if whys:
+                    worst = next((w for w in whys if not w.startswith(UNSETTLED)), whys[0])
+                    return done(None if worst.startswith(UNSETTLED) else False, worst.removeprefix(UNSETTLED))
     how = ("the last is empty" if ends_empty else f"their children's mirror images meet none of level {meet}"
            if mirror is not None else "no child of the last is a goal")
     return done(True, f"{a + 1} levels of a plan of {jumps} jumps checked ({len(group)} symmetries, "
