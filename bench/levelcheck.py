@@ -1,0 +1,76 @@
+"""Benchmark: the independent check of a ``levels`` certificate, one level at a time.
+
+A whole check walks every child of every level (hours on the German board), so this bench
+times the check of chosen levels of a certificate (each level's partitions expanded, their
+children's buckets looked up in the next level, in passes where the disk asks), in this
+process, one task after another: children walked per second of one core, bucket bytes per
+child, and the whole check's time at that rate (a guess, said as one: later levels have more
+children a position).
+
+    python bench/levelcheck.py DIR/certificate.json [--levels 12,14] [--parts 4]
+
+``--parts N``: the first N partitions of each level only (the rate, not the verdict).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import tempfile
+import time
+from functools import partial
+from pathlib import Path
+
+from pegsat.model.codec import problem_from_json
+from pegsat.proofs import layered
+from pegsat.proofs.certificate import _pagodas_of
+from pegsat.proofs.independent import Closure
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("certificate")
+    ap.add_argument("--levels", default=None, help="levels to time (default: the two largest but the last)")
+    ap.add_argument("--parts", type=int, default=None)
+    args = ap.parse_args()
+    path = Path(args.certificate)
+    cert = json.loads(path.read_text())
+    problem, ev = problem_from_json(cert["problem"]), cert["evidence"]
+    sizes = [sum(it["count"] for it in lv) for lv in ev["levels"]]
+    loaders = [[partial(layered.load_level_part, path.parent / it["file"], it["count"], it["sha256"])
+                for it in lv] for lv in ev["levels"]]
+    pagodas = _pagodas_of(problem, ev)
+    closure = Closure(problem, (), tuple(tuple(p) for p in ev["symmetries"]),
+                      tuple((tuple(w), f) for w, f in pagodas), None)
+    a = len(sizes) - 1
+    chosen = ([int(x) for x in args.levels.split(",")] if args.levels
+              else sorted(sorted(range(a), key=lambda d: sizes[d])[-2:]))
+    print(f"{path}: {a + 1} levels, {sum(sizes):,} positions; timing levels {chosen}")
+    print(f"{'level':>5}{'positions':>15}{'children':>16}{'expand s':>10}{'lookup s':>10}{'children/s':>12}"
+          f"{'B/child':>9}")
+    for d in chosen:
+        parts = len(loaders[d]) if args.parts is None else min(args.parts, len(loaders[d]))
+        with tempfile.TemporaryDirectory(prefix="levelcheck-") as tmp:
+            check = layered.Levels(closure, tuple(tuple(lv) for lv in loaders), None, 0,
+                                   problem.start.bit_count(), tmp)
+            t = time.perf_counter()
+            got = [check.expand(d, p) for p in range(parts)]
+            expand = time.perf_counter() - t
+            bad = [w for _, w in got if w]
+            made = sum(f.stat().st_size for f in (Path(tmp) / str(d)).glob("*.bkt"))
+            t = time.perf_counter()
+            bad += [w for w in (check.lookup(d, q) for q in range(len(loaders[d + 1]))) if w]
+            lookup = time.perf_counter() - t
+        children = sum(n for n, _ in got)
+        positions = sum(ev["levels"][d][p]["count"] for p in range(parts))
+        rate = children / (expand + lookup)
+        print(f"{d:>5}{positions:>15,}{children:>16,}{expand:>10.1f}{lookup:>10.1f}{rate:>12,.0f}"
+              f"{made / max(1, children):>9.2f}" + (f"  FAILED: {bad[0][:60]}" if bad else ""), flush=True)
+    per_position = children / max(1, positions)
+    guess = sum(sizes) * per_position / rate
+    print(f"the whole check at {rate:,.0f} children/s and {per_position:.1f} children a position: "
+          f"~{guess / 3600:.1f} core-hours (a guess)")
+
+
+if __name__ == "__main__":
+    main()
