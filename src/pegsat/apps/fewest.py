@@ -202,8 +202,8 @@ def solve(problem: Problem, config: Any, deadline: Deadline, *, spill: Path | No
     directory), removed once the answer is final (kept, and named, when it is "unknown": a
     rerun with ``--spill`` there goes on, and an ``overflow`` that holds a run's manifest is
     gone on with at once: ``survey --spill``; kept too in ``spill`` or ``overflow`` when they
-    hold a ``levels`` certificate, ``root/certificate.json``). ``disk``: the most bytes the levels' directory
-    may hold (``fewest``)."""
+    hold a ``levels`` certificate, ``root/certificate.json``). ``disk``: the most bytes the
+    levels' directory may hold (``fewest``)."""
     from ..limits import MemoryBudget
     from .solve import solve as in_memory
 
@@ -541,7 +541,9 @@ def fewest(problem: Problem, root: Path, *, workers: int = 2, scheduler: str | N
             futures, merges = [], []
 
             try:
-                for step in spill.passes(root / side, _side_fp(fp, side), d + 1, m, last.classes, disk):
+                mine_disk = None if disk is None else disk - sum(  # the other side's levels count too
+                    spill.disk_used(root / s) for s in SIDES if s != side and (root / s).is_dir())
+                for step in spill.passes(root / side, _side_fp(fp, side), d + 1, m, last.classes, mine_disk):
                     if 0 < len(step.targets) < m:
                         say(f"{side} level {d + 1}: a pass for {len(step.targets)} of its {m} partitions "
                             "(their buckets are what the disk has room for)")
