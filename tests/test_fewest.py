@@ -242,8 +242,9 @@ def test_the_library_spills_level_searches_only(tmp_path):
     from pegsat.errors import PegsatError
 
     p = pegsat.problem("triangle-5", vacant="b4", survivor="b4")
-    r = pegsat.solve(p, "layers", spill=tmp_path / "l", workers=1)
+    r = pegsat.solve(p, "layers", spill=tmp_path / "l", workers=1, disk_limit=1 << 30)
     assert r.status is Status.UNSOLVABLE and "out of core" in r.detail
+    assert r.certificate["kind"] == "levels" and pegsat.check(tmp_path / "l" / "certificate.json").ok
     with pytest.raises(PegsatError, match="level search"):
         pegsat.solve(p, "sat", spill=tmp_path / "s")
 

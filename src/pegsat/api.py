@@ -107,13 +107,17 @@ def position(on: Board | str, holes: str | Iterable[str | int]) -> Position:
 
 def solve(p: Problem, planner: str = "auto", *, min_moves: bool = False, time_limit: float | None = None,
           workers: int | None = None, solver: str = "cadical195", spill: str | Path | None = None,
-          upper_plan: str | Sequence[int] | None = None) -> Result:
+          upper_plan: str | Sequence[int] | None = None, disk_limit: int | None = None) -> Result:
     """A plan (replayed by the verifier), a proof that there is none, or "unknown" past
     ``time_limit``. ``min_moves``: the fewest moves and the proof that none has fewer. The
     level searches (``min_moves``, ``planner="layers"``) put their levels on disk, on a local
     Dask cluster of ``workers`` processes, in ``spill`` (a directory: from the start,
     resumable) or in a temporary directory once they would pass the memory budget
-    (``docs/planners.md``); ``spill`` with another planner is an error. ``upper_plan``: with
+    (``docs/planners.md``); ``spill`` with another planner is an error. ``disk_limit``: the
+    most bytes their directory may hold (a level whose buckets do not fit is built in passes;
+    default: 80% of the disk's free space). A search by jumps that exhausts a self-dual
+    problem in ``spill`` leaves its ``levels`` certificate there (``result.certificate``,
+    and ``spill/certificate.json``). ``upper_plan``: with
     ``min_moves``, a plan you know (text in any notation, or another result's ``plan``),
     replayed: its moves bound the search, which looks only for fewer.
 
@@ -142,7 +146,7 @@ def solve(p: Problem, planner: str = "auto", *, min_moves: bool = False, time_li
 
         where = None if spill is None else Path(spill)
         return level_search(p, config, Deadline(time_limit), spill=where,
-                            planner="moves" if min_moves else planner)
+                            planner="moves" if min_moves else planner, disk=disk_limit)
     if spill is not None:
         raise PegsatError(f"spill: a level search on disk (min_moves, or planner 'layers'), not {planner!r}")
     return run(p, planner, config, Deadline(time_limit))
