@@ -2,10 +2,10 @@
 
 A whole check walks every child of every level (hours on the German board), so this bench
 times the check of chosen levels of a certificate (each level's partitions expanded, their
-children's buckets looked up in the next level, in passes where the disk asks), in this
-process, one task after another: children walked per second of one core, bucket bytes per
-child, and the whole check's time at that rate (a guess, said as one: later levels have more
-children a position).
+children's buckets looked up in the next level), in this process, one task after another:
+children walked per second of one core in the expansion (the lookups of a few parts read the
+whole next level: their time is shown, not counted), bucket bytes per child, and the whole
+expansion's time at that rate (a guess, said as one).
 
     python bench/levelcheck.py DIR/certificate.json [--levels 12,14] [--parts 4]
 
@@ -63,13 +63,14 @@ def main() -> None:
             lookup = time.perf_counter() - t
         children = sum(n for n, _ in got)
         positions = sum(ev["levels"][d][p]["count"] for p in range(parts))
-        rate = children / (expand + lookup)
+        rate = children / max(expand, 1e-9)  # lookups read the next level once whatever the parts
         print(f"{d:>5}{positions:>15,}{children:>16,}{expand:>10.1f}{lookup:>10.1f}{rate:>12,.0f}"
               f"{made / max(1, children):>9.2f}" + (f"  FAILED: {bad[0][:60]}" if bad else ""), flush=True)
     per_position = children / max(1, positions)
     guess = sum(sizes) * per_position / rate
-    print(f"the whole check at {rate:,.0f} children/s and {per_position:.1f} children a position: "
-          f"~{guess / 3600:.1f} core-hours (a guess)")
+    print(f"the whole check's expansion at {rate:,.0f} children/s, {per_position:.1f} children a position: "
+          f"~{guess / 3600:.1f} core-hours (a guess; the lookups read every level once more, and the last "
+          "level's mirror images cost about as much again)")
 
 
 if __name__ == "__main__":
