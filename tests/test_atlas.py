@@ -245,11 +245,11 @@ def test_a_vacancy_whose_open_game_is_refuted_covers_its_survivors(tmp_path, mon
     assert any("another problem" in f for f in report.failures), report.lines()
 
 
-def test_a_levels_certificate_the_survey_left_is_taken_into_the_atlas(tmp_path, monkeypatch):
+def test_a_levels_certificate_the_survey_left_is_taken_into_the_atlas(triangle, tmp_path):
     """b3 -> b3's search by jumps out of core (as ``survey --spill`` runs it when the planners
-    leave it open) keeps its levels and their certificate in SPILL/b3-b3; the atlas moves them
-    in, ``check`` walks them, and the pages link them rather than copy them."""
-    import pegsat.apps.survey as survey
+    leave it open) keeps its levels and their certificate in SPILL/b3-b3; rebuilt without its
+    own certificate, the atlas moves them in, ``check`` walks them, and the pages link them
+    rather than copy them."""
     from pegsat.apps.atlas import site
     from pegsat.apps.fewest import solve as level_search
     from pegsat.deadline import Deadline
@@ -260,8 +260,9 @@ def test_a_levels_certificate_the_survey_left_is_taken_into_the_atlas(tmp_path, 
     p = single_vacancy(T5, T5.hole("b3"), Goal.survivor(T5, T5.hole("b3")))
     r = level_search(p, Config(workers=1), Deadline(60), spill=spill / "b3-b3", planner="layers")
     assert r.certificate is not None and r.certificate["kind"] == "levels"
-    monkeypatch.setattr(survey, "run", lambda *a, **k: {})
     root = tmp_path / "t5"
+    shutil.copytree(triangle, root)  # its survey's results: nothing is solved again
+    (root / "certs" / "b3-b3.json").unlink()
     atlas = build(T5, root, time_limit=5, spill=spill)
     cell = atlas.cells[(T5.hole("b3"), T5.hole("b3"))]
     assert (cell.kind, cell.certificate) == ("levels", "certs/b3-b3.levels/certificate.json")

@@ -40,7 +40,7 @@ def levels_of(p, root, cluster):
     return r, _certificate(p, root, fp, k.group, _mirror(p, "jumps"), state)
 
 
-@pytest.mark.parametrize("hole", ["a1", "c3", "b3"])
+@pytest.mark.parametrize("hole", ["a1", "b3"])
 def test_a_self_dual_problem_is_certified_exactly_when_it_is_unsolvable(hole, tmp_path, cluster):
     p = vv(T5, hole)
     truth = solve(p, "layers", Config(), Deadline(60))
