@@ -188,3 +188,12 @@ def test_levels_whose_buckets_do_not_fit_are_checked_in_passes(tmp_path, cluster
     assert any(t is not None for _, t in calls)  # some level's targets split into groups
     none = layered.check(*args, sizes=sizes, room=0)
     assert none.ok is None and "no room on the disk" in none.message
+
+
+def test_a_check_past_its_time_limit_is_not_settled_never_rejected(refuted):
+    """The time limit passing mid-check (a task handed 0 seconds left) is "not settled"."""
+    from pegsat.deadline import Deadline
+
+    root, cert = refuted
+    v = certificate.check(cert, root, deadline=Deadline.passed())
+    assert not v.ok and not v.finished and "rejected" not in v.message, v.message

@@ -598,3 +598,9 @@ def test_a_dead_set_in_parts_is_checked_on_a_dask_cluster(tmp_path, monkeypatch,
     forged.write_text(json.dumps(data))
     r = cli("check", forged, "--scheduler", cluster)
     assert r.exit_code == 1, r.output
+
+
+def test_a_dead_set_check_past_its_time_limit_is_not_settled(dead_cert):
+    """A task handed no time left says "not settled", never "rejected"."""
+    v = certificate.check(certificate.load(dead_cert), dead_cert.parent, deadline=Deadline.passed())
+    assert not v.ok and "rejected" not in v.message, v.message

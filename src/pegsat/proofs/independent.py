@@ -479,7 +479,7 @@ class Closure:
         """(children walked, None or why not) for part ``i``. A child's images follow from
         its parent's (a symmetry permutes holes: the image of x ^ flip is the image of x ^
         the image of flip). Only a child missing from the set is weighed: most are in it."""
-        deadline = Deadline(seconds)
+        deadline = Deadline().within(seconds)  # seconds <= 0: passed already
         t = self._tables
         dead = self.parts[i]()
         children = 0
@@ -518,7 +518,7 @@ class Closure:
         files = sorted(Path(self.buckets).glob(f"{q}-*.npy"))
         if not files:
             return None
-        if Deadline(seconds).expired():
+        if Deadline().within(seconds).expired():
             return f"{UNSETTLED}time limit while looking up children across the parts"
         dead = self.parts[q]()
         for f in files:

@@ -114,7 +114,7 @@ class Levels:
         children's least images written to the buckets of the level they must be in
         (``F_{d+1}``), or, from the last level, their mirror images' (``F_b``) or their goal
         test (no mirror); those of the partitions ``targets`` only (a pass; None: all)."""
-        deadline = Deadline(seconds)
+        deadline = Deadline().within(seconds)  # seconds <= 0: passed already
         c0, t = self.closure, self.closure._tables
         x, why = self._part(d, p)
         if x is None:
@@ -184,7 +184,7 @@ class Levels:
         files = sorted((Path(self.buckets) / str(d)).glob(f"{q}-*.bkt"))
         if not files:
             return None
-        if Deadline(seconds).expired():
+        if Deadline().within(seconds).expired():
             return f"{UNSETTLED}time limit while looking up level {d}'s children"
         last = d == len(self.levels) - 1
         target = self.meet if last else d + 1
