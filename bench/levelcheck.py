@@ -23,7 +23,7 @@ from pathlib import Path
 
 from pegsat.model.codec import problem_from_json
 from pegsat.proofs import layered
-from pegsat.proofs.certificate import _pagodas_of
+from pegsat.proofs.certificate import pagodas_of
 from pegsat.proofs.independent import Closure
 
 
@@ -39,7 +39,7 @@ def main() -> None:
     sizes = [sum(it["count"] for it in lv) for lv in ev["levels"]]
     loaders = [[partial(layered.load_level_part, path.parent / it["file"], it["count"], it["sha256"])
                 for it in lv] for lv in ev["levels"]]
-    pagodas = _pagodas_of(problem, ev)
+    pagodas = pagodas_of(problem, ev)
     closure = Closure(problem, (), tuple(tuple(p) for p in ev["symmetries"]),
                       tuple((tuple(w), f) for w, f in pagodas), None)
     a = len(sizes) - 1

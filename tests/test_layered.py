@@ -170,7 +170,7 @@ def test_levels_whose_buckets_do_not_fit_are_checked_in_passes(tmp_path, cluster
     loaders = [[partial(layered.load_level_part, root / it["file"], it["count"], it["sha256"]) for it in lv]
                for lv in ev["levels"]]
     sizes = [sum(it["count"] for it in lv) for lv in ev["levels"]]
-    args = (problem, loaders, ev["symmetries"], certificate._pagodas_of(problem, ev), ev["mirror"])
+    args = (problem, loaders, ev["symmetries"], certificate.pagodas_of(problem, ev), ev["mirror"])
     whole = layered.check(*args, sizes=sizes)
     calls = []
     real = layered.Levels.expand

@@ -657,11 +657,11 @@ def _certificate(problem: Problem, root: Path, fp: str, group: Any, flip: Perm |
 
     names = problem.board.names
     side = _side_fp(fp, "forward")
-    levels = [[spill.described(root / "forward", side, d, p) for p in range(lv.parts)]
-              for d, lv in enumerate(state.levels["forward"])]
-    for row in levels:
-        for it in row:
-            it["file"] = f"forward/{it['file']}"
+    def named(d: int, p: int) -> dict[str, object]:  # the file named relative to ``root``
+        it = spill.described(root / "forward", side, d, p)
+        return {**it, "file": f"forward/{it['file']}"}
+
+    levels = [[named(d, p) for p in range(lv.parts)] for d, lv in enumerate(state.levels["forward"])]
     return certificate(problem, "levels", {
         "symmetries": [list(p) for p in group], "mirror": None if flip is None else list(flip),
         "pagodas": [{"weights": {names[h]: x for h, x in enumerate(w) if x}, "floor": f}

@@ -384,7 +384,7 @@ def _dead_set(problem: Problem, ev: dict, base: Path, staged: dict, deadline: De
 
     index = {h: i for i, h in enumerate(problem.board.names)}
     group = [[int(x) for x in p] for p in ev["symmetries"]]
-    pagodas = _pagodas_of(problem, ev)
+    pagodas = pagodas_of(problem, ev)
     classes = None
     if "classes" in ev:  # the open game's pagodas, weighed hole by hole
         classes = [sum(1 << index[h] for h in set(c)) for c in ev["classes"]]
@@ -404,7 +404,7 @@ def _dead_set(problem: Problem, ev: dict, base: Path, staged: dict, deadline: De
     return f"ok: dead set checked by the independent checker ({walk.seconds:.2f} s): {walk.message}"
 
 
-def _pagodas_of(problem: Problem, ev: dict) -> list[tuple[list[int], int]]:
+def pagodas_of(problem: Problem, ev: dict) -> list[tuple[list[int], int]]:
     """The evidence's pagodas: weights by hole name (the holes not named weigh 0), a floor."""
     index = {h: i for i, h in enumerate(problem.board.names)}
     out = []
@@ -449,7 +449,7 @@ def _levels(problem: Problem, ev: dict, base: Path, staged: dict, deadline: Dead
     scratch = str(base.resolve()) if runner is not None else None
     empty = sum(it["count"] for it in levels[-1]) == 0
     sizes = [sum(it["count"] for it in lv) for lv in levels]
-    walk = layered.check(problem, loaders, group, _pagodas_of(problem, ev), mirror, deadline, runner, scratch,
+    walk = layered.check(problem, loaders, group, pagodas_of(problem, ev), mirror, deadline, runner, scratch,
                          empty, walking, sizes)
     if walk.ok is None:
         return f"{UNFINISHED}{walk.message}"
