@@ -132,7 +132,7 @@ def test_tampering_is_refused(refuted):
 def test_the_checker_uses_no_search_code():
     src = Path(layered.__file__).read_text()
     mods = {n.module for n in ast.walk(ast.parse(src)) if isinstance(n, ast.ImportFrom) and n.level}
-    assert mods <= {None, "deadline", "model.problem", "independent"}, mods
+    assert mods <= {None, "deadline", "errors", "files", "model.problem", "independent"}, mods
 
 
 def test_a_forged_empty_last_level_is_refused(refuted):
@@ -197,3 +197,43 @@ def test_a_check_past_its_time_limit_is_not_settled_never_rejected(refuted):
     root, cert = refuted
     v = certificate.check(cert, root, deadline=Deadline.passed())
     assert not v.ok and not v.finished and "rejected" not in v.message, v.message
+
+
+def test_a_stopped_check_goes_on_from_its_journal(refuted, monkeypatch):
+    """A check stopped at step 3 (its lookups 'out of time') leaves steps 0..2 in its journal;
+    the check run again with it walks only the rest, ends with the verdict and the children
+    of a check in one go, and says what it took from the journal. The journal is for that
+    certificate only, and a file that is not one is exit 2 through the CLI."""
+    from click.testing import CliRunner
+
+    from pegsat.cli import main
+
+    root, cert = refuted
+    whole = certificate.check(cert, root)
+    journal = root / "journal.json"
+    real = layered.Levels.lookup
+
+    def stops(self, d, q, seconds=None):
+        return layered.UNSETTLED + "time limit" if d == 3 else real(self, d, q, seconds)
+
+    monkeypatch.setattr(layered.Levels, "lookup", stops)
+    v = certificate.check(cert, root, journal=journal)
+    assert not v.finished
+    monkeypatch.setattr(layered.Levels, "lookup", real)
+    walked = []
+    expand = layered.Levels.expand
+    monkeypatch.setattr(layered.Levels, "expand",
+                        lambda self, d, p, *a, **k: walked.append(d) or expand(self, d, p, *a, **k))
+    again = certificate.check(cert, root, journal=journal)
+    assert again.ok and min(walked) == 3, again.message
+    assert "3 of the" in again.message and "taken from the journal" in again.message
+    said = lambda v: v.message.split("): ", 1)[1].split(" children walked")[0]  # noqa: E731
+    assert said(again) == said(whole)
+    other = json.loads(json.dumps(cert))
+    other["evidence"]["pagodas"] = []  # another certificate (a wrong one): nothing of the journal applies
+    walked.clear()
+    assert not certificate.check(other, root, journal=journal).ok and min(walked) == 0
+    (root / "bad.json").write_text('{"format": "pegsat-check-journal", "checks": {"k": {"x": 1}}}')
+    args = ["check", str(root / "certificate.json"), "--journal", str(root / "bad.json")]
+    out = CliRunner().invoke(main, args, catch_exceptions=False)
+    assert out.exit_code == 2 and "not a journal" in out.output, out.output

@@ -601,24 +601,33 @@ def play(problem: str, port: int, time_limit: float, sweep_limit: float, no_brow
               help="Dead sets: check their parts on this many local Dask worker processes.")
 @click.option("--scheduler", help="Dead sets: check their parts on an existing Dask scheduler "
               "(tcp://host:8786); the certificate's directory must be seen, and writable, by every worker.")
-def check(cert: str, time_limit: float | None, workers: int, scheduler: str | None) -> None:
+@click.option("--journal", type=OUT_FILE,
+              help="Levels certificates: remember in FILE the steps of their walk checked, and skip those it "
+              "holds, so a check stopped goes on where it was. Give it only a journal your own checks wrote.")
+def check(cert: str, time_limit: float | None, workers: int, scheduler: str | None,
+          journal: str | None) -> None:
     """Re-verify a certificate written by 'pegsat prove', or a whole atlas (a directory
     written by 'survey --certificates'), exactly and independently.
 
-    Exit 0 when it holds, 1 when it is rejected, 2 when the file is not a certificate, 20
-    when a checker did not finish within --time-limit."""
+    Exit 0 when it holds, 1 when it is rejected, 2 when the file is not a certificate (or
+    the journal not a journal), 20 when a checker did not finish within --time-limit."""
     from .apps.cluster import mapped
     from .deadline import Deadline
     from .proofs.certificate import check as check_certificate
     from .proofs.certificate import load
 
+    kept = Path(journal) if journal else None
+    if kept is not None:
+        from .proofs.layered import read_journal
+
+        read_journal(kept)  # not one: exit 2 before any check
     if Path(cert).is_dir():
         from .apps.atlas import atlases
         from .apps.atlas import check as check_atlas
 
         deadline = Deadline(time_limit)
         with mapped(workers, scheduler) as runner:
-            reports = [check_atlas(where, deadline, runner) for where in atlases(Path(cert))]
+            reports = [check_atlas(where, deadline, runner, kept) for where in atlases(Path(cert))]
         for rep in reports:
             for line in rep.lines():
                 click.echo(line)
@@ -627,7 +636,8 @@ def check(cert: str, time_limit: float | None, workers: int, scheduler: str | No
         sys.exit(20 if any(rep.unfinished for rep in reports) else 0)
     data = load(cert)
     with mapped(workers, scheduler) as runner:
-        verdict = check_certificate(data, Path(cert).parent, deadline=Deadline(time_limit), runner=runner)
+        verdict = check_certificate(data, Path(cert).parent, deadline=Deadline(time_limit), runner=runner,
+                                    journal=kept)
     word = "holds" if verdict.ok else ("NOT SETTLED" if not verdict.finished else "REJECTED")
     click.echo(f"{verdict.problem.describe()}: {verdict.kind} certificate {word}: {verdict.message}")
     sys.exit(0 if verdict.ok else (20 if not verdict.finished else 1))

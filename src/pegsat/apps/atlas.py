@@ -340,9 +340,11 @@ def atlases(root: Path) -> list[Path]:
     return found
 
 
-def check(root: Path, deadline: Deadline | None = None, runner: Any = None) -> Report:
+def check(root: Path, deadline: Deadline | None = None, runner: Any = None,
+          journal: Path | None = None) -> Report:
     """Re-verify the atlas in ``root`` from its files (see the module's docstring);
-    ``runner``: dead sets' parts checked through it (``apps.cluster.mapped``)."""
+    ``runner``: dead sets' parts checked through it (``apps.cluster.mapped``); ``journal``:
+    the levels certificates' steps walked are remembered there (``proofs.layered.Journal``)."""
     from ..proofs import certificate as cert
 
     t0 = time.perf_counter()
@@ -383,7 +385,7 @@ def check(root: Path, deadline: Deadline | None = None, runner: Any = None) -> R
                 path = cert.companion(root, name, {})
                 data = cert.load(path)
                 about[name] = problem_from_json(data["problem"], cert.CertificateError)
-                vd = cert.check(data, path.parent, deadline=deadline, runner=runner)
+                vd = cert.check(data, path.parent, deadline=deadline, runner=runner, journal=journal)
                 verdicts[name] = (vd.ok if vd.finished else None, vd.kind, vd.message)
             except (PegsatError, ValueError) as exc:
                 verdicts[name] = (False, "", str(exc)[:160])

@@ -161,7 +161,7 @@ UNFINISHED = "unfinished: "
 
 def check(data: Certificate, base: Path = Path("."), staged: dict[str, Path] | None = None,
           deadline: Deadline | None = None, runner: independent.Runner | None = None,
-          walk_above: int | None = None) -> Verdict:
+          walk_above: int | None = None, journal: Path | None = None) -> Verdict:
     """Re-verify a certificate from its own contents; ``base`` resolves the SAT files
     (``staged``: where files named in it are until they are written under their names).
     Past ``deadline`` a long check (DRAT replay, search re-run) is "unfinished".
@@ -169,7 +169,8 @@ def check(data: Certificate, base: Path = Path("."), staged: dict[str, Path] | N
     Dask cluster), else one after the other here. ``walk_above``: a dead set of more
     positions is checked but for its closure under jumps (its files, their order, the start,
     no goal), and the check is "unfinished" (``prove`` on a set whose closure its own
-    repair pass has just found: the independent walk is ``pegsat check``'s)."""
+    repair pass has just found: the independent walk is ``pegsat check``'s). ``journal``: a
+    file remembering the steps of levels certificates' walks done (``layered.Journal``)."""
     problem = problem_from_json(data["problem"], CertificateError)
     kind = data["kind"]
     lie = _stated(data["problem"], problem)
@@ -181,9 +182,9 @@ def check(data: Certificate, base: Path = Path("."), staged: dict[str, Path] | N
         checkers: dict[str, Callable[..., str]] = {
             "counting": _counting, "classes": _classes, "pagoda": _pagoda, "sat": _sat,
             "exhaustive": _exhaustive, "dead-set": partial(_dead_set, runner=runner, walk_above=walk_above),
-            "levels": partial(_levels, runner=runner, walk_above=walk_above),
-            "split": partial(_split, runner=runner, walk_above=walk_above),
-            "reversed": partial(_reversed, runner=runner, walk_above=walk_above)}
+            "levels": partial(_levels, runner=runner, walk_above=walk_above, journal=journal),
+            "split": partial(_split, runner=runner, walk_above=walk_above, journal=journal),
+            "reversed": partial(_reversed, runner=runner, walk_above=walk_above, journal=journal)}
         checker = checkers[kind]
         msg = checker(problem, data["evidence"], base, staged or {}, deadline or Deadline())
     except (KeyError, TypeError, ValueError, AttributeError, ZeroDivisionError, IndexError) as exc:
@@ -417,7 +418,8 @@ def pagodas_of(problem: Problem, ev: dict) -> list[tuple[list[int], int]]:
 
 
 def _levels(problem: Problem, ev: dict, base: Path, staged: dict, deadline: Deadline,
-            runner: independent.Runner | None = None, walk_above: int | None = None) -> str:
+            runner: independent.Runner | None = None, walk_above: int | None = None,
+            journal: Path | None = None) -> str:
     if ev["partition"] != f"{layered.MULTIPLIER:#x}":
         return "rejected: the levels' partitions are by another rule than the top bits of a product with " \
                f"{layered.MULTIPLIER:#x}"
@@ -449,8 +451,10 @@ def _levels(problem: Problem, ev: dict, base: Path, staged: dict, deadline: Dead
     scratch = str(base.resolve()) if runner is not None else None
     empty = sum(it["count"] for it in levels[-1]) == 0
     sizes = [sum(it["count"] for it in lv) for lv in levels]
+    kept = None if journal is None else layered.Journal(
+        journal, layered.journal_key({"problem": problem_to_json(problem), "evidence": ev}))
     walk = layered.check(problem, loaders, group, pagodas_of(problem, ev), mirror, deadline, runner, scratch,
-                         empty, walking, sizes)
+                         empty, walking, sizes, journal=kept)
     if walk.ok is None:
         return f"{UNFINISHED}{walk.message}"
     if not walk.ok:
@@ -459,7 +463,7 @@ def _levels(problem: Problem, ev: dict, base: Path, staged: dict, deadline: Dead
 
 
 def _held(sub: Any, want: Problem | None, what: str, base: Path, staged: dict, deadline: Deadline,
-          runner: independent.Runner | None, walk_above: int | None) -> Verdict | str:
+          runner: independent.Runner | None, walk_above: int | None, journal: Path | None) -> Verdict | str:
     """The verdict on a certificate another holds, which must be of a plain kind and about
     ``want`` (``what``, as said in a rejection); or why not, or that its check is unfinished."""
     if want is None:
@@ -474,7 +478,7 @@ def _held(sub: Any, want: Problem | None, what: str, base: Path, staged: dict, d
     mine, theirs = problem_to_json(want), problem_to_json(got)
     if any(mine[k] != theirs[k] for k in ("board", "start", "goal")):
         return f"rejected: the certificate held is not about {what}"
-    v = check(cast(Certificate, sub), base, staged, deadline, runner, walk_above)  # its form: checked
+    v = check(cast(Certificate, sub), base, staged, deadline, runner, walk_above, journal)  # form: checked
     if not v.finished:
         return f"{UNFINISHED}{what}: {v.message}"
     if not v.ok:
@@ -483,9 +487,10 @@ def _held(sub: Any, want: Problem | None, what: str, base: Path, staged: dict, d
 
 
 def _reversed(problem: Problem, ev: dict, base: Path, staged: dict, deadline: Deadline,
-              runner: independent.Runner | None = None, walk_above: int | None = None) -> str:
+              runner: independent.Runner | None = None, walk_above: int | None = None,
+              journal: Path | None = None) -> str:
     v = _held(ev["certificate"], dual(problem), "the time-reversed game", base, staged, deadline, runner,
-              walk_above)
+              walk_above, journal)
     if isinstance(v, str):
         return v
     return (f"ok: the time-reversed game ({v.problem.describe()}) refuted by {v.kind}: {v.message}; a game "
@@ -493,7 +498,8 @@ def _reversed(problem: Problem, ev: dict, base: Path, staged: dict, deadline: De
 
 
 def _split(problem: Problem, ev: dict, base: Path, staged: dict, deadline: Deadline,
-           runner: independent.Runner | None = None, walk_above: int | None = None) -> str:
+           runner: independent.Runner | None = None, walk_above: int | None = None,
+           journal: Path | None = None) -> str:
     board, g = problem.board, problem.goal
     if g.full or g.fixed_count != 1:
         return "rejected: a split certificate needs a one-peg goal"
@@ -517,7 +523,7 @@ def _split(problem: Problem, ev: dict, base: Path, staged: dict, deadline: Deadl
         game = Problem(board, problem.start, Goal.survivor(board, h))
         how = "time-reversed game" if part["reversed"] else "game"
         v = _held(sub, dual(game) if part["reversed"] else game, f"the {how} with survivor {name}",
-                  base, staged, deadline, runner, walk_above)
+                  base, staged, deadline, runner, walk_above, journal)
         if isinstance(v, str):
             return v
         walked = "" if sub["kind"] != "exhaustive" else (

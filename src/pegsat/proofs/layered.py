@@ -37,10 +37,14 @@ expanded, its children's least images written to bucket files by their partition
 detection, as ``independent.Closure`` does for dead sets). A task holds one partition and
 at most ``FLUSH`` children; the buckets of one level are on disk at a time (about 2 bytes a
 child, compressed: tens of gigabytes for the German board's largest levels).
+
+A check of hours can keep a ``Journal``: the steps (level ``d`` into ``d + 1``, a pass's
+partitions at a time) it has walked, so a check stopped goes on where it was.
 """
 
 from __future__ import annotations
 
+import hashlib
 import json
 import shutil
 import tempfile
@@ -54,6 +58,8 @@ import numpy as np
 
 from .. import sealed
 from ..deadline import Deadline
+from ..errors import PegsatError
+from ..files import parse_json, read_text, write_atomic
 from ..model.problem import Problem, goal_positions
 from .independent import UNSETTLED, Closure, Runner, Walk, _member, distinct, premises
 
@@ -72,6 +78,63 @@ def partition(x: np.ndarray, parts: int) -> np.ndarray:
         return np.zeros(len(x), dtype=np.int64)
     with np.errstate(over="ignore"):
         return ((x * np.uint64(MULTIPLIER)) >> np.uint64(64 - (parts.bit_length() - 1))).astype(np.int64)
+
+
+class JournalError(PegsatError):
+    """The journal file is not one this checker wrote (exit 2)."""
+
+
+JOURNAL = "pegsat-check-journal"
+
+
+@dataclass(frozen=True)
+class Journal:
+    """The steps of a levels check already walked, in a JSON file rewritten atomically after
+    each pass: ``key`` (``journal_key``: the certificate and this checker's own code) maps
+    each step ``d`` to the children it walked and the partitions of its target level whose
+    lookups passed. A check given it skips what it holds and says how many steps it took
+    from it. It is the checker's memory, not evidence: it is trusted as far as whoever ran
+    the earlier check is, so give a check only a journal your own checks wrote."""
+
+    path: Path
+    key: str
+
+    def steps(self) -> dict[int, tuple[int, set[int]]]:
+        """Step ``d`` -> (its children, the target partitions done)."""
+        steps = read_journal(self.path).get(self.key, {})
+        return {int(d): (v["children"], set(v["parts"])) for d, v in steps.items()}
+
+    def record(self, d: int, children: int, parts: set[int]) -> None:
+        checks = read_journal(self.path)
+        checks.setdefault(self.key, {})[str(d)] = {"children": children, "parts": sorted(parts)}
+        text = json.dumps({"format": JOURNAL, "version": 1, "checks": checks}, sort_keys=True)
+        write_atomic(self.path, lambda fh: fh.write(text + "\n"))
+
+
+def read_journal(path: Path) -> dict:
+    """A journal's checks (none when the file does not exist), or JournalError."""
+    if not path.exists():
+        return {}
+    data = parse_json(read_text(path, "journal", JournalError), str(path), JournalError)
+    checks = data.get("checks") if isinstance(data, dict) and data.get("format") == JOURNAL else None
+    whole = lambda v: isinstance(v, int) and not isinstance(v, bool) and v >= 0  # noqa: E731
+    if not isinstance(checks, dict) or not all(
+            isinstance(steps, dict) and all(
+                d.isdigit() and isinstance(v, dict) and whole(v.get("children"))
+                and isinstance(v.get("parts"), list) and all(whole(q) for q in v["parts"])
+                for d, v in steps.items())
+            for steps in checks.values()):
+        raise JournalError(f"{path}: not a journal of pegsat's checks")
+    return checks
+
+
+def journal_key(certificate: object) -> str:
+    """A certificate's (JSON) digest with this checker's code's: a journal's steps stand for
+    that certificate checked by that code only."""
+    h = hashlib.sha256(json.dumps(certificate, sort_keys=True).encode())
+    for f in (Path(__file__), Path(__file__).with_name("independent.py")):
+        h.update(f.read_bytes())
+    return h.hexdigest()
 
 
 @dataclass(frozen=True)
@@ -213,7 +276,8 @@ class Levels:
 def check(problem: Problem, levels: Sequence[Sequence[Callable[[], np.ndarray]]], group: list[list[int]],
           pagodas: list[tuple[list[int], int]], mirror: list[int] | None, deadline: Deadline | None = None,
           runner: Runner | None = None, scratch: str | None = None, ends_empty: bool = False,
-          walk: bool = True, sizes: Sequence[int] | None = None, room: int | None = None) -> Walk:
+          walk: bool = True, sizes: Sequence[int] | None = None, room: int | None = None,
+          journal: Journal | None = None) -> Walk:
     """Check a levels certificate (the module's docstring): ``levels[d][p]`` loads partition
     ``p`` of level ``d`` (each level's partitions a power of two); ``mirror`` the symmetry
     ``s``, or None (then the levels must reach ``T - 1`` jumps). ``ends_empty``: the last
@@ -225,7 +289,8 @@ def check(problem: Problem, levels: Sequence[Sequence[Callable[[], np.ndarray]]]
     the answer is then None, "not finished"). ``sizes``: the positions of each level, so
     that a level whose buckets would not fit the disk (``room`` bytes; default
     ``DISK_SHARE`` of what the scratch directory's disk has free) is checked in passes,
-    each expanding it again for a group of the next level's partitions."""
+    each expanding it again for a group of the next level's partitions. ``journal``: the
+    steps it holds are not walked again, and each pass walked is recorded in it."""
     t0 = time.perf_counter()
     deadline = deadline or Deadline()
     board, goal = problem.board, problem.goal
@@ -299,11 +364,17 @@ def check(problem: Problem, levels: Sequence[Sequence[Callable[[], np.ndarray]]]
                 return done(False, "the start is neither in level 0 nor excluded")
         run = runner or (lambda fn, xs: [fn(x) for x in xs])
         rate = float(BUCKET_BYTES)  # bytes of buckets per position expanded, until a pass measures it
+        journaled = journal.steps() if journal is not None else {}
+        taken = 0  # steps the journal held whole
         for d in range(a + 1):
             items = list(range(len(levels[d])))
             meets = d < a or (mirror is not None and not ends_empty)  # else the last level's goal test
             parts = len(levels[meet if d == a else d + 1]) if meets else 1
-            todo, counted = list(range(parts)), False
+            walked, done_parts = journaled.get(d, (0, set()))
+            todo, counted = [q for q in range(parts) if q not in done_parts], d in journaled
+            if counted:
+                total += walked
+                taken += not todo
             while todo:
                 these = todo
                 if meets and sizes is not None:
@@ -318,7 +389,8 @@ def check(problem: Problem, levels: Sequence[Sequence[Callable[[], np.ndarray]]]
                 got = run(partial(check.expand, d, targets=None if len(these) == parts else tuple(these),
                                   seconds=deadline.remaining()), items)
                 if not counted:  # every pass walks the same children
-                    total += sum(walked for walked, _ in got)
+                    walked = sum(w for w, _ in got)
+                    total += walked
                 counted = True
                 whys = [w for _, w in got if w is not None]
                 if not whys and meets:
@@ -331,11 +403,17 @@ def check(problem: Problem, levels: Sequence[Sequence[Callable[[], np.ndarray]]]
                 if whys:
                     worst = next((w for w in whys if not w.startswith(UNSETTLED)), whys[0])
                     return done(None if worst.startswith(UNSETTLED) else False, worst.removeprefix(UNSETTLED))
+                if journal is not None:
+                    done_parts |= set(these)
+                    journal.record(d, walked, done_parts)
+    total_note = ""
+    if journal is not None and taken:
+        total_note = f" ({taken} of the {a + 1} steps taken from the journal {journal.path})"
     how = ("the last is empty" if ends_empty else f"their children's mirror images meet none of level {meet}"
            if mirror is not None else "no child of the last is a goal")
     return done(True, f"{a + 1} levels of a plan of {jumps} jumps checked ({len(group)} symmetries, "
                 f"{len(pagodas)} pagodas): each closed under jumps into the next, {how}; "
-                f"{total} children walked")
+                f"{total} children walked{total_note}")
 
 
 def load_level_part(path: Path, count: int, sha256: str, whole: bool = True) -> np.ndarray:
