@@ -224,8 +224,10 @@ def test_a_stopped_check_goes_on_from_its_journal(refuted, monkeypatch):
     expand = layered.Levels.expand
     monkeypatch.setattr(layered.Levels, "expand",
                         lambda self, d, p, *a, **k: walked.append(d) or expand(self, d, p, *a, **k))
-    again = certificate.check(cert, root, journal=journal)
+    told: list[str] = []
+    again = certificate.check(cert, root, journal=journal, progress=told.append)
     assert again.ok and min(walked) == 3, again.message
+    assert told[0].startswith("level 3 into level 4: ") and "mirrored" in told[-1], told
     assert "3 of the" in again.message and "taken from the journal" in again.message
     said = lambda v: v.message.split("): ", 1)[1].split(" children walked")[0]  # noqa: E731
     assert said(again) == said(whole)

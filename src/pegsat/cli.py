@@ -604,8 +604,9 @@ def play(problem: str, port: int, time_limit: float, sweep_limit: float, no_brow
 @click.option("--journal", type=OUT_FILE,
               help="Levels certificates: remember in FILE the steps of their walk checked, and skip those it "
               "holds, so a check stopped goes on where it was. Give it only a journal your own checks wrote.")
+@click.option("--quiet", is_flag=True, help="No progress lines on stderr (levels certificates' steps).")
 def check(cert: str, time_limit: float | None, workers: int, scheduler: str | None,
-          journal: str | None) -> None:
+          journal: str | None, quiet: bool) -> None:
     """Re-verify a certificate written by 'pegsat prove', or a whole atlas (a directory
     written by 'survey --certificates'), exactly and independently.
 
@@ -617,6 +618,7 @@ def check(cert: str, time_limit: float | None, workers: int, scheduler: str | No
     from .proofs.certificate import load
 
     kept = Path(journal) if journal else None
+    say = None if quiet else (lambda line: click.echo(line, err=True))
     if kept is not None:
         from .proofs.layered import read_journal
 
@@ -627,7 +629,7 @@ def check(cert: str, time_limit: float | None, workers: int, scheduler: str | No
 
         deadline = Deadline(time_limit)
         with mapped(workers, scheduler) as runner:
-            reports = [check_atlas(where, deadline, runner, kept) for where in atlases(Path(cert))]
+            reports = [check_atlas(where, deadline, runner, kept, say) for where in atlases(Path(cert))]
         for rep in reports:
             for line in rep.lines():
                 click.echo(line)
@@ -637,7 +639,7 @@ def check(cert: str, time_limit: float | None, workers: int, scheduler: str | No
     data = load(cert)
     with mapped(workers, scheduler) as runner:
         verdict = check_certificate(data, Path(cert).parent, deadline=Deadline(time_limit), runner=runner,
-                                    journal=kept)
+                                    journal=kept, progress=say)
     word = "holds" if verdict.ok else ("NOT SETTLED" if not verdict.finished else "REJECTED")
     click.echo(f"{verdict.problem.describe()}: {verdict.kind} certificate {word}: {verdict.message}")
     sys.exit(0 if verdict.ok else (20 if not verdict.finished else 1))

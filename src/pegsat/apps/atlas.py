@@ -341,10 +341,11 @@ def atlases(root: Path) -> list[Path]:
 
 
 def check(root: Path, deadline: Deadline | None = None, runner: Any = None,
-          journal: Path | None = None) -> Report:
+          journal: Path | None = None, progress: Callable[[str], None] | None = None) -> Report:
     """Re-verify the atlas in ``root`` from its files (see the module's docstring);
     ``runner``: dead sets' parts checked through it (``apps.cluster.mapped``); ``journal``:
-    the levels certificates' steps walked are remembered there (``proofs.layered.Journal``)."""
+    the levels certificates' steps walked are remembered there (``proofs.layered.Journal``);
+    ``progress``: told their steps."""
     from ..proofs import certificate as cert
 
     t0 = time.perf_counter()
@@ -385,7 +386,8 @@ def check(root: Path, deadline: Deadline | None = None, runner: Any = None,
                 path = cert.companion(root, name, {})
                 data = cert.load(path)
                 about[name] = problem_from_json(data["problem"], cert.CertificateError)
-                vd = cert.check(data, path.parent, deadline=deadline, runner=runner, journal=journal)
+                vd = cert.check(data, path.parent, deadline=deadline, runner=runner, journal=journal,
+                                progress=progress)
                 verdicts[name] = (vd.ok if vd.finished else None, vd.kind, vd.message)
             except (PegsatError, ValueError) as exc:
                 verdicts[name] = (False, "", str(exc)[:160])

@@ -159,9 +159,20 @@ def _stated(data: dict[str, Any], problem: Problem) -> str | None:
 UNFINISHED = "unfinished: "
 
 
+@dataclass(frozen=True)
+class Walking:
+    """How the large kinds (dead sets, levels) are walked: ``check``'s arguments of that name."""
+
+    runner: independent.Runner | None = None
+    walk_above: int | None = None
+    journal: Path | None = None
+    progress: Callable[[str], None] | None = None
+
+
 def check(data: Certificate, base: Path = Path("."), staged: dict[str, Path] | None = None,
           deadline: Deadline | None = None, runner: independent.Runner | None = None,
-          walk_above: int | None = None, journal: Path | None = None) -> Verdict:
+          walk_above: int | None = None, journal: Path | None = None,
+          progress: Callable[[str], None] | None = None) -> Verdict:
     """Re-verify a certificate from its own contents; ``base`` resolves the SAT files
     (``staged``: where files named in it are until they are written under their names).
     Past ``deadline`` a long check (DRAT replay, search re-run) is "unfinished".
@@ -170,7 +181,14 @@ def check(data: Certificate, base: Path = Path("."), staged: dict[str, Path] | N
     positions is checked but for its closure under jumps (its files, their order, the start,
     no goal), and the check is "unfinished" (``prove`` on a set whose closure its own
     repair pass has just found: the independent walk is ``pegsat check``'s). ``journal``: a
-    file remembering the steps of levels certificates' walks done (``layered.Journal``)."""
+    file remembering the steps of levels certificates' walks done (``layered.Journal``);
+    ``progress``: told a line as each step of a levels certificate's walk ends."""
+    walking = Walking(runner, walk_above, journal, progress)
+    return _check(data, base, staged or {}, deadline or Deadline(), walking)
+
+
+def _check(data: Certificate, base: Path, staged: dict[str, Path], deadline: Deadline,
+           walking: Walking) -> Verdict:
     problem = problem_from_json(data["problem"], CertificateError)
     kind = data["kind"]
     lie = _stated(data["problem"], problem)
@@ -181,12 +199,11 @@ def check(data: Certificate, base: Path = Path("."), staged: dict[str, Path] | N
     try:
         checkers: dict[str, Callable[..., str]] = {
             "counting": _counting, "classes": _classes, "pagoda": _pagoda, "sat": _sat,
-            "exhaustive": _exhaustive, "dead-set": partial(_dead_set, runner=runner, walk_above=walk_above),
-            "levels": partial(_levels, runner=runner, walk_above=walk_above, journal=journal),
-            "split": partial(_split, runner=runner, walk_above=walk_above, journal=journal),
-            "reversed": partial(_reversed, runner=runner, walk_above=walk_above, journal=journal)}
+            "exhaustive": _exhaustive, "dead-set": partial(_dead_set, walking=walking),
+            "levels": partial(_levels, walking=walking), "split": partial(_split, walking=walking),
+            "reversed": partial(_reversed, walking=walking)}
         checker = checkers[kind]
-        msg = checker(problem, data["evidence"], base, staged or {}, deadline or Deadline())
+        msg = checker(problem, data["evidence"], base, staged, deadline)
     except (KeyError, TypeError, ValueError, AttributeError, ZeroDivisionError, IndexError) as exc:
         msg = f"rejected: malformed evidence ({type(exc).__name__}: {str(exc)[:80]})"
     return Verdict(msg.startswith("ok"), kind, msg, problem, finished=not msg.startswith(UNFINISHED))
@@ -362,7 +379,8 @@ def _load_part(path: Path, count: int) -> Any:
 
 
 def _dead_set(problem: Problem, ev: dict, base: Path, staged: dict, deadline: Deadline,
-              runner: independent.Runner | None = None, walk_above: int | None = None) -> str:
+              walking: Walking) -> str:
+    runner, walk_above = walking.runner, walking.walk_above
     count = ev["count"]
     if not _whole(count):
         return "rejected: the count of dead positions is not a whole number"
@@ -418,8 +436,8 @@ def pagodas_of(problem: Problem, ev: dict) -> list[tuple[list[int], int]]:
 
 
 def _levels(problem: Problem, ev: dict, base: Path, staged: dict, deadline: Deadline,
-            runner: independent.Runner | None = None, walk_above: int | None = None,
-            journal: Path | None = None) -> str:
+            walking: Walking) -> str:
+    runner, walk_above, journal = walking.runner, walking.walk_above, walking.journal
     if ev["partition"] != f"{layered.MULTIPLIER:#x}":
         return "rejected: the levels' partitions are by another rule than the top bits of a product with " \
                f"{layered.MULTIPLIER:#x}"
@@ -429,7 +447,7 @@ def _levels(problem: Problem, ev: dict, base: Path, staged: dict, deadline: Dead
     if not all(isinstance(it, dict) for lv in levels for it in lv):
         return "rejected: a part of a level is not an object"
     total = sum(it["count"] if _whole(it["count"]) else 0 for lv in levels for it in lv)
-    walking = walk_above is None or total <= walk_above
+    whole = walk_above is None or total <= walk_above
     loaders = []
     largest = 0
     for lv in levels:
@@ -440,7 +458,7 @@ def _levels(problem: Problem, ev: dict, base: Path, staged: dict, deadline: Dead
             f = companion(base, it["file"], staged)
             if not f.is_file():
                 return f"rejected: {f} is missing"
-            row.append(partial(layered.load_level_part, f.resolve(), it["count"], it["sha256"], walking))
+            row.append(partial(layered.load_level_part, f.resolve(), it["count"], it["sha256"], whole))
             largest = max(largest, it["count"])
         loaders.append(row)
     if 3 * 8 * largest > memory_budget():
@@ -454,7 +472,7 @@ def _levels(problem: Problem, ev: dict, base: Path, staged: dict, deadline: Dead
     kept = None if journal is None else layered.Journal(
         journal, layered.journal_key({"problem": problem_to_json(problem), "evidence": ev}))
     walk = layered.check(problem, loaders, group, pagodas_of(problem, ev), mirror, deadline, runner, scratch,
-                         empty, walking, sizes, journal=kept)
+                         empty, whole, sizes, journal=kept, progress=walking.progress)
     if walk.ok is None:
         return f"{UNFINISHED}{walk.message}"
     if not walk.ok:
@@ -463,7 +481,7 @@ def _levels(problem: Problem, ev: dict, base: Path, staged: dict, deadline: Dead
 
 
 def _held(sub: Any, want: Problem | None, what: str, base: Path, staged: dict, deadline: Deadline,
-          runner: independent.Runner | None, walk_above: int | None, journal: Path | None) -> Verdict | str:
+          walking: Walking) -> Verdict | str:
     """The verdict on a certificate another holds, which must be of a plain kind and about
     ``want`` (``what``, as said in a rejection); or why not, or that its check is unfinished."""
     if want is None:
@@ -478,7 +496,7 @@ def _held(sub: Any, want: Problem | None, what: str, base: Path, staged: dict, d
     mine, theirs = problem_to_json(want), problem_to_json(got)
     if any(mine[k] != theirs[k] for k in ("board", "start", "goal")):
         return f"rejected: the certificate held is not about {what}"
-    v = check(cast(Certificate, sub), base, staged, deadline, runner, walk_above, journal)  # form: checked
+    v = _check(cast(Certificate, sub), base, staged, deadline, walking)  # its form: checked
     if not v.finished:
         return f"{UNFINISHED}{what}: {v.message}"
     if not v.ok:
@@ -487,10 +505,8 @@ def _held(sub: Any, want: Problem | None, what: str, base: Path, staged: dict, d
 
 
 def _reversed(problem: Problem, ev: dict, base: Path, staged: dict, deadline: Deadline,
-              runner: independent.Runner | None = None, walk_above: int | None = None,
-              journal: Path | None = None) -> str:
-    v = _held(ev["certificate"], dual(problem), "the time-reversed game", base, staged, deadline, runner,
-              walk_above, journal)
+              walking: Walking) -> str:
+    v = _held(ev["certificate"], dual(problem), "the time-reversed game", base, staged, deadline, walking)
     if isinstance(v, str):
         return v
     return (f"ok: the time-reversed game ({v.problem.describe()}) refuted by {v.kind}: {v.message}; a game "
@@ -498,8 +514,7 @@ def _reversed(problem: Problem, ev: dict, base: Path, staged: dict, deadline: De
 
 
 def _split(problem: Problem, ev: dict, base: Path, staged: dict, deadline: Deadline,
-           runner: independent.Runner | None = None, walk_above: int | None = None,
-           journal: Path | None = None) -> str:
+           walking: Walking) -> str:
     board, g = problem.board, problem.goal
     if g.full or g.fixed_count != 1:
         return "rejected: a split certificate needs a one-peg goal"
@@ -523,7 +538,7 @@ def _split(problem: Problem, ev: dict, base: Path, staged: dict, deadline: Deadl
         game = Problem(board, problem.start, Goal.survivor(board, h))
         how = "time-reversed game" if part["reversed"] else "game"
         v = _held(sub, dual(game) if part["reversed"] else game, f"the {how} with survivor {name}",
-                  base, staged, deadline, runner, walk_above, journal)
+                  base, staged, deadline, walking)
         if isinstance(v, str):
             return v
         walked = "" if sub["kind"] != "exhaustive" else (

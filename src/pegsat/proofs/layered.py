@@ -277,7 +277,7 @@ def check(problem: Problem, levels: Sequence[Sequence[Callable[[], np.ndarray]]]
           pagodas: list[tuple[list[int], int]], mirror: list[int] | None, deadline: Deadline | None = None,
           runner: Runner | None = None, scratch: str | None = None, ends_empty: bool = False,
           walk: bool = True, sizes: Sequence[int] | None = None, room: int | None = None,
-          journal: Journal | None = None) -> Walk:
+          journal: Journal | None = None, progress: Callable[[str], None] | None = None) -> Walk:
     """Check a levels certificate (the module's docstring): ``levels[d][p]`` loads partition
     ``p`` of level ``d`` (each level's partitions a power of two); ``mirror`` the symmetry
     ``s``, or None (then the levels must reach ``T - 1`` jumps). ``ends_empty``: the last
@@ -290,7 +290,8 @@ def check(problem: Problem, levels: Sequence[Sequence[Callable[[], np.ndarray]]]
     that a level whose buckets would not fit the disk (``room`` bytes; default
     ``DISK_SHARE`` of what the scratch directory's disk has free) is checked in passes,
     each expanding it again for a group of the next level's partitions. ``journal``: the
-    steps it holds are not walked again, and each pass walked is recorded in it."""
+    steps it holds are not walked again, and each pass walked is recorded in it.
+    ``progress``: told a line as each pass ends."""
     t0 = time.perf_counter()
     deadline = deadline or Deadline()
     board, goal = problem.board, problem.goal
@@ -403,9 +404,15 @@ def check(problem: Problem, levels: Sequence[Sequence[Callable[[], np.ndarray]]]
                 if whys:
                     worst = next((w for w in whys if not w.startswith(UNSETTLED)), whys[0])
                     return done(None if worst.startswith(UNSETTLED) else False, worst.removeprefix(UNSETTLED))
+                done_parts |= set(these)
                 if journal is not None:
-                    done_parts |= set(these)
                     journal.record(d, walked, done_parts)
+                if progress is not None:
+                    into = ("the goal test" if not meets else f"level {meet} mirrored" if d == a
+                            else f"level {d + 1}")
+                    share = f", {len(done_parts)} of its {parts} partitions" if len(these) < parts else ""
+                    progress(f"level {d} into {into}{share}: {walked:,} children, "
+                             f"{time.perf_counter() - t0:,.0f} s")
     total_note = ""
     if journal is not None and taken:
         total_note = f" ({taken} of the {a + 1} steps taken from the journal {journal.path})"
