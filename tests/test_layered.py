@@ -199,6 +199,19 @@ def test_a_check_past_its_time_limit_is_not_settled_never_rejected(refuted):
     assert not v.ok and not v.finished and "rejected" not in v.message, v.message
 
 
+
+def test_a_full_disk_under_the_check_is_not_settled_never_rejected(refuted, monkeypatch):
+    import errno
+
+    def full(*args, **kwargs):
+        raise OSError(errno.ENOSPC, "No space left on device")
+
+    root, cert = refuted
+    monkeypatch.setattr(layered.sealed, "write", full)
+    v = certificate.check(cert, root)
+    assert not v.ok and not v.finished and "could not be written" in v.message, v.message
+
+
 def test_a_stopped_check_goes_on_from_its_journal(refuted, monkeypatch):
     """A check stopped at step 3 (its lookups 'out of time') leaves steps 0..2 in its journal;
     the check run again with it walks only the rest, ends with the verdict and the children

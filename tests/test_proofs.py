@@ -514,6 +514,12 @@ def test_a_fixed_goal_refuted_by_its_time_reversed_game(tmp_path, monkeypatch):
     assert forged.exit_code == 1 and "plain kind" in forged.output, forged.output
 
 
+def _disk_full(*args, **kwargs):
+    import errno
+
+    raise OSError(errno.ENOSPC, "No space left on device")
+
+
 def test_a_dead_set_split_across_files_is_checked_one_part_at_a_time(tmp_path, monkeypatch):
     """The path of a dead set too large for one file or one memory (diamond e1's open game:
     about 1.3e8 positions), on triangle-5 b3 -> a1: ``prove`` writes the set as files of at
@@ -541,6 +547,10 @@ def test_a_dead_set_split_across_files_is_checked_one_part_at_a_time(tmp_path, m
     monkeypatch.setenv("PEGSAT_MEMORY_GB", str(3 * 8 * 100 / (1 << 30) * 1.01))
     v = certificate.check(certificate.load(path), path.parent)
     assert v.ok and f"in {len(parts)} parts, one in memory at a time" in v.message, v.message
+    with monkeypatch.context() as m:  # a full disk under the check's buckets: a limit, not a verdict
+        m.setattr(independent.np, "save", _disk_full)
+        v = certificate.check(certificate.load(path), path.parent)
+    assert not v.finished and "could not be written" in v.message, v.message
     whole = tmp_path / "whole" / "b3a1.json"
     whole.parent.mkdir()
     monkeypatch.setattr(prove_module, "PART", 1 << 24)

@@ -329,7 +329,7 @@ def premises(problem: Problem, group: Sequence[Sequence[int]], pagodas: Sequence
     return None
 
 
-UNSETTLED = "unsettled: "  # a task's answer that is not a verdict (its time ran out)
+UNSETTLED = "unsettled: "  # a task's answer that is not a verdict (its time ran out, the disk filled)
 
 
 def distinct(x: np.ndarray) -> np.ndarray:
@@ -506,8 +506,11 @@ class Closure:
                 away.append(canon[~mine & ~out])
             rest = distinct(np.concatenate(away)) if away else np.zeros(0, dtype=np.uint64)
             where = self.home(rest)
-            for q in np.unique(where):
-                np.save(Path(self.buckets) / f"{q}-{i}-{lo}.npy", rest[where == q])
+            try:
+                for q in np.unique(where):
+                    np.save(Path(self.buckets) / f"{q}-{i}-{lo}.npy", rest[where == q])
+            except OSError as exc:  # a full disk is a limit, not a verdict
+                return children, f"{UNSETTLED}the check's buckets could not be written ({exc.strerror})"
         return children, None
 
     def lookup(self, q: int, seconds: float | None = None) -> str | None:

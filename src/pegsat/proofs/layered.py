@@ -194,14 +194,18 @@ class Levels:
         held: list[list[np.ndarray]] = [[] for _ in range(parts)]
         wanted = range(parts) if targets is None else sorted(set(targets))
 
-        def flush() -> None:  # a bucket per target partition holding children, per flush
+        def flush() -> str | None:  # a bucket per target partition holding children, per flush
             nonlocal size, flushes
             for q, arrays in enumerate(held):
                 if arrays:
-                    sealed.write(out / f"{q}-{p}-{flushes}.bkt", BUCKET, 1, "", np.concatenate(arrays),
-                                 durable=False, codec="zstd-planes")
+                    try:
+                        sealed.write(out / f"{q}-{p}-{flushes}.bkt", BUCKET, 1, "", np.concatenate(arrays),
+                                     durable=False, codec="zstd-planes")
+                    except (OSError, PegsatError) as exc:  # a full disk is a limit, not a verdict
+                        return f"{UNSETTLED}the check's buckets could not be written ({exc})"
                     arrays.clear()
             size, flushes = 0, flushes + 1
+            return None
         for lo in range(0, len(x), CHUNK):
             if deadline.expired():
                 return children, f"{UNSETTLED}time limit in level {d} part {p}"
@@ -235,10 +239,9 @@ class Levels:
                 if cut[q + 1] > cut[q]:
                     held[q].append(kids[cut[q]:cut[q + 1]])
                     size += int(cut[q + 1] - cut[q])
-            if size >= FLUSH:
-                flush()
-        flush()
-        return children, None
+            if size >= FLUSH and (why := flush()) is not None:
+                return children, why
+        return children, flush()
 
     def lookup(self, d: int, q: int, seconds: float | None = None) -> str | None:
         """None, or why not: the children level ``d`` sent to partition ``q`` of the level
