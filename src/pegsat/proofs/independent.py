@@ -425,10 +425,10 @@ class Closure:
 
     def canonical(self, x: np.ndarray, imgs: list[np.ndarray] | None = None) -> np.ndarray:
         """Each position's least image (given its images, or computed)."""
-        out = x.copy()
+        out = None
         for img in self._images(x) if imgs is None else imgs:
-            np.minimum(out, img, out=out)
-        return out
+            out = np.minimum(x, img) if out is None else np.minimum(out, img, out=out)
+        return x.copy() if out is None else out
 
     def is_goal(self, x: np.ndarray) -> np.ndarray:
         """Which positions are goal positions."""

@@ -193,6 +193,7 @@ class Levels:
         children = size = flushes = 0
         held: list[list[np.ndarray]] = [[] for _ in range(parts)]
         wanted = range(parts) if targets is None else sorted(set(targets))
+        mask = [np.uint64(int(nd) | int(ld)) for nd, ld in zip(t["need"], t["land"], strict=True)]
 
         def flush() -> str | None:  # a bucket per target partition holding children, per flush
             nonlocal size, flushes
@@ -213,7 +214,7 @@ class Levels:
             imgs = c0._images(y) if not last else []
             found = []
             for j in range(len(t["flip"])):
-                legal = ((y & t["need"][j]) == t["need"][j]) & ((y & t["land"][j]) == 0)
+                legal = (y & mask[j]) == t["need"][j]  # its two pegs there, its landing hole empty
                 c = y[legal] ^ t["flip"][j]
                 children += len(c)
                 if not last:  # a child's images follow from its parent's (``Closure.expand``)
@@ -231,10 +232,9 @@ class Levels:
             if not found:
                 continue
             kids = distinct(np.concatenate(found))
-            where = partition(kids, parts)
-            order = np.argsort(where, kind="stable")
-            kids, where = kids[order], where[order]
-            cut = np.searchsorted(where, np.arange(parts + 1))
+            where = partition(kids, parts).astype(np.uint16)  # (a stable sort of 16-bit keys is a radix sort)
+            kids = kids[np.argsort(where, kind="stable")]  # by partition, each sorted: its gaps compress well
+            cut = [0, *np.cumsum(np.bincount(where, minlength=parts)).tolist()]
             for q in wanted:
                 if cut[q + 1] > cut[q]:
                     held[q].append(kids[cut[q]:cut[q + 1]])
