@@ -175,9 +175,9 @@ def test_levels_whose_buckets_do_not_fit_are_checked_in_passes(tmp_path, cluster
     calls = []
     real = layered.Levels.expand
 
-    def counted(self, d, p, targets=None, seconds=None):
+    def counted(self, d, p, targets=None, seconds=None, side="forward"):
         calls.append((d, targets))
-        return real(self, d, p, targets, seconds)
+        return real(self, d, p, targets, seconds, side)
 
     layered.Levels.expand = counted
     try:
@@ -226,8 +226,8 @@ def test_a_stopped_check_goes_on_from_its_journal(refuted, monkeypatch):
     journal = root / "journal.json"
     real = layered.Levels.lookup
 
-    def stops(self, d, q, seconds=None):
-        return layered.UNSETTLED + "time limit" if d == 3 else real(self, d, q, seconds)
+    def stops(self, d, q, seconds=None, side="forward"):
+        return layered.UNSETTLED + "time limit" if d == 3 else real(self, d, q, seconds, side)
 
     monkeypatch.setattr(layered.Levels, "lookup", stops)
     v = certificate.check(cert, root, journal=journal)
@@ -252,3 +252,48 @@ def test_a_stopped_check_goes_on_from_its_journal(refuted, monkeypatch):
     args = ["check", str(root / "certificate.json"), "--journal", str(root / "bad.json")]
     out = CliRunner().invoke(main, args, catch_exceptions=False)
     assert out.exit_code == 2 and "not a journal" in out.output, out.output
+
+
+@pytest.mark.parametrize("pair", ["a1-b3", "b2-c4", "b3-c5"])
+def test_a_search_grown_from_both_sides_is_certified_exactly_when_unsolvable(pair, tmp_path, cluster):
+    """A fixed goal that is not the start's mirror: the search by jumps grows forward levels
+    from the start and backward ones from the goal, and its certificate holds both, checked
+    (backward: closed under jumps reversed, a position weighing more than the start under a
+    pagoda excluded) exactly when the problem is unsolvable."""
+    v, s = pair.split("-")
+    p = single_vacancy(T5, T5.hole(v), Goal.survivor(T5, T5.hole(s)))
+    truth = solve(p, "layers", Config(), Deadline(60))
+    r, cert = levels_of(p, tmp_path, cluster)
+    assert r.status.solved == truth.status.solved and cert["evidence"].get("backward")
+    v = certificate.check(cert, tmp_path)
+    assert v.ok == (truth.status is Status.UNSOLVABLE), v.message
+    if not v.ok:
+        assert "a plan may pass through them" in v.message, v.message
+        return
+    assert r.certificate == cert and "backward levels" in v.message
+    # the meeting walked from each side (the checker walks the smaller one's children)
+    from functools import partial
+
+    ev = cert["evidence"]
+
+    def loaders(key):
+        return [[partial(layered.load_level_part, tmp_path / it["file"], it["count"], it["sha256"])
+                 for it in lv] for lv in ev[key]]
+    a, b = len(ev["levels"]), len(ev["backward"])
+    for fs, bs, said in (([1] * a, [2] * b, "no child of level"), ([2] * a, [1] * b, "no parent of")):
+        w = layered.check(p, loaders("levels"), ev["symmetries"], certificate.pagodas_of(p, ev), None,
+                          sizes=fs, back=loaders("backward"), back_sizes=bs)
+        assert w.ok and said in w.message, w.message
+    # a position removed from a backward level (its file resealed, the entry updated)
+    forged = json.loads(json.dumps(cert))
+    back = forged["evidence"]["backward"]
+    d = next(d for d in range(1, len(back)) if back[d][0]["count"])
+    part = back[d][0]
+    x = layered.load_level_part(tmp_path / part["file"], part["count"], part["sha256"])
+    reseal(tmp_path, part, x[1:])
+    v = certificate.check(forged, tmp_path)
+    assert not v.ok and f"reversed but is neither excluded nor in backward level {d}" in v.message, v.message
+    bad = json.loads(json.dumps(cert))
+    bad["evidence"]["backward"].pop()
+    v = certificate.check(bad, tmp_path)
+    assert not v.ok and "do not meet in a plan" in v.message, v.message

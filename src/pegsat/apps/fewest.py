@@ -391,7 +391,7 @@ def fewest(problem: Problem, root: Path, *, workers: int = 2, scheduler: str | N
 
     def exhausted(what: str) -> Result:
         r = answer(Status.UNSOLVABLE, None, None, f"{how()} {what}")
-        if not jumps or levels["backward"] or not certify:
+        if not jumps or not certify:
             return r
         cert = _certificate(problem, root, fp, k.group, flip, state)
         path = root / "certificate.json"
@@ -651,22 +651,25 @@ def _first(problem: Problem, deadline: Deadline, config: Any) -> tuple[Result | 
 
 
 def _certificate(problem: Problem, root: Path, fp: str, group: Any, flip: Perm | None, state: State) -> Any:
-    """The ``levels`` certificate of an exhausted search by jumps that grew the forward side
-    only: its level files, symmetries, pagodas and mirror (``proofs.certificate``)."""
+    """The ``levels`` certificate of an exhausted search by jumps: its level files (forward,
+    and backward when it grew both sides), symmetries, pagodas and mirror
+    (``proofs.certificate``)."""
     from ..model.result import certificate
 
     names = problem.board.names
-    side = _side_fp(fp, "forward")
-    def named(d: int, p: int) -> dict[str, object]:  # the file named relative to ``root``
-        it = spill.described(root / "forward", side, d, p)
-        return {**it, "file": f"forward/{it['file']}"}
 
-    levels = [[named(d, p) for p in range(lv.parts)] for d, lv in enumerate(state.levels["forward"])]
+    def named(side: str, d: int, p: int) -> dict[str, object]:  # the file named relative to ``root``
+        it = spill.described(root / side, _side_fp(fp, side), d, p)
+        return {**it, "file": f"{side}/{it['file']}"}
+
+    levels = {side: [[named(side, d, p) for p in range(lv.parts)] for d, lv in enumerate(state.levels[side])]
+              for side in SIDES}
+    back = {"backward": levels["backward"]} if levels["backward"] else {}
     return certificate(problem, "levels", {
         "symmetries": [list(p) for p in group], "mirror": None if flip is None else list(flip),
         "pagodas": [{"weights": {names[h]: x for h, x in enumerate(w) if x}, "floor": f}
                     for w, f in state.pagodas],
-        "partition": f"{int(spill.GOLDEN):#x}", "levels": levels})
+        "partition": f"{int(spill.GOLDEN):#x}", "levels": levels["forward"], **back})
 
 
 def _unknown(answer: Callable[..., Result], state: State, lower: int | None, why: str, root: Path) -> Result:

@@ -51,10 +51,11 @@ them, or an unknown format version, is refused. Kinds:
               partition files (``engine.spill``: each with its count and SHA-256), the
               integer pagodas they were pruned with, and the symmetry ``mirror`` of a
               self-dual problem (v -> v) whose last level's children are met mirrored
-              against an earlier level. Checked by ``proofs.layered``, sharing no search
-              code: every level closed under jumps into the next (or excluded by a pagoda),
-              and no child of the last one that a plan could pass through; a partition at a
-              time, on Dask workers when given a scheduler.
+              against an earlier level, or the ``backward`` levels grown from the goal.
+              Checked by ``proofs.layered``, sharing no search code: every level closed
+              under jumps into the next (backward: jumps reversed; or excluded by a
+              pagoda), and no child of the last one that a plan could pass through; a
+              partition at a time, on Dask workers when given a scheduler.
 
 ``split``     a one-peg goal refuted survivor by survivor: every hole the goal allows is
               either ruled out by a position-class weighting (as in ``classes``), or refuted
@@ -441,38 +442,44 @@ def _levels(problem: Problem, ev: dict, base: Path, staged: dict, deadline: Dead
     if ev["partition"] != f"{layered.MULTIPLIER:#x}":
         return "rejected: the levels' partitions are by another rule than the top bits of a product with " \
                f"{layered.MULTIPLIER:#x}"
-    levels = ev["levels"]
-    if not isinstance(levels, list) or not levels or not all(isinstance(lv, list) and lv for lv in levels):
-        return "rejected: \"levels\" is not a list of levels, each a list of parts"
-    if not all(isinstance(it, dict) for lv in levels for it in lv):
-        return "rejected: a part of a level is not an object"
-    total = sum(it["count"] if _whole(it["count"]) else 0 for lv in levels for it in lv)
+    levels, back = ev["levels"], ev.get("backward", [])  # backward: a search grown from both sides
+    for name, lvs in (("levels", levels), ("backward", back)):
+        if not isinstance(lvs, list) or (name == "levels" and not lvs) \
+                or not all(isinstance(lv, list) and lv for lv in lvs):
+            return f"rejected: \"{name}\" is not a list of levels, each a list of parts"
+        if not all(isinstance(it, dict) for lv in lvs for it in lv):
+            return "rejected: a part of a level is not an object"
+    total = sum(it["count"] if _whole(it["count"]) else 0 for lv in [*levels, *back] for it in lv)
     whole = walk_above is None or total <= walk_above
-    loaders = []
+    loaders: list[list[Any]] = []
+    back_loaders: list[list[Any]] = []
     largest = 0
-    for lv in levels:
-        row = []
-        for it in lv:
-            if not _whole(it["count"]) or not isinstance(it["sha256"], str):
-                return "rejected: a part of a level has no whole count or no SHA-256"
-            f = companion(base, it["file"], staged)
-            if not f.is_file():
-                return f"rejected: {f} is missing"
-            row.append(partial(layered.load_level_part, f.resolve(), it["count"], it["sha256"], whole))
-            largest = max(largest, it["count"])
-        loaders.append(row)
+    for lvs, out in ((levels, loaders), (back, back_loaders)):
+        for lv in lvs:
+            row = []
+            for it in lv:
+                if not _whole(it["count"]) or not isinstance(it["sha256"], str):
+                    return "rejected: a part of a level has no whole count or no SHA-256"
+                f = companion(base, it["file"], staged)
+                if not f.is_file():
+                    return f"rejected: {f} is missing"
+                row.append(partial(layered.load_level_part, f.resolve(), it["count"], it["sha256"], whole))
+                largest = max(largest, it["count"])
+            out.append(row)
     if 3 * 8 * largest > memory_budget():
         return (f"{UNFINISHED}a part of {largest} positions is more than this machine's memory budget holds "
                 "(PEGSAT_MEMORY_GB)")
     group = [[int(x) for x in p] for p in ev["symmetries"]]
     mirror = None if ev["mirror"] is None else [int(x) for x in ev["mirror"]]
     scratch = str(base.resolve()) if runner is not None else None
-    empty = sum(it["count"] for it in levels[-1]) == 0
     sizes = [sum(it["count"] for it in lv) for lv in levels]
+    back_sizes = [sum(it["count"] for it in lv) for lv in back]
+    empty = "forward" if sizes[-1] == 0 else "backward" if back_sizes and back_sizes[-1] == 0 else ""
     kept = None if journal is None else layered.Journal(
         journal, layered.journal_key({"problem": problem_to_json(problem), "evidence": ev}))
     walk = layered.check(problem, loaders, group, pagodas_of(problem, ev), mirror, deadline, runner, scratch,
-                         empty, whole, sizes, journal=kept, progress=walking.progress)
+                         empty, whole, sizes, journal=kept, progress=walking.progress, back=back_loaders,
+                         back_sizes=back_sizes)
     if walk.ok is None:
         return f"{UNFINISHED}{walk.message}"
     if not walk.ok:

@@ -26,7 +26,17 @@ check, sharing no search code (the board model, the verifier's jump rule and
    position ``b = T - a - 1`` jumps in is ``s(~x_{a+1})``; so that has its least image in
    ``F_b`` (3). The check: for no such ``c`` is the least image of ``s(~c)`` in ``F_b``
    (``x_{a+1} = g(c)`` gives ``s(~x_{a+1}) = (s g s^-1)(s(~c))``, the same class).
-   Without one, ``a = T - 1`` and no such ``c`` is a goal position.
+
+   With backward levels ``B_0 .. B_b`` (a search grown from both sides, ``a + b + 1 = T``):
+   every goal position is in ``B_0`` or excluded, and every *parent* of ``B_k`` (a jump
+   reversed: two holes of a line empty, the third pegged, flipped) is excluded or in
+   ``B_{k+1}``, where a position weighing more than the start under a pagoda is excluded
+   too (no jump raises a pagoda, so no plan passes through it). So a plan's ``x_{T-k}`` is
+   in ``B_k``, and the check: no child of ``F_a`` that is not excluded is in ``B_b`` — or,
+   walked from the smaller side, no parent of ``B_b`` is in ``F_a`` (the same pairs).
+
+   Otherwise ``a = T - 1`` and no such ``c`` is a goal position. A search that ran dry
+   ends a side with an empty level: nothing to meet.
 
 Either way no plan exists. A level is split into partitions, a position's being the top
 bits of its product with ``MULTIPLIER`` modulo 2^64 (checked for every position read), so a
@@ -99,14 +109,15 @@ class Journal:
     path: Path
     key: str
 
-    def steps(self) -> dict[int, tuple[int, set[int]]]:
-        """Step ``d`` -> (its children, the target partitions done)."""
+    def steps(self) -> dict[str, tuple[int, set[int]]]:
+        """A step ("3": level 3 into the next; "backward 3") -> (its children, the target
+        partitions done)."""
         steps = read_journal(self.path).get(self.key, {})
-        return {int(d): (v["children"], set(v["parts"])) for d, v in steps.items()}
+        return {d: (v["children"], set(v["parts"])) for d, v in steps.items()}
 
-    def record(self, d: int, children: int, parts: set[int]) -> None:
+    def record(self, step: str, children: int, parts: set[int]) -> None:
         checks = read_journal(self.path)
-        checks.setdefault(self.key, {})[str(d)] = {"children": children, "parts": sorted(parts)}
+        checks.setdefault(self.key, {})[step] = {"children": children, "parts": sorted(parts)}
         text = json.dumps({"format": JOURNAL, "version": 1, "checks": checks}, sort_keys=True)
         write_atomic(self.path, lambda fh: fh.write(text + "\n"))
 
@@ -120,7 +131,7 @@ def read_journal(path: Path) -> dict:
     whole = lambda v: isinstance(v, int) and not isinstance(v, bool) and v >= 0  # noqa: E731
     if not isinstance(checks, dict) or not all(
             isinstance(steps, dict) and all(
-                d.isdigit() and isinstance(v, dict) and whole(v.get("children"))
+                isinstance(v, dict) and whole(v.get("children"))
                 and isinstance(v.get("parts"), list) and all(whole(q) for q in v["parts"])
                 for d, v in steps.items())
             for steps in checks.values()):
@@ -137,63 +148,106 @@ def journal_key(certificate: object) -> str:
     return h.hexdigest()
 
 
+Loader = Callable[[], np.ndarray]
+SIDES = ("forward", "backward")
+
+
 @dataclass(frozen=True)
 class Levels:
     """A levels check, a task at a time (everything a task needs: picklable for Dask).
-    ``levels[d][p]`` loads partition ``p`` of ``F_d``; ``mirror`` checks the images under
-    ``s`` (a Closure whose one symmetry is ``s``), or None; ``meet`` is ``b``."""
+    ``levels[d][p]`` loads partition ``p`` of ``F_d``, ``back[d][p]`` of ``B_d``; ``mirror``
+    checks the images under ``s`` (a Closure whose one symmetry is ``s``), or None; ``meet``
+    is the level the mirror images meet; ``tops``: each pagoda's weight of the start, which
+    no position of a plan exceeds (the backward side's exclusion)."""
 
     closure: Closure
-    levels: tuple[tuple[Callable[[], np.ndarray], ...], ...]
+    levels: tuple[tuple[Loader, ...], ...]
     mirror: Closure | None
     meet: int
     pegs: int  # the start's
     buckets: str = ""
-    ends_empty: bool = False  # the last level is said to be empty
+    ends_empty: str = ""  # the side whose last level is said to be empty, if any
+    back: tuple[tuple[Loader, ...], ...] = ()
+    tops: tuple[int, ...] = ()
 
-    def _part(self, d: int, p: int) -> tuple[np.ndarray | None, str | None]:
-        """Partition ``p`` of level ``d``, or why it is not a part of that level."""
+    def _side(self, side: str) -> tuple[tuple[Loader, ...], ...]:
+        return self.levels if side == "forward" else self.back
+
+    def _pegs(self, side: str, d: int) -> int:
+        return self.pegs - d if side == "forward" else self.closure.problem.goal.min_pegs + d
+
+    def _part(self, d: int, p: int, side: str = "forward") -> tuple[np.ndarray | None, str | None]:
+        """Partition ``p`` of ``side``'s level ``d``, or why it is not a part of that level."""
+        name = _name(side, d)
         try:
-            x = self.levels[d][p]()
+            x = self._side(side)[d][p]()
         except ValueError as exc:
             return None, str(exc)
         n = self.closure.problem.board.n
-        parts = len(self.levels[d])
+        parts = len(self._side(side)[d])
+        pegs = self._pegs(side, d)
         if x.dtype != np.uint64 or x.ndim != 1:
-            return None, f"level {d} part {p} is not a list of 64-bit positions"
+            return None, f"{name} part {p} is not a list of 64-bit positions"
         if not bool(np.all(x[1:] > x[:-1])):
-            return None, f"level {d} part {p} is not sorted without repeats"
+            return None, f"{name} part {p} is not sorted without repeats"
         if len(x) and int(x[-1]) >> n:
-            return None, f"level {d} part {p} names a hole the board does not have"
-        if len(x) and not bool(np.all(np.bitwise_count(x) == self.pegs - d)):
-            return None, f"level {d} part {p} holds a position without {self.pegs - d} pegs"
+            return None, f"{name} part {p} names a hole the board does not have"
+        if len(x) and not bool(np.all(np.bitwise_count(x) == pegs)):
+            return None, f"{name} part {p} holds a position without {pegs} pegs"
         if len(x) and not bool(np.all(partition(x, parts) == p)):
-            return None, f"level {d} part {p} holds a position of another partition"
+            return None, f"{name} part {p} holds a position of another partition"
         return x, None
 
+    def target(self, side: str, d: int) -> tuple[str, str, int] | None:
+        """Where the children of ``side``'s level ``d`` are looked up: (how, side, level),
+        how being "closed" (each child there or excluded), "mirrored" (no child's mirror
+        image there) or "met" (no child there); None: the last level's goal test."""
+        if d < len(self._side(side)) - 1:
+            return "closed", side, d + 1
+        if self.mirror is not None:
+            return "mirrored", "forward", self.meet
+        if self.back:
+            other = SIDES[side == "forward"]
+            return "met", other, len(self._side(other)) - 1
+        return None
+
+    def excluded(self, side: str, x: np.ndarray) -> np.ndarray:
+        """Positions no plan passes through: ``Closure.excluded``'s, and, backward, those
+        weighing more than the start under a pagoda (no jump raises one)."""
+        out = self.closure.excluded(x)
+        if side == "backward" and self.tops:
+            t = self.closure._tables
+            for k, top in enumerate(self.tops):
+                out |= sum(t["weigh"][k, i][Closure._byte(x, i)] for i in range(t["nb"])) > top
+        return out
+
     def expand(self, d: int, p: int, targets: tuple[int, ...] | None = None,
-               seconds: float | None = None) -> tuple[int, str | None]:
-        """(children, None or why not) of partition ``p`` of ``F_d``: checked, and its
-        children's least images written to the buckets of the level they must be in
-        (``F_{d+1}``), or, from the last level, their mirror images' (``F_b``) or their goal
-        test (no mirror); those of the partitions ``targets`` only (a pass; None: all)."""
+               seconds: float | None = None, side: str = "forward") -> tuple[int, str | None]:
+        """(children, None or why not) of partition ``p`` of ``side``'s level ``d``: checked,
+        and its children's (backward: its parents', by jumps reversed) least images written
+        to the buckets of the level they are looked up in (``target``), or, from the last
+        level without one, their goal test; those of the partitions ``targets`` only (a
+        pass; None: all)."""
         deadline = Deadline().within(seconds)  # seconds <= 0: passed already
         c0, t = self.closure, self.closure._tables
-        x, why = self._part(d, p)
+        x, why = self._part(d, p, side)
         if x is None:
             return 0, why
-        last = d == len(self.levels) - 1
-        if last and self.ends_empty:
-            return 0, None if not len(x) else f"level {d}, said to be empty, holds positions"
-        target = self.meet if last else d + 1
-        parts = len(self.levels[target]) if (not last or self.mirror is not None) else 1
+        last = d == len(self._side(side)) - 1
+        if last and self.ends_empty == side:
+            return 0, None if not len(x) else f"{_name(side, d)}, said to be empty, holds positions"
+        aim = self.target(side, d)
+        how = aim[0] if aim is not None else "goal"
+        parts = len(self._side(aim[1])[aim[2]]) if aim is not None else 1
         full = np.uint64(c0.problem.board.full)
-        out = Path(self.buckets) / str(d)
+        out = Path(self.buckets) / f"{side}-{d}"
         out.mkdir(exist_ok=True)
         children = size = flushes = 0
         held: list[list[np.ndarray]] = [[] for _ in range(parts)]
         wanted = range(parts) if targets is None else sorted(set(targets))
         mask = [np.uint64(int(nd) | int(ld)) for nd, ld in zip(t["need"], t["land"], strict=True)]
+        # a jump: its two pegs there and its landing hole empty; reversed: the other way round
+        want = t["need"] if side == "forward" else t["land"]
 
         def flush() -> str | None:  # a bucket per target partition holding children, per flush
             nonlocal size, flushes
@@ -211,24 +265,29 @@ class Levels:
             if deadline.expired():
                 return children, f"{UNSETTLED}time limit in level {d} part {p}"
             y = x[lo:lo + CHUNK]
-            imgs = c0._images(y) if not last else []
+            imgs = c0._images(y) if how in ("closed", "met") else []
             found = []
             for j in range(len(t["flip"])):
-                legal = (y & mask[j]) == t["need"][j]  # its two pegs there, its landing hole empty
+                legal = (y & mask[j]) == want[j]
                 c = y[legal] ^ t["flip"][j]
                 children += len(c)
-                if not last:  # a child's images follow from its parent's (``Closure.expand``)
+                if how == "closed":  # a child's images follow from its parent's (``Closure.expand``)
                     found.append(c0.canonical(c, [im[legal] ^ fi[j]
                                                   for im, fi in zip(imgs, t["fimg"], strict=True)]))
                     continue
-                c = c[~c0.excluded(c)]
-                if self.mirror is None:
+                keep = ~self.excluded(side, c)
+                c = c[keep]
+                if how == "met":
+                    found.append(c0.canonical(c, [im[legal][keep] ^ fi[j]
+                                                  for im, fi in zip(imgs, t["fimg"], strict=True)]))
+                elif how == "goal":
                     goals = c0.is_goal(c)
                     if goals.any():
                         return children, (f"position {int(c[goals][0]):#x} follows level {d} by a jump, is "
                                           "not excluded and is a goal position")
-                    continue
-                found.append(c0.canonical(self.mirror._images(c ^ full)[0]))
+                else:
+                    assert self.mirror is not None
+                    found.append(c0.canonical(self.mirror._images(c ^ full)[0]))
             if not found:
                 continue
             kids = distinct(np.concatenate(found))
@@ -243,58 +302,64 @@ class Levels:
                 return children, why
         return children, flush()
 
-    def lookup(self, d: int, q: int, seconds: float | None = None) -> str | None:
-        """None, or why not: the children level ``d`` sent to partition ``q`` of the level
-        they must be in are there or excluded; from the last level, that none of the mirror
-        images is in ``F_b``."""
-        files = sorted((Path(self.buckets) / str(d)).glob(f"{q}-*.bkt"))
+    def lookup(self, d: int, q: int, seconds: float | None = None, side: str = "forward") -> str | None:
+        """None, or why not: the children ``side``'s level ``d`` sent to partition ``q`` of
+        their target level are there or excluded ("closed"), or none is there ("mirrored",
+        "met")."""
+        files = sorted((Path(self.buckets) / f"{side}-{d}").glob(f"{q}-*.bkt"))
         if not files:
             return None
         if Deadline().within(seconds).expired():
             return f"{UNSETTLED}time limit while looking up level {d}'s children"
-        last = d == len(self.levels) - 1
-        target = self.meet if last else d + 1
-        there, why = self._part(target, q)
+        aim = self.target(side, d)
+        assert aim is not None
+        how, tside, td = aim
+        there, why = self._part(td, q, tside)
         if there is None:
             return why
+        name, mine = _name(tside, td), _name(side, d)
         for f in files:
             try:
                 c = sealed.read(f, BUCKET, 1, "", 1 << 40)
             except sealed.Stale as exc:
                 return f"{UNSETTLED}a bucket file of the check was lost ({exc})"
             met = _member(there, c)
-            if last:
+            if how != "closed":
                 if met.any():
-                    return (f"position {int(c[met][0]):#x} of level {target} is the mirror image of a child "
-                            f"of level {d} that is not excluded: a plan may pass through them")
+                    what = "the mirror image of a child" if how == "mirrored" else "a child"
+                    return (f"position {int(c[met][0]):#x} of {name} is {what} of {mine} that is not "
+                            "excluded: a plan may pass through them")
                 continue
             if (~met).any():
-                bad = np.flatnonzero(~met)[~self.closure.excluded(c[~met])]
+                bad = np.flatnonzero(~met)[~self.excluded(tside, c[~met])]
                 if len(bad):
-                    return (f"position {int(c[bad[0]]):#x} follows level {d} by a jump but is neither "
-                            f"excluded nor in level {d + 1}")
+                    by = "a jump" if side == "forward" else "a jump reversed"
+                    return f"position {int(c[bad[0]]):#x} follows {mine} by {by} but is neither excluded " \
+                           f"nor in {name}"
         return None
 
 
-def check(problem: Problem, levels: Sequence[Sequence[Callable[[], np.ndarray]]], group: list[list[int]],
+def check(problem: Problem, levels: Sequence[Sequence[Loader]], group: list[list[int]],
           pagodas: list[tuple[list[int], int]], mirror: list[int] | None, deadline: Deadline | None = None,
-          runner: Runner | None = None, scratch: str | None = None, ends_empty: bool = False,
+          runner: Runner | None = None, scratch: str | None = None, ends_empty: str = "",
           walk: bool = True, sizes: Sequence[int] | None = None, room: int | None = None,
-          journal: Journal | None = None, progress: Callable[[str], None] | None = None) -> Walk:
+          journal: Journal | None = None, progress: Callable[[str], None] | None = None,
+          back: Sequence[Sequence[Loader]] = (), back_sizes: Sequence[int] | None = None) -> Walk:
     """Check a levels certificate (the module's docstring): ``levels[d][p]`` loads partition
     ``p`` of level ``d`` (each level's partitions a power of two); ``mirror`` the symmetry
-    ``s``, or None (then the levels must reach ``T - 1`` jumps). ``ends_empty``: the last
-    level is said to be empty (a search that ran dry: no meeting to check; its emptiness is
-    checked as it is read). ``runner(fn, items)`` runs ``fn`` on every item (default: here,
-    one after the other; ``apps.cluster`` passes Dask's map, with ``scratch`` a directory
-    every worker sees). ``walk=False``: all but the walk of the levels' children (each
-    loader is called once, to check its file's header: ``load_level_part(whole=False)``;
-    the answer is then None, "not finished"). ``sizes``: the positions of each level, so
-    that a level whose buckets would not fit the disk (``room`` bytes; default
-    ``DISK_SHARE`` of what the scratch directory's disk has free) is checked in passes,
-    each expanding it again for a group of the next level's partitions. ``journal``: the
-    steps it holds are not walked again, and each pass walked is recorded in it.
-    ``progress``: told a line as each pass ends."""
+    ``s``, or None (then the levels must reach ``T - 1`` jumps, or meet the backward levels
+    ``back``). ``ends_empty``: the side ("forward", "backward") whose last level is said to
+    be empty (a search that ran dry: no meeting to check; its emptiness is checked as it is
+    read). ``runner(fn,
+    items)`` runs ``fn`` on every item (default: here, one after the other; ``apps.cluster``
+    passes Dask's map, with ``scratch`` a directory every worker sees). ``walk=False``: all
+    but the walk of the levels' children (each loader is called once, to check its file's
+    header: ``load_level_part(whole=False)``; the answer is then None, "not finished").
+    ``sizes`` (``back_sizes``): the positions of each level, so that a level whose buckets
+    would not fit the disk (``room`` bytes; default ``DISK_SHARE`` of what the scratch
+    directory's disk has free) is checked in passes, each expanding it again for a group of
+    the next level's partitions. ``journal``: the steps it holds are not walked again, and
+    each pass walked is recorded in it. ``progress``: told a line as each pass ends."""
     t0 = time.perf_counter()
     deadline = deadline or Deadline()
     board, goal = problem.board, problem.goal
@@ -316,13 +381,15 @@ def check(problem: Problem, levels: Sequence[Sequence[Callable[[], np.ndarray]]]
         return done(False, "the goal's pegs are not one number: a plan's jumps are not known")
     pegs = problem.start.bit_count()
     jumps = pegs - goal.min_pegs
-    a = len(levels) - 1
-    if not levels or any(not len(lv) or len(lv) & (len(lv) - 1) for lv in levels):
+    a, b = len(levels) - 1, len(back) - 1
+    if not levels or any(not len(lv) or len(lv) & (len(lv) - 1) for lv in [*levels, *back]):
         return done(False, "every level must be a power of two of partitions")
     meet = 0
     mirrored = None
+    goals = goal_positions(problem)
     if mirror is not None:
-        goals = goal_positions(problem)
+        if back:
+            return done(False, "a mirror is for levels grown forward only")
         if goals is None or len(goals) != 1:
             return done(False, "a mirror is for a goal of one position")
         lines = {tuple(line) for line in board.jumps}
@@ -343,46 +410,70 @@ def check(problem: Problem, levels: Sequence[Sequence[Callable[[], np.ndarray]]]
         if not 0 <= meet <= a and not ends_empty:
             return done(False, f"{a + 1} levels of a plan of {jumps} jumps do not reach halfway")
         mirrored = Closure(problem, (), (tuple(mirror),), (), None)
+    elif back:
+        if goals is None:
+            return done(False, "backward levels are for a goal whose positions can be listed")
+        if a + b + 1 != jumps and not ends_empty:
+            return done(False, f"{a + 1} forward and {b + 1} backward levels do not meet in a plan of "
+                        f"{jumps} jumps")
     elif a != jumps - 1 and not ends_empty:
         return done(False, f"without a mirror the levels must reach {jumps - 1} jumps, not {a}")
 
     closure = Closure(problem, (), tuple(tuple(p) for p in group), tuple((tuple(w), f) for w, f in pagodas),
                       None)
     if not walk:  # the loaders check what the files' headers say
-        for lv in levels:
+        for lv in [*levels, *back]:
             for load in lv:
                 try:
                     load()
                 except ValueError as exc:
                     return done(False, str(exc))
-        return done(None, f"the premises and the {sum(len(lv) for lv in levels)} files of {a + 1} levels "
-                    "checked; their closure under jumps is not walked here")
-    start = np.array([problem.start], dtype=np.uint64)
+        return done(None, f"the premises and the {sum(len(lv) for lv in [*levels, *back])} files of "
+                    f"{len(levels) + len(back)} levels checked; their closure under jumps is not walked here")
+    tops = tuple(sum(w[h] for h in range(n) if problem.start >> h & 1) for w, _ in pagodas)
     with tempfile.TemporaryDirectory(prefix="pegsat-levels-", dir=scratch) as tmp:
-        check = Levels(closure, tuple(tuple(lv) for lv in levels), mirrored, meet, pegs, tmp, ends_empty)
-        if not closure.excluded(start)[0]:
-            first, why = check._part(0, int(partition(closure.canonical(start), len(levels[0]))[0]))
-            if first is None:
-                return done(False, why or "")
-            if not _member(first, closure.canonical(start))[0]:
-                return done(False, "the start is neither in level 0 nor excluded")
+        check = Levels(closure, tuple(tuple(lv) for lv in levels), mirrored, meet, pegs, tmp, ends_empty,
+                       tuple(tuple(lv) for lv in back), tops)
+        firsts = [("forward", [problem.start], "the start is neither in level 0 nor excluded")]
+        if back:
+            firsts.append(("backward", goals or [], "a goal position is neither in backward level 0 nor "
+                           "excluded"))
+        for side, positions, missing in firsts:
+            x = np.array(positions, dtype=np.uint64)
+            x = closure.canonical(x[~check.excluded(side, x)])
+            for q in np.unique(partition(x, len(check._side(side)[0]))).tolist():
+                zero, why = check._part(0, q, side)
+                if zero is None:
+                    return done(False, why or "")
+                if not _member(zero, x[partition(x, len(check._side(side)[0])) == q]).all():
+                    return done(False, missing)
         run = runner or (lambda fn, xs: [fn(x) for x in xs])
         rate = float(BUCKET_BYTES)  # bytes of buckets per position expanded, until a pass measures it
         journaled = journal.steps() if journal is not None else {}
         taken = 0  # steps the journal held whole
-        for d in range(a + 1):
-            items = list(range(len(levels[d])))
-            meets = d < a or (mirror is not None and not ends_empty)  # else the last level's goal test
-            parts = len(levels[meet if d == a else d + 1]) if meets else 1
-            walked, done_parts = journaled.get(d, (0, set()))
-            todo, counted = [q for q in range(parts) if q not in done_parts], d in journaled
+        steps = [("forward", d) for d in range(a)] + [("backward", d) for d in range(b)]
+        if ends_empty:  # its emptiness, checked as it is read
+            steps.append((ends_empty, a if ends_empty == "forward" else b))
+        elif mirror is not None or not back:
+            steps.append(("forward", a))  # the mirrored meeting, or the goal test
+        else:  # the sides' last levels met: the smaller one's children walked
+            small = "backward" if back_sizes and sizes and back_sizes[b] < sizes[a] else "forward"
+            steps.append((small, a if small == "forward" else b))
+        for side, d in steps:
+            size = (sizes if side == "forward" else back_sizes) or None
+            items = list(range(len(check._side(side)[d])))
+            aim = check.target(side, d)
+            parts = len(check._side(aim[1])[aim[2]]) if aim is not None else 1
+            key = str(d) if side == "forward" else f"backward {d}"
+            walked, done_parts = journaled.get(key, (0, set()))
+            todo, counted = [q for q in range(parts) if q not in done_parts], key in journaled
             if counted:
                 total += walked
                 taken += not todo
             while todo:
                 these = todo
-                if meets and sizes is not None:
-                    per = rate * max(1, sizes[d]) / parts
+                if aim is not None and size is not None:
+                    per = rate * max(1, size[d]) / parts
                     space = room if room is not None else int(DISK_SHARE * shutil.disk_usage(tmp).free)
                     n = min(len(todo), int(space // max(per, 1.0)))
                     if n < 1:
@@ -391,39 +482,46 @@ def check(problem: Problem, levels: Sequence[Sequence[Callable[[], np.ndarray]]]
                     these = todo[:n]
                 todo = todo[len(these):]
                 got = run(partial(check.expand, d, targets=None if len(these) == parts else tuple(these),
-                                  seconds=deadline.remaining()), items)
+                                  seconds=deadline.remaining(), side=side), items)
                 if not counted:  # every pass walks the same children
                     walked = sum(w for w, _ in got)
                     total += walked
                 counted = True
                 whys = [w for _, w in got if w is not None]
-                if not whys and meets:
-                    looked = run(partial(check.lookup, d, seconds=deadline.remaining()), these)
+                if not whys and aim is not None:
+                    looked = run(partial(check.lookup, d, seconds=deadline.remaining(), side=side), these)
                     whys = [w for w in looked if w]
-                made = sum(f.stat().st_size for f in (Path(tmp) / str(d)).glob("*.bkt"))
-                shutil.rmtree(Path(tmp) / str(d), ignore_errors=True)
-                if made and sizes is not None:
-                    rate = made * parts / len(these) / max(1, sizes[d])
+                made = sum(f.stat().st_size for f in (Path(tmp) / f"{side}-{d}").glob("*.bkt"))
+                shutil.rmtree(Path(tmp) / f"{side}-{d}", ignore_errors=True)
+                if made and size is not None:
+                    rate = made * parts / len(these) / max(1, size[d])
                 if whys:
                     worst = next((w for w in whys if not w.startswith(UNSETTLED)), whys[0])
                     return done(None if worst.startswith(UNSETTLED) else False, worst.removeprefix(UNSETTLED))
                 done_parts |= set(these)
                 if journal is not None:
-                    journal.record(d, walked, done_parts)
+                    journal.record(key, walked, done_parts)
                 if progress is not None:
-                    into = ("the goal test" if not meets else f"level {meet} mirrored" if d == a
-                            else f"level {d + 1}")
+                    into = "the goal test" if aim is None else _name(aim[1], aim[2]) + (
+                        " mirrored" if aim[0] == "mirrored" else "")
                     share = f", {len(done_parts)} of its {parts} partitions" if len(these) < parts else ""
-                    progress(f"level {d} into {into}{share}: {walked:,} children, "
+                    progress(f"{_name(side, d)} into {into}{share}: {walked:,} children, "
                              f"{time.perf_counter() - t0:,.0f} s")
     total_note = ""
     if journal is not None and taken:
-        total_note = f" ({taken} of the {a + 1} steps taken from the journal {journal.path})"
+        total_note = f" ({taken} of the {len(steps)} steps taken from the journal {journal.path})"
     how = ("the last is empty" if ends_empty else f"their children's mirror images meet none of level {meet}"
-           if mirror is not None else "no child of the last is a goal")
-    return done(True, f"{a + 1} levels of a plan of {jumps} jumps checked ({len(group)} symmetries, "
-                f"{len(pagodas)} pagodas): each closed under jumps into the next, {how}; "
-                f"{total} children walked{total_note}")
+           if mirror is not None else "no child of the last is a goal" if not back
+           else f"no child of level {a} is in backward level {b}" if steps[-1][0] == "forward"
+           else f"no parent of backward level {b} (by a jump reversed) is in level {a}")
+    what = f"{a + 1} levels" if not back else f"{a + 1} forward and {b + 1} backward levels"
+    closed = "each closed under jumps into the next" + (" (backward: jumps reversed)" if back else "")
+    return done(True, f"{what} of a plan of {jumps} jumps checked ({len(group)} symmetries, "
+                f"{len(pagodas)} pagodas): {closed}, {how}; {total} children walked{total_note}")
+
+
+def _name(side: str, d: int) -> str:
+    return f"level {d}" if side == "forward" else f"backward level {d}"
 
 
 def load_level_part(path: Path, count: int, sha256: str, whole: bool = True) -> np.ndarray:
