@@ -22,6 +22,15 @@ def _session(sid: int) -> list[int]:
 def test_sigint_exits_130_at_once_and_leaves_no_process(planner):
     """SIGINT to the pegsat process alone (not its group): its solver children must go too.
     Diamond e4 keeps every planner busy well past the signal."""
+    _stops(planner, signal.SIGINT)
+
+
+def test_sigterm_is_an_interruption_too():
+    """A kill's SIGTERM (a batch scheduler's, ``timeout``'s) stops as Ctrl-C does."""
+    _stops("search", signal.SIGTERM)
+
+
+def _stops(planner, sig):
     args = [sys.executable, "-m", "pegsat.cli", "solve", "diamond", "--vacant", "e4", "--planner", planner,
             "--time-limit", "60"]
     p = subprocess.Popen(args, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
@@ -29,7 +38,7 @@ def test_sigint_exits_130_at_once_and_leaves_no_process(planner):
     try:
         time.sleep(1.5)
         t = time.monotonic()
-        p.send_signal(signal.SIGINT)
+        p.send_signal(sig)
         _, err = p.communicate(timeout=15)
         took = time.monotonic() - t
         assert p.returncode == 130, err

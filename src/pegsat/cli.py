@@ -14,7 +14,9 @@ import functools
 import json
 import math
 import os
+import signal
 import sys
+import threading
 import time
 from dataclasses import replace
 from pathlib import Path
@@ -40,9 +42,14 @@ MESSAGE = 400  # characters of a one-line error at most (a 4 MB token is not ech
 JSON_COMMANDS = ("solve", "prove", "verify", "decode", "count", "hint")
 
 
+def _terminated(signum: int, frame: object) -> None:
+    raise KeyboardInterrupt  # a kill's SIGTERM (a batch scheduler's, ``timeout``'s) as Ctrl-C
+
+
 class _Group(click.Group):
     """Every failure is one line on stderr (bad input, click's own usage errors) and, under
-    ``--json``, also a JSON object on stdout; Ctrl-C is a clean exit 130."""
+    ``--json``, also a JSON object on stdout; Ctrl-C, and SIGTERM, a clean exit 130 (the
+    temporary files gone, a cluster closed, the checkpoints as they were)."""
 
     json_errors = False
 
@@ -50,6 +57,8 @@ class _Group(click.Group):
         if not standalone_mode:
             return super().main(args, prog_name, complete_var, standalone_mode, **extra)
         argv = list(sys.argv[1:] if args is None else args)
+        if threading.current_thread() is threading.main_thread():
+            signal.signal(signal.SIGTERM, _terminated)
         command = next((a for a in argv if not a.startswith("-")), None)
         self.json_errors = command in JSON_COMMANDS and "--json" in argv
         try:
