@@ -230,6 +230,7 @@ def test_layers_spill_through_the_cli(tmp_path):
                                     "layers", "--spill", str(tmp_path / "l"), "--workers", "1"])
     assert out.exit_code == 10, out.output
     assert "unsolvable" in out.output and "by jumps out of core" in out.output
+    assert "by moves" not in out.output and "first plan" not in out.output  # no plan first, by jumps
     bad = CliRunner().invoke(main, ["solve", "triangle-5", "--vacant", "b4", "--planner", "sat",
                                     "--spill", str(tmp_path / "s")])
     assert bad.exit_code != 0 and "--planner layers" in bad.output

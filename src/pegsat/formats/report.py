@@ -80,6 +80,8 @@ def solve_text(r: Result, notation: str = "names", task: pddl.Task | None = None
     if "lp_calls" in st:
         out.append(f"time: {st.get('total_s', 0):.2f} s ({st['positions']} positions kept, {st['pagodas']} "
                    f"pagodas learned by {st['lp_calls']} LPs in {st['lp_s']:.1f} s)")
+    elif "search_s" in st and "upper_s" in st and r.planner == "layers":  # by jumps: no first plan
+        out.append(f"time: {st.get('total_s', 0):.2f} s ({st['positions']} positions)")
     elif "search_s" in st and "upper_s" in st:
         out.append(f"time: {st.get('total_s', 0):.2f} s (first plan {st.get('upper_s', 0):.2f} s, "
                    f"search by moves {st['search_s']:.2f} s, {st['positions']} positions)")
