@@ -118,7 +118,14 @@ def prove(problem: Problem, deadline: Deadline | None = None, *, certificate_pat
                 stage.write(certificate_path, lambda fh: fh.write(text))
         if r.status is Status.UNSOLVABLE:
             stage.commit()
+    if r.status is Status.UNKNOWN and search and problem.goal.min_pegs == problem.goal.max_pegs:
+        r = replace(r, detail=f"{r.detail}; {LEVELS_HINT}")
     return replace(r, planner=NAME, stats={**r.stats, "total_s": time.perf_counter() - t0})
+
+
+#: what is left to a user whose problem ``prove`` leaves open (a goal of a fixed number of pegs)
+LEVELS_HINT = ("a search by jumps on disk that exhausts is a certificate too: 'pegsat solve ... --planner "
+               "layers --spill DIR' writes DIR/certificate.json")
 
 
 def _prove(problem, deadline, stage, files, certificate_path, cnf, proof, solver, second, use_sat,
