@@ -57,7 +57,7 @@ def main() -> None:
             got = [check.expand(d, p) for p in range(parts)]
             expand = time.perf_counter() - t
             bad = [w for _, w in got if w]
-            made = sum(f.stat().st_size for f in (Path(tmp) / str(d)).glob("*.bkt"))
+            made = sum(f.stat().st_size for f in check.bucket_dir("forward", d).glob("*.bkt"))
             t = time.perf_counter()
             bad += [w for w in (check.lookup(d, q) for q in range(len(loaders[d + 1]))) if w]
             lookup = time.perf_counter() - t

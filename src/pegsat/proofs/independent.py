@@ -341,10 +341,11 @@ def distinct(x: np.ndarray) -> np.ndarray:
 
 def _member(part: np.ndarray, x: np.ndarray) -> np.ndarray:
     """Which of ``x`` the sorted ``part`` holds; the queries are sorted first, so each
-    search starts where the last one ended."""
+    search starts where the last one ended (by a stable sort: timsort merges the sorted runs
+    that buckets are made of, about twice as fast as numpy's default on them)."""
     if not len(part) or not len(x):
         return np.zeros(len(x), dtype=bool)
-    order = np.argsort(x)
+    order = np.argsort(x, kind="stable")
     xs = x[order]
     at = np.searchsorted(part, xs)
     out = np.empty(len(x), dtype=bool)

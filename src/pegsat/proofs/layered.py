@@ -170,6 +170,10 @@ class Levels:
     back: tuple[tuple[Loader, ...], ...] = ()
     tops: tuple[int, ...] = ()
 
+    def bucket_dir(self, side: str, d: int) -> Path:
+        """Where the buckets of ``side``'s level ``d``'s children go."""
+        return Path(self.buckets) / f"{side}-{d}"
+
     def _side(self, side: str) -> tuple[tuple[Loader, ...], ...]:
         return self.levels if side == "forward" else self.back
 
@@ -240,7 +244,7 @@ class Levels:
         how = aim[0] if aim is not None else "goal"
         parts = len(self._side(aim[1])[aim[2]]) if aim is not None else 1
         full = np.uint64(c0.problem.board.full)
-        out = Path(self.buckets) / f"{side}-{d}"
+        out = self.bucket_dir(side, d)
         out.mkdir(exist_ok=True)
         children = size = flushes = 0
         held: list[list[np.ndarray]] = [[] for _ in range(parts)]
@@ -306,7 +310,7 @@ class Levels:
         """None, or why not: the children ``side``'s level ``d`` sent to partition ``q`` of
         their target level are there or excluded ("closed"), or none is there ("mirrored",
         "met")."""
-        files = sorted((Path(self.buckets) / f"{side}-{d}").glob(f"{q}-*.bkt"))
+        files = sorted(self.bucket_dir(side, d).glob(f"{q}-*.bkt"))
         if not files:
             return None
         if Deadline().within(seconds).expired():
@@ -491,8 +495,8 @@ def check(problem: Problem, levels: Sequence[Sequence[Loader]], group: list[list
                 if not whys and aim is not None:
                     looked = run(partial(check.lookup, d, seconds=deadline.remaining(), side=side), these)
                     whys = [w for w in looked if w]
-                made = sum(f.stat().st_size for f in (Path(tmp) / f"{side}-{d}").glob("*.bkt"))
-                shutil.rmtree(Path(tmp) / f"{side}-{d}", ignore_errors=True)
+                made = sum(f.stat().st_size for f in check.bucket_dir(side, d).glob("*.bkt"))
+                shutil.rmtree(check.bucket_dir(side, d), ignore_errors=True)
                 if made and size is not None:
                     rate = made * parts / len(these) / max(1, size[d])
                 if whys:
