@@ -244,6 +244,11 @@ def test_a_stopped_check_goes_on_from_its_journal(refuted, monkeypatch):
     assert "3 of the" in again.message and "taken from the journal" in again.message
     said = lambda v: v.message.split("): ", 1)[1].split(" children walked")[0]  # noqa: E731
     assert said(again) == said(whole)
+    import pegsat
+
+    steps = len(cert["evidence"]["levels"])
+    assert f"{steps} of the {steps} steps taken from the journal" in pegsat.check(
+        root / "certificate.json", journal=journal).message  # the library's, every step done
     other = json.loads(json.dumps(cert))
     other["evidence"]["pagodas"] = []  # another certificate (a wrong one): nothing of the journal applies
     walked.clear()

@@ -168,18 +168,21 @@ def prove(p: Problem, *, time_limit: float | None = None, certificate: str | Pat
     return run(p, Deadline(time_limit), certificate_path=certificate, search=not sat, progress=progress)
 
 
-def check(certificate: str | Path, *, time_limit: float | None = None):
+def check(certificate: str | Path, *, time_limit: float | None = None, journal: str | Path | None = None):
     """Re-verify a certificate file exactly and independently: a ``Verdict`` (``ok``,
     ``kind``, ``message``, ``finished``); or an atlas (the directory ``survey(...,
-    certificates=DIR)`` wrote): a ``Report`` (``ok``, ``kinds``, ``failures``)."""
+    certificates=DIR)`` wrote): a ``Report`` (``ok``, ``kinds``, ``failures``). ``journal``:
+    a file where the steps of levels certificates' walks are remembered, so that a check
+    stopped goes on where it was (give it only a journal your own checks wrote)."""
     from .proofs.certificate import check as run
     from .proofs.certificate import load
 
+    kept = Path(journal) if journal is not None else None
     if Path(certificate).is_dir():
         from .apps.atlas import check as check_atlas
 
-        return check_atlas(Path(certificate), Deadline(time_limit))
-    return run(load(certificate), Path(certificate).parent, deadline=Deadline(time_limit))
+        return check_atlas(Path(certificate), Deadline(time_limit), journal=kept)
+    return run(load(certificate), Path(certificate).parent, deadline=Deadline(time_limit), journal=kept)
 
 
 def count(p: Problem, *, time_limit: float | None = None):
