@@ -338,9 +338,20 @@ def test_a_probe_stopped_midway_resumes_with_the_pieces_left(tmp_path, monkeypat
     r = fewest(GAME, root, scheduler=cluster, memory=MEMORY, config=Config(upper_plan=optimal),
                progress=said.append)
     again = [line for line in said if "probed before, no meeting" in line]
-    assert len(kept) >= 1 and again and again[0].split(":")[1].strip().startswith(f"{len(kept)} of its"), said
+    assert len(kept) >= 1 and again and again[0].split(":")[1].strip().startswith(f"{len(kept)} pieces"), said
     assert r.status is Status.SOLVED_OPTIMAL and r.moves == best == r.lower_bound, r.detail
     assert len(json.loads((root / "manifest.json").read_text())["probed"]) > len(kept)
+
+
+def test_a_rerun_cut_into_other_pieces_probes_only_what_is_left():
+    """Pieces probed by an earlier run (another number of workers: other ranges) are taken
+    off the new pieces, range by range."""
+    tasks = [(0, 0, 100), (0, 100, 200), (1, 0, 100)]
+    assert spill.uncovered(tasks, []) == tasks
+    assert spill.uncovered(tasks, [(0, 0, 150)]) == [(0, 150, 200), (1, 0, 100)]
+    assert spill.uncovered(tasks, [(0, 20, 40), (0, 60, 120), (1, 0, 300)]) == [
+        (0, 0, 20), (0, 40, 60), (0, 120, 200)]
+    assert spill.uncovered([(2, 0, 50)], [(0, 0, 50), (2, 50, 90)]) == [(2, 0, 50)]
 
 
 def test_levels_built_in_passes_stopped_and_resumed_give_the_same_answer(tmp_path, truth, cluster,

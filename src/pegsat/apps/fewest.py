@@ -490,10 +490,11 @@ def fewest(problem: Problem, root: Path, *, workers: int = 2, scheduler: str | N
             # upper - 1 moves; by jumps, of the plans' jumps) is only probed: its children
             # met, never stored.
             if (state.upper is not None and a + b + 2 == state.upper) or (jumps and a + b + 1 == total):
-                before = {x[2:] for x in state.probed if x[:2] == (side, d)}
-                todo = [(p, lo, end) for p, lo, end in tasks if (p, lo, end) not in before]
-                if len(todo) < n:
-                    say(f"{side} level {d + 1}: {n - len(todo)} of its {n} pieces probed before, no meeting")
+                before = [(p, lo, end) for s, e, p, lo, end in state.probed if (s, e) == (side, d)]
+                todo = spill.uncovered(tasks, before)  # (a rerun may cut the level into other pieces)
+                if before:
+                    say(f"{side} level {d + 1}: {len(before)} pieces probed before, no meeting; "
+                        f"{len(todo)} left")
                 m = len(todo)
                 probes = client.map(_probe, [problem] * m, [str(root)] * m, [fp] * m, [side] * m, [d] * m,
                                     todo, [other] * m, [chunk] * m, [hold] * m, [max_count] * m,
@@ -501,7 +502,8 @@ def fewest(problem: Problem, root: Path, *, workers: int = 2, scheduler: str | N
                 if on_level is not None:
                     on_level(client, side, d)
                 try:
-                    met = first_meeting(probes, [(side, d, p, lo, end) for p, lo, end in todo], n)
+                    met = first_meeting(probes, [(side, d, p, lo, end) for p, lo, end in todo],
+                                        len(before) + m)
                 except TimeoutError:
                     client.cancel(probes)
                     return _unknown(answer, state, None if jumps else a + b + 1, deadline.reason(), root)

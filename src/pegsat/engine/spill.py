@@ -101,6 +101,23 @@ def pieces(root: Path, fingerprint: str, d: int, parts: int, spread: int) -> lis
     return [(p, lo, lo + piece) for p, n in enumerate(sizes) for lo in range(0, n, piece)]
 
 
+Piece = tuple[int, int, int]  # (partition, first, end): a range of a level's positions
+
+
+def uncovered(tasks: list[Piece], done: list[Piece]) -> list[Piece]:
+    """What of the pieces ``tasks`` the pieces ``done`` (of the same level) leave: each
+    task's range less those done in its partition, so that a rerun with other pieces (more
+    workers: another ``spread``) goes on from what an earlier run finished."""
+    out = []
+    for p, lo, end in tasks:
+        left = [(lo, end)]
+        for q, a, b in done:
+            if q == p:
+                left = [(x, y) for u, v in left for x, y in ((u, min(v, a)), (max(u, b), v)) if x < y]
+        out += [(p, x, y) for x, y in left]
+    return out
+
+
 def level_dir(root: Path, d: int) -> Path:
     """The directory of level ``d``."""
     return root / f"L{d:03d}"
