@@ -259,7 +259,7 @@ def test_a_stopped_check_goes_on_from_its_journal(refuted, monkeypatch):
     assert out.exit_code == 2 and "not a journal" in out.output, out.output
 
 
-@pytest.mark.parametrize("pair", ["a1-b3", "b2-c4", "b3-c5"])
+@pytest.mark.parametrize("pair", ["a1-b3", "b3-c5"])
 def test_a_search_grown_from_both_sides_is_certified_exactly_when_unsolvable(pair, tmp_path, cluster):
     """A fixed goal that is not the start's mirror: the search by jumps grows forward levels
     from the start and backward ones from the goal, and its certificate holds both, checked
