@@ -607,8 +607,8 @@ def play(problem: str, port: int, time_limit: float, sweep_limit: float, no_brow
 @time_limit("Seconds for the long checks (DRAT replay, search "
            "re-run); past it: not settled, exit 20.")
 @click.option("--workers", type=click.IntRange(1, 256), default=1, show_default=True,
-              help="Dead sets: check their parts on this many local Dask worker processes.")
-@click.option("--scheduler", help="Dead sets: check their parts on an existing Dask scheduler "
+              help="Dead sets and levels: check their parts on this many local Dask worker processes.")
+@click.option("--scheduler", help="Dead sets and levels: check their parts on an existing Dask scheduler "
               "(tcp://host:8786); the certificate's directory must be seen, and writable, by every worker.")
 @click.option("--journal", type=OUT_FILE,
               help="Levels certificates: remember in FILE the steps of their walk checked, and skip those it "
