@@ -6,6 +6,7 @@ the check verified by kind. ``--min-moves``: the fewest moves of every solvable 
 
     python bench/atlas.py [--only triangle-5,english,french] [--time-limit 60] [--prove-limit 300]
                           [--layers-limit S] [--spill DIR] [--min-moves] [--keep DIR]
+                          [--check-workers N]
 
 ``--spill DIR``: the survey's exhaustive step goes on disk past the memory budget, in
 DIR/BOARD/V-S, and a rerun goes on from the levels kept there (German e1 -> e1).
@@ -37,6 +38,8 @@ def main() -> None:
     ap.add_argument("--spill", help="the exhaustive step's levels on disk past the memory budget, here")
     ap.add_argument("--min-moves", action="store_true", help="the fewest moves of every solvable cell")
     ap.add_argument("--keep", help="write the atlases under this directory (else a temporary one)")
+    ap.add_argument("--check-workers", default="1",
+                    help="local Dask workers for the check's dead sets and levels (pegsat check --workers)")
     args = ap.parse_args()
     base = Path(args.keep) if args.keep else Path(tempfile.mkdtemp(prefix="pegsat-atlas-"))
     print(f"{'board':<11} {'cells':>6} {'solv':>5} {'unsolv':>6} {'unknown':>7}  {'build s':>8} {'MB':>6}  "
@@ -54,7 +57,7 @@ def main() -> None:
             continue
         cells = json.loads((root / "atlas.json").read_text())["cells"]
         n = {s: sum(c["status"] == s for c in cells) for s in ("solvable", "unsolvable", "unknown")}
-        checked = measured([str(PEGSAT), "check", str(root)])
+        checked = measured([str(PEGSAT), "check", str(root), "--quiet", "--workers", args.check_workers])
         said = checked.stdout.strip().splitlines()
         verdict = said[0].split(": ", 2)[-1] if said else "(no output)"
         failed = sum(line.startswith(("FAILED", "NOT SETTLED")) for line in said)
