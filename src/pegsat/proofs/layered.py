@@ -116,6 +116,8 @@ class Journal:
         return {d: (v["children"], set(v["parts"])) for d, v in steps.items()}
 
     def record(self, step: str, children: int, parts: set[int]) -> None:
+        """Step ``step`` walked ``children`` and its lookups for ``parts`` passed (the file
+        rewritten atomically: a kill leaves the journal as it was)."""
         checks = read_journal(self.path)
         checks.setdefault(self.key, {})[step] = {"children": children, "parts": sorted(parts)}
         text = json.dumps({"format": JOURNAL, "version": 1, "checks": checks}, sort_keys=True)
