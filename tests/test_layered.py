@@ -302,3 +302,17 @@ def test_a_search_grown_from_both_sides_is_certified_exactly_when_unsolvable(pai
     bad["evidence"]["backward"].pop()
     v = certificate.check(bad, tmp_path)
     assert not v.ok and "do not meet in a plan" in v.message, v.message
+
+
+@pytest.mark.parametrize("side", ["forward", "backward"])
+def test_an_empty_level_past_the_plans_jumps_proves_nothing(side):
+    """Levels to T + 1 jumps end empty even when a plan exists (the goal's children have too
+    few pegs, and are excluded): an empty level counts only within the plan's T jumps."""
+    p = vv(T5, "a1")  # solvable, 13 jumps
+
+    def none():
+        return np.zeros(0, dtype=np.uint64)
+    levels = [[none]] * (15 if side == "forward" else 1)
+    back = [[none]] * 15 if side == "backward" else []
+    w = layered.check(p, levels, [list(range(T5.n))], [], None, ends_empty=side, back=back)
+    assert w.ok is False and "past the 13 jumps" in w.message, w.message

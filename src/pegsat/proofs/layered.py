@@ -390,6 +390,11 @@ def check(problem: Problem, levels: Sequence[Sequence[Loader]], group: list[list
     a, b = len(levels) - 1, len(back) - 1
     if not levels or any(not len(lv) or len(lv) & (len(lv) - 1) for lv in [*levels, *back]):
         return done(False, "every level must be a power of two of partitions")
+    if ends_empty and (a if ends_empty == "forward" else b) > jumps:
+        # a plan's positions are in levels 0..T of each side only: past them an empty level
+        # (the goal's children, all with too few pegs) says nothing
+        depth = a if ends_empty == "forward" else b
+        return done(False, f"the empty {_name(ends_empty, depth)} lies past the {jumps} jumps of a plan")
     meet = 0
     mirrored = None
     goals = goal_positions(problem)
