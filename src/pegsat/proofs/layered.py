@@ -356,11 +356,11 @@ def check(problem: Problem, levels: Sequence[Sequence[Loader]], group: list[list
     ``s``, or None (then the levels must reach ``T - 1`` jumps, or meet the backward levels
     ``back``). ``ends_empty``: the side ("forward", "backward") whose last level is said to
     be empty (a search that ran dry: no meeting to check; its emptiness is checked as it is
-    read). ``runner(fn,
-    items)`` runs ``fn`` on every item (default: here, one after the other; ``apps.cluster``
-    passes Dask's map, with ``scratch`` a directory every worker sees). ``walk=False``: all
-    but the walk of the levels' children (each loader is called once, to check its file's
-    header: ``load_level_part(whole=False)``; the answer is then None, "not finished").
+    read). ``runner(fn, items)`` runs ``fn`` on every item (default: here, one after the
+    other; ``apps.cluster`` passes Dask's map, with ``scratch`` a directory every worker
+    sees). ``walk=False``: all but the walk of the levels' children (each loader is called
+    once, to check its file's header: ``load_level_part(whole=False)``; the answer is then
+    None, "not finished").
     ``sizes`` (``back_sizes``): the positions of each level, so that a level whose buckets
     would not fit the disk (``room`` bytes; default ``DISK_SHARE`` of what the scratch
     directory's disk has free) is checked in passes, each expanding it again for a group of
@@ -388,13 +388,14 @@ def check(problem: Problem, levels: Sequence[Sequence[Loader]], group: list[list
     pegs = problem.start.bit_count()
     jumps = pegs - goal.min_pegs
     a, b = len(levels) - 1, len(back) - 1
+    last = {"forward": a, "backward": b}  # each side's last level
     if not levels or any(not len(lv) or len(lv) & (len(lv) - 1) for lv in [*levels, *back]):
         return done(False, "every level must be a power of two of partitions")
-    if ends_empty and (a if ends_empty == "forward" else b) > jumps:
+    if ends_empty and last[ends_empty] > jumps:
         # a plan's positions are in levels 0..T of each side only: past them an empty level
         # (the goal's children, all with too few pegs) says nothing
-        depth = a if ends_empty == "forward" else b
-        return done(False, f"the empty {_name(ends_empty, depth)} lies past the {jumps} jumps of a plan")
+        return done(False, f"the empty {_name(ends_empty, last[ends_empty])} lies past the {jumps} jumps "
+                    "of a plan")
     meet = 0
     mirrored = None
     goals = goal_positions(problem)
@@ -464,12 +465,12 @@ def check(problem: Problem, levels: Sequence[Sequence[Loader]], group: list[list
         taken = 0  # steps the journal held whole
         steps = [("forward", d) for d in range(a)] + [("backward", d) for d in range(b)]
         if ends_empty:  # its emptiness, checked as it is read
-            steps.append((ends_empty, a if ends_empty == "forward" else b))
+            steps.append((ends_empty, last[ends_empty]))
         elif mirror is not None or not back:
             steps.append(("forward", a))  # the mirrored meeting, or the goal test
         else:  # the sides' last levels met: the smaller one's children walked
             small = "backward" if back_sizes and sizes and back_sizes[b] < sizes[a] else "forward"
-            steps.append((small, a if small == "forward" else b))
+            steps.append((small, last[small]))
         for side, d in steps:
             size = (sizes if side == "forward" else back_sizes) or None
             items = list(range(len(check._side(side)[d])))
