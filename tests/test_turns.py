@@ -133,7 +133,10 @@ def test_a_table_grows_ahead_of_a_turn_that_would_fill_it():
     assert len(state.table) == 2 * len(s.table)
 
 
+@pytest.mark.slow
 def test_diamond_e4_has_no_one_peg_finish():
+    """About 9 s on 2 cores: the survivor split and time reversal on a board of 41 holes (the
+    turns' schedule is tested on small boards in the default run)."""
     p = single_vacancy(D, D.hole("e4"), Goal.one_peg())
     r = solve(p, "search", deadline=Deadline(120))
     assert r.status is Status.UNSOLVABLE and r.proof is Proof.SPLIT
