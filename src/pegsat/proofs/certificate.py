@@ -363,8 +363,7 @@ def _exhaustive(problem: Problem, ev: dict, base: Path, staged: dict, deadline: 
             f"{walk.message}")
 
 
-def _whole(n: object) -> bool:
-    return isinstance(n, int) and not isinstance(n, bool) and n >= 0
+_whole = independent.whole
 
 
 class _Bad(Exception):

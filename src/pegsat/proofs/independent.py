@@ -329,6 +329,11 @@ def premises(problem: Problem, group: Sequence[Sequence[int]], pagodas: Sequence
     return None
 
 
+def whole(n: object) -> bool:
+    """``n`` is a whole number (an int, not a bool, at least 0): a count read from a file."""
+    return isinstance(n, int) and not isinstance(n, bool) and n >= 0
+
+
 UNSETTLED = "unsettled: "  # a task's answer that is not a verdict (its time ran out, the disk filled)
 
 

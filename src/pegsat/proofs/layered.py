@@ -71,7 +71,7 @@ from ..deadline import Deadline
 from ..errors import PegsatError
 from ..files import parse_json, read_text, write_atomic
 from ..model.problem import Problem, goal_positions
-from .independent import UNSETTLED, Closure, Runner, Walk, _member, distinct, premises
+from .independent import UNSETTLED, Closure, Runner, Walk, _member, distinct, premises, whole
 
 MULTIPLIER = 0x9E3779B97F4A7C15  # a position's partition: the top bits of its product with this
 CHUNK = 1 << 18  # positions of a part expanded together
@@ -130,7 +130,6 @@ def read_journal(path: Path) -> dict:
         return {}
     data = parse_json(read_text(path, "journal", JournalError), str(path), JournalError)
     checks = data.get("checks") if isinstance(data, dict) and data.get("format") == JOURNAL else None
-    whole = lambda v: isinstance(v, int) and not isinstance(v, bool) and v >= 0  # noqa: E731
     if not isinstance(checks, dict) or not all(
             isinstance(steps, dict) and all(
                 isinstance(v, dict) and whole(v.get("children"))
