@@ -57,6 +57,14 @@ def test_model_of_another_instance_is_rejected(tmp_path):
         decode(a, model)
 
 
+def test_a_model_that_ends_before_its_first_literal_is_one_line(tmp_path):
+    out, model = tmp_path / "t5.cnf", tmp_path / "t5.model"
+    export(small(), out)
+    model.write_text("0 -1 2 3 0\n")  # the terminating 0 first: no literal read
+    with pytest.raises(DimacsError, match="no model in the file"):
+        decode(out, model)
+
+
 def test_flipped_literal_is_rejected(tmp_path):
     out, model = tmp_path / "t5.cnf", tmp_path / "t5.model"
     export(small(), out)

@@ -148,6 +148,7 @@ def read_model(path: str | Path) -> list[int]:
     text = read_text(path, "model file", DimacsError)
     lits: list[int] = []
     saw_v = any(line.startswith("v") for line in text.splitlines())
+    ended = False
     for line in text.splitlines():
         line = line.strip()
         if line.startswith("s "):
@@ -162,8 +163,11 @@ def read_model(path: str | Path) -> list[int]:
             except ValueError:
                 raise DimacsError(f"{path}: {tok!r} is not a literal") from None
             if v == 0:
-                return lits
+                ended = True
+                break
             lits.append(v)
+        if ended:
+            break
     if not lits:
         raise DimacsError(f"{path}: no model in the file")
     return lits
