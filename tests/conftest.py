@@ -1,3 +1,4 @@
+import heapq
 import os
 from pathlib import Path
 
@@ -156,3 +157,30 @@ def _solvable_set_cache(tmp_path_factory):
         os.environ.pop("PEGSAT_CACHE", None)
     else:
         os.environ["PEGSAT_CACHE"] = old
+
+
+def reference_min_moves(problem) -> int | None:
+    """Independent check: Dijkstra over (position, hole of the peg that moved last).
+
+    A jump from the hole where the last jump landed continues the move (cost 0); any other
+    jump starts a move (cost 1).
+    """
+    from pegsat.engine.bitboard import engine
+
+    board, eng = problem.board, engine(problem.board)
+    best = {(problem.start, -1): 0}
+    heap = [(0, problem.start, -1)]
+    while heap:
+        d, pos, last = heapq.heappop(heap)
+        if best.get((pos, last), 1 << 30) < d:
+            continue
+        if problem.goal.satisfied(pos):
+            return d
+        for k in eng.legal(pos):
+            a, _, c = board.jumps[k]
+            nd = d + (a != last)
+            key = (eng.apply(pos, k), c)
+            if nd < best.get(key, 1 << 30):
+                best[key] = nd
+                heapq.heappush(heap, (nd, *key))
+    return None

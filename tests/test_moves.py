@@ -1,10 +1,12 @@
 """Minimum-moves mode: Merson bounds, moves, the search and its proofs."""
 
-import heapq
 import os
 import random
+import tempfile
+from pathlib import Path
 
 import pytest
+from conftest import reference_min_moves
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -17,34 +19,10 @@ from pegsat.model.catalogue import get_board
 from pegsat.model.problem import Goal, Problem, single_vacancy
 from pegsat.model.result import Status
 from pegsat.planners.moves import Search, fewest_over_vacancies, survivor_distances
+from pegsat.proofs.prove import prove_moves
 
 T5 = get_board("triangle-5")
 ENGLISH = get_board("english")
-
-
-def reference_min_moves(problem: Problem) -> int | None:
-    """Independent check: Dijkstra over (position, hole of the peg that moved last).
-
-    A jump from the hole where the last jump landed continues the move (cost 0); any other
-    jump starts a move (cost 1).
-    """
-    board, eng = problem.board, engine(problem.board)
-    best = {(problem.start, -1): 0}
-    heap = [(0, problem.start, -1)]
-    while heap:
-        d, pos, last = heapq.heappop(heap)
-        if best.get((pos, last), 1 << 30) < d:
-            continue
-        if problem.goal.satisfied(pos):
-            return d
-        for k in eng.legal(pos):
-            a, _, c = board.jumps[k]
-            nd = d + (a != last)
-            key = (eng.apply(pos, k), c)
-            if nd < best.get(key, 1 << 30):
-                best[key] = nd
-                heapq.heappush(heap, (nd, *key))
-    return None
 
 
 # --- Merson regions -----------------------------------------------------------------------
@@ -174,6 +152,10 @@ def test_search_by_moves_agrees_with_dijkstra(case):
         assert r.status is Status.UNSOLVABLE
     else:
         assert r.status is Status.SOLVED_OPTIMAL and r.optimal and r.moves == want
+    if want:  # its certificate (``proofs.bymoves``) proves the same fewest moves
+        with tempfile.TemporaryDirectory() as tmp:
+            c = prove_moves(p, r.plan, certificate_path=Path(tmp) / "c.json")
+            assert c.status is Status.SOLVED_OPTIMAL and c.certificate["evidence"]["moves"] == want, c.detail
     if want:  # under a known bound the last level is probed, not built
         for upper in (want, want + 1):
             s = Search(p, Deadline(), upper=upper)

@@ -346,6 +346,8 @@ def verify(problem: str, plan: str, notation: str, domain: str | None, show_posi
               "(exit 20 when the time limit leaves it unproven).")
 @click.option("--upper-plan", metavar="PLAN", help="With --min-moves: a plan you know (a file, or the "
               "plan itself), replayed; its moves bound the search, which looks only for fewer.")
+@click.option("--certificate", "cert_out", type=OUT_FILE, help="With --min-moves: write the certificate of "
+              "the fewest moves here (JSON, its level files beside it); check it with 'pegsat check'.")
 @click.option("--solver", default="cadical195", show_default=True, type=SolverName(),
               help="python-sat solver for --planner sat (e.g. kissat404, glucose4).")
 @click.option("--workers", type=click.IntRange(1, 256), help="Cores per problem: search processes and "
@@ -362,10 +364,11 @@ def verify(problem: str, plan: str, notation: str, domain: str | None, show_posi
 @click.option("--show", "show_positions", is_flag=True, help="Print every position of the plan.")
 @click.option("--json", "as_json", is_flag=True, help="Machine-readable result.")
 @click.option("--out", type=OUT_FILE, help="Also write the plan to this file.")
-def solve(problem: str, planner: str, min_moves: bool, upper_plan: str | None, solver: str,
-          workers: int | None, spill: str | None, scheduler: str | None, memory_limit: int | None,
-          disk_limit: int | None, time_limit: float | None, steps: str, no_symmetry: bool,
-          notation: str | None, domain: str | None, show_positions: bool, as_json: bool, out: str | None,
+def solve(problem: str, planner: str, min_moves: bool, upper_plan: str | None, cert_out: str | None,
+          solver: str, workers: int | None, spill: str | None, scheduler: str | None,
+          memory_limit: int | None, disk_limit: int | None, time_limit: float | None, steps: str,
+          no_symmetry: bool, notation: str | None, domain: str | None, show_positions: bool, as_json: bool,
+          out: str | None,
           options: ProblemOptions) -> None:
     """Find a plan for PROBLEM, prove there is none, or say it is unknown.
 
@@ -383,6 +386,9 @@ def solve(problem: str, planner: str, min_moves: bool, upper_plan: str | None, s
         if planner not in ("auto", "moves"):
             raise PegsatError(f"--min-moves has its own planner; drop --planner {planner}")
         planner = "moves"
+    if cert_out is not None and planner != "moves":
+        raise PegsatError("--certificate certifies the fewest moves: add --min-moves ('pegsat prove' writes "
+                          "certificates of unsolvability)")
     posed = pose(problem, options, domain=domain)
     notation = notation or posed.notation
     encode = EncodeOptions(steps=steps, symmetry=not no_symmetry)
@@ -400,14 +406,19 @@ def solve(problem: str, planner: str, min_moves: bool, upper_plan: str | None, s
     if spill is not None and planner not in STEPS:
         raise PegsatError("--spill is a level search on disk: add --min-moves, or --planner layers")
     say = None if as_json else (lambda line: click.echo(line, err=True))
+    deadline = deadline_of(time_limit)
     if planner in STEPS:  # level searches: on disk when asked, or past the memory budget
         from .apps.fewest import solve as level_search
 
-        result = level_search(posed.problem, config, deadline_of(time_limit),
+        result = level_search(posed.problem, config, deadline,
                               spill=Path(spill) if spill else None, scheduler=scheduler, memory=memory_limit,
                               progress=say, planner=planner, disk=disk_limit)
     else:
-        result = solve_problem(posed.problem, planner, config, deadline_of(time_limit))
+        result = solve_problem(posed.problem, planner, config, deadline)
+    if cert_out is not None:
+        from .apps.solve import certify_fewest
+
+        result = certify_fewest(result, cert_out, deadline)
     if result.plan is not None and out:
         text = format_plan(posed.problem.board, result.plan, notation, posed.task) + "\n"
         write_atomic(Path(out), lambda fh: fh.write(text))

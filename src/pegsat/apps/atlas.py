@@ -65,6 +65,7 @@ class Cell:
     moves: int | None = None
     optimal: bool | None = None  # the moves were proven fewest (a --min-moves survey)
     certificate: str | None = None  # unsolvable: the certificate file, relative to the atlas
+    bound: str | None = None  # solvable: the ``moves`` certificate of its fewest moves (its representative's)
     via: str | None = None  # None: its own evidence; "symmetry" / "reversal": from cell ``of``
     of: tuple[str, str] | None = None  # the representative (vacancy, survivor) it comes from
     symmetry: tuple[int, ...] | None = None  # the board permutation taking ``of`` (reversed) here
@@ -106,6 +107,12 @@ def levels_name(board: Board, v: int, s: int) -> str:
     return f"{CERTS}/{board.names[v]}-{board.names[s]}.levels/certificate.json"
 
 
+def bound_name(board: Board, v: int, s: int) -> str:
+    """Where the ``moves`` certificate of vacancy ``v`` -> survivor ``s`` goes (its fewest
+    moves), relative to the atlas."""
+    return f"{CERTS}/{board.names[v]}-{board.names[s]}.moves.json"
+
+
 def open_game(board: Board, v: int) -> Problem:
     """Vacancy ``v`` -> one peg anywhere: its certificate covers every survivor of ``v``."""
     return single_vacancy(board, v, Goal.one_peg())
@@ -142,8 +149,12 @@ def build(board: Board, root: Path, *, min_moves: bool = False, time_limit: floa
         vn, sn = names[v], names[s]
         e = reps.get((vn, sn))  # None: the survey left it unknown, and prove tries it too
         if e is not None and e.status == "solved":
+            bound = None
+            if min_moves and e.optimal and e.plan is not None:
+                bound = _bounded(root, board, v, s, e.plan, Deadline(prove_limit) if budget is None
+                                 else budget.within(prove_limit), say)
             own[(v, s)] = Cell(vn, sn, "solvable", "plan", plan=e.plan, moves=e.moves,
-                               optimal=bool(e.optimal) if min_moves else None)
+                               optimal=bool(e.optimal) if min_moves else None, bound=bound)
             continue
         name, p = cert_name(board, v, s), problem(board, v, s)
         kind = _accepted(root, name, p)
@@ -198,11 +209,11 @@ def build(board: Board, root: Path, *, min_moves: bool = False, time_limit: floa
     return atlas
 
 
-def _accepted(root: Path, name: str, p: Problem) -> str | None:
+def _accepted(root: Path, name: str, p: Problem, moves: int | None = None) -> str | None:
     """The kind of the certificate already at ``root/name`` when it is this problem's and
-    checks (a rerun keeps it), else None. A ``levels`` certificate of more than
-    ``WALK_AT_BUILD`` positions is checked but for the walk of its levels (hours on the
-    German board): ``check`` walks them."""
+    checks (a rerun keeps it), else None: a refutation, or with ``moves`` a bound of that
+    many moves. A ``levels`` certificate of more than ``WALK_AT_BUILD`` positions is checked
+    but for the walk of its levels (hours on the German board): ``check`` walks them."""
     from ..proofs import certificate as cert
 
     path = root / name
@@ -211,6 +222,9 @@ def _accepted(root: Path, name: str, p: Problem) -> str | None:
     try:
         data = cert.load(path)
         if not _is_problem(problem_from_json(data["problem"]), p):
+            return None
+        if (data["kind"] in cert.BOUNDS) != (moves is not None) or (
+                moves is not None and data["evidence"].get("moves") != moves):
             return None
         v = cert.check(data, path.parent, walk_above=WALK_AT_BUILD if data["kind"] == "levels" else None)
         if not v.ok and not (data["kind"] == "levels" and not v.finished):  # its walk: ``check``'s
@@ -221,6 +235,26 @@ def _accepted(root: Path, name: str, p: Problem) -> str | None:
 
 
 WALK_AT_BUILD = 1 << 26  # positions of a levels certificate walked as the atlas is built
+
+
+def _bounded(root: Path, board: Board, v: int, s: int, plan: str, deadline: Deadline,
+             say: Callable[[str], None]) -> str | None:
+    """The ``moves`` certificate of a representative's fewest moves (``bound_name``): kept
+    from an earlier build when it checks and claims the plan's moves, else written by
+    ``proofs.prove.prove_moves``; None when it could not be (the moves stay claimed)."""
+    from ..proofs.prove import prove_moves
+
+    name, p = bound_name(board, v, s), problem(board, v, s)
+    hops = replay(p, parse_plan(board, plan, "names"))
+    if _accepted(root, name, p, moves=hops.moves) is not None:
+        return name
+    r = prove_moves(p, hops.plan, deadline, certificate_path=root / name)
+    said = f"{board.names[v]} -> {board.names[s]}: "
+    if r.status is Status.SOLVED_OPTIMAL and r.certificate is not None:
+        say(f"{said}{hops.moves} moves, the fewest: moves certificate {name}")
+        return name
+    say(f"{said}{hops.moves} moves claimed, not certified ({r.detail[:160]})")
+    return None
 
 
 def _adopt(root: Path, spill: Path | None, board: Board, v: int, s: int, p: Problem) -> str | None:
@@ -277,7 +311,7 @@ def fill(board: Board, own: dict[tuple[int, int], Cell], reversal: bool) -> dict
         rep = replay(problem(board, nv, ns), [(perm[a], perm[b]) for a, b in hops])
         return Cell(names[nv], names[ns], "solvable", "plan", plan=format_plan(board, rep.plan),
                     moves=rep.moves, optimal=c.optimal if not back else None, via=VIA[back],
-                    of=(c.vacancy, c.survivor))
+                    of=(c.vacancy, c.survivor), symmetry=tuple(perm), bound=None if back else c.bound)
 
     for back in (False, True) if reversal else (False,):
         for (v, s), c in sorted(own.items()):
@@ -357,6 +391,7 @@ def check(root: Path, deadline: Deadline | None = None, runner: Any = None,
     seen: dict[tuple[int, int], dict[str, Any]] = {}
     verdicts: dict[str, tuple[bool | None, str, str]] = {}  # certificate -> (ok, kind, message)
     about: dict[str, Problem] = {}  # certificate -> the problem it holds
+    claims: dict[str, Any] = {}  # a bound's certificate -> the moves it claims
 
     def fail(cell: str, why: str) -> None:
         report.failures.append(f"{cell}: {why}")
@@ -375,10 +410,12 @@ def check(root: Path, deadline: Deadline | None = None, runner: Any = None,
             if (v, s) not in seen:
                 fail(f"{names[v]} -> {names[s]}", "missing from the table")
 
-    def certified(v: int, s: int, c: dict[str, Any]) -> tuple[bool | None, str, str]:
-        """A representative's certificate, checked once (an open game's serves several
-        cells), and matched to this cell: its own problem, or its vacancy's open game."""
-        name = c.get("certificate")
+    def certified(v: int, s: int, c: dict[str, Any], key: str = "certificate"
+                  ) -> tuple[bool | None, str, str]:
+        """A representative's certificate (``key``: "bound", its fewest moves'), checked once
+        (an open game's serves several cells), and matched to this cell: its own problem, or
+        (a refutation) its vacancy's open game."""
+        name = c.get(key)
         if not isinstance(name, str):
             return False, "", "no certificate named"
         if name not in verdicts:
@@ -389,12 +426,37 @@ def check(root: Path, deadline: Deadline | None = None, runner: Any = None,
                 vd = cert.check(data, path.parent, deadline=deadline, runner=runner, journal=journal,
                                 progress=progress)
                 verdicts[name] = (vd.ok if vd.finished else None, vd.kind, vd.message)
+                if data["kind"] in cert.BOUNDS:
+                    claims[name] = data["evidence"].get("moves")
             except (PegsatError, ValueError) as exc:
                 verdicts[name] = (False, "", str(exc)[:160])
-        got = about.get(name)
-        if got is not None and not (_is_problem(got, problem(board, v, s)) or _covers(got, board, v, s)):
-            return False, verdicts[name][1], f"{name} is about another problem"
-        return verdicts[name]
+        got, ok, kind, msg = about.get(name), *verdicts[name]
+        if (kind in cert.BOUNDS) != (key == "bound"):
+            return False, kind, f"{name} is a {kind or 'broken'} certificate, not " + (
+                "a bound on the moves" if key == "bound" else "a refutation")
+        if got is not None and not (_is_problem(got, problem(board, v, s)) or (key != "bound" and _covers(
+                got, board, v, s))):
+            return False, kind, f"{name} is about another problem"
+        return ok, kind, msg
+
+    def fewest(v: int, s: int, c: dict[str, Any], moves: int) -> str | None:
+        """Why a solvable cell's fewest moves are not certified by its ``bound`` (its
+        representative's, for an image under a symmetry), or None."""
+        if c.get("via") is None:
+            rv, rs, rep = v, s, c
+        else:
+            if c.get("via") != "symmetry" or _derived(board, lines, seen, v, s, c, "solvable") is not None:
+                return "its bound is its representative's, by a symmetry it does not hold"
+            rv, rs = board.hole(c["of"][0]), board.hole(c["of"][1])
+            rep = seen[(rv, rs)]
+            if rep.get("bound") != c.get("bound"):
+                return "its bound is not its representative's"
+        ok, _, msg = certified(rv, rs, rep, "bound")
+        if not ok:
+            return msg.removeprefix("rejected: ") or "its bound is not settled"
+        if claims.get(str(c.get("bound"))) != moves:
+            return f"the bound proves {claims.get(str(c.get('bound')))} moves, the plan has {moves}"
+        return None
 
     for (v, s), c in sorted(seen.items()):
         cell = f"{names[v]} -> {names[s]}"
@@ -410,6 +472,13 @@ def check(root: Path, deadline: Deadline | None = None, runner: Any = None,
                 continue
             if rep.moves != c.get("moves"):
                 fail(cell, f"the plan has {rep.moves} moves, the table says {c.get('moves')}")
+                continue
+            if c.get("bound") is not None:
+                why = fewest(v, s, c, rep.moves)
+                if why is not None:
+                    fail(cell, f"fewest moves not certified: {why}")
+                else:
+                    report.kinds["plan (fewest moves certified)"] += 1
                 continue
             report.kinds["plan" + (" (fewest moves claimed)" if c.get("optimal") else "")] += 1
             continue
@@ -452,16 +521,16 @@ def _line(a: int, b: int, c: int) -> tuple[int, int, int]:
 
 
 def _derived(board: Board, lines: set[tuple[int, int, int]], seen: dict, v: int, s: int,
-             c: dict[str, Any]) -> str | None:
-    """Why an unsolvable cell derived from a representative is not, or None."""
+             c: dict[str, Any], status: str = "unsolvable") -> str | None:
+    """Why a cell derived from a representative (unsolvable, or ``status``) is not, or None."""
     try:
         ov, os_ = board.hole(str(c["of"][0])), board.hole(str(c["of"][1]))
         perm = [int(x) for x in c["symmetry"]]
     except (KeyError, TypeError, ValueError, IndexError, PegsatError):
         return "a derived cell must name its representative and a symmetry"
     rep = seen.get((ov, os_))
-    if rep is None or rep.get("status") != "unsolvable" or rep.get("via") is not None:
-        return f"{c['of'][0]} -> {c['of'][1]} is not an unsolvable cell with its own certificate"
+    if rep is None or rep.get("status") != status or rep.get("via") is not None:
+        return f"{c['of'][0]} -> {c['of'][1]} is not a {status} cell with its own evidence"
     if sorted(perm) != list(range(board.n)):
         return "the symmetry is not a permutation of the holes"
     if {_line(perm[a], perm[b], perm[d]) for a, b, d in board.lines} != lines:

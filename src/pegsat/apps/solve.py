@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import time
 from dataclasses import replace
+from pathlib import Path
 
 from ..analysis import games
 from ..deadline import Deadline
@@ -107,3 +108,21 @@ def _verified(result: Result, problem: Problem) -> Result:
         return Result(Status.ERROR, problem, result.planner, stats=result.stats,
                       detail=f"{result.planner} returned a plan that does not replay: {exc}")
     return replace(result, moves=rep.moves)
+
+
+def certify_fewest(result: Result, path: str | Path, deadline: Deadline | None = None) -> Result:
+    """``result`` (of a search for the fewest moves) with the ``moves`` certificate of its
+    plan's moves written at ``path`` (``proofs.prove.prove_moves``: the search by moves again,
+    bounded by the plan, in memory; its levels checked by the independent checker before they
+    are written), or with its detail saying why none was written (nothing is then)."""
+    from ..proofs.prove import prove_moves
+
+    if result.status is not Status.SOLVED_OPTIMAL or result.plan is None:
+        why = ("'pegsat prove' writes certificates of unsolvability" if result.status is Status.UNSOLVABLE
+               else "only the fewest moves of a plan are certified")
+        return replace(result, detail=f"{result.detail}; no certificate written: {why}")
+    got = prove_moves(result.problem, result.plan, deadline, certificate_path=path)
+    if got.status is Status.SOLVED_OPTIMAL and got.certificate is not None:
+        return replace(result, certificate=got.certificate,
+                       detail=f"{result.detail}; certificate: {path} (pegsat check {path})")
+    return replace(result, detail=f"{result.detail}; no certificate written: {got.detail}")

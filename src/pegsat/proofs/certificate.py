@@ -1,4 +1,5 @@
-"""Certificates of unsolvability: a JSON file anyone can check without trusting the search.
+"""Certificates of unsolvability, and of move bounds: a JSON file anyone can check without
+trusting the search.
 
 A certificate carries its own problem (``model.codec``): the board as hole names and lines,
 the start's pegs and the goal, so ``check`` rebuilds everything from the file and says only
@@ -59,7 +60,7 @@ them, or an unknown format version, is refused. Kinds:
 
 ``split``     a one-peg goal refuted survivor by survivor: every hole the goal allows is
               either ruled out by a position-class weighting (as in ``classes``), or refuted
-              by a whole sub-certificate of any other kind for the game with that survivor
+              by a whole sub-certificate of any other plain kind for the game with that survivor
               fixed or for its time-reversed game (vacancy and survivor swapped, played on
               complements: solvable exactly when the game is, ``model.problem.dual``), or
               the image of a refuted survivor under a board symmetry that fixes the start
@@ -71,6 +72,16 @@ them, or an unknown format version, is refused. Kinds:
               a whole sub-certificate of any kind but ``split`` and ``reversed``, whose
               problem is rebuilt from this one's and compared, and which is checked as on
               its own.
+
+``moves``     not a refutation but a bound: every plan has at least ``moves`` moves (with a
+              replayed plan of that many, the fewest). The levels of a breadth-first search
+              by moves from both ends (``planners.moves``: one file of positions a level, as
+              ``dead-set`` packs them), the bound they were pruned under, the disjoint Merson
+              regions that pruned them and the side whose last level was probed. Checked by
+              ``proofs.bymoves``, sharing no search code: each level closed under moves into
+              the levels up to the next (backward: moves undone), no forward level meeting a
+              backward one. Never held by ``split`` or ``reversed``, never an atlas cell's
+              refutation (``BOUNDS``).
 
 Weights are exact fractions written as strings ("3/8"); checking uses ``fractions.Fraction``.
 """
@@ -99,8 +110,10 @@ from ..model.result import CERTIFICATE_FORMAT, CERTIFICATE_VERSION, Certificate,
 from . import drat, independent, layered
 
 FORMAT, VERSION = CERTIFICATE_FORMAT, CERTIFICATE_VERSION
-KINDS = ("counting", "classes", "pagoda", "sat", "exhaustive", "dead-set", "levels", "split", "reversed")
+KINDS = ("counting", "classes", "pagoda", "sat", "exhaustive", "dead-set", "levels", "split", "reversed",
+         "moves")
 WRAPPERS = ("split", "reversed")  # kinds that hold other certificates (of the plain kinds only)
+BOUNDS = ("moves",)  # kinds that bound a plan's moves: they refute nothing (never held, never a refutation)
 
 
 class CertificateError(PegsatError):
@@ -202,7 +215,7 @@ def _check(data: Certificate, base: Path, staged: dict[str, Path], deadline: Dea
             "counting": _counting, "classes": _classes, "pagoda": _pagoda, "sat": _sat,
             "exhaustive": _exhaustive, "dead-set": partial(_dead_set, walking=walking),
             "levels": partial(_levels, walking=walking), "split": partial(_split, walking=walking),
-            "reversed": partial(_reversed, walking=walking)}
+            "reversed": partial(_reversed, walking=walking), "moves": _moves}
         checker = checkers[kind]
         msg = checker(problem, data["evidence"], base, staged, deadline)
     except (KeyError, TypeError, ValueError, AttributeError, ZeroDivisionError, IndexError) as exc:
@@ -486,6 +499,52 @@ def _levels(problem: Problem, ev: dict, base: Path, staged: dict, deadline: Dead
     return f"ok: levels checked by the independent checker ({walk.seconds:.2f} s): {walk.message}"
 
 
+def _moves(problem: Problem, ev: dict, base: Path, staged: dict, deadline: Deadline) -> str:
+    from . import bymoves
+
+    claim, upper, probe = ev["moves"], ev["upper"], ev["probe"] or ""
+    if not _whole(claim) or not _whole(upper) or not isinstance(probe, str):
+        return "rejected: the moves, the bound or the probed side is malformed"
+    index = {h: i for i, h in enumerate(problem.board.names)}
+    regions = [sum(1 << index[h] for h in set(r)) for r in ev["regions"]]
+    if any(len(set(r)) != len(r) for r in ev["regions"]):
+        return "rejected: a region names a hole twice"
+    sides = {}
+    for side in bymoves.SIDES:
+        items = ev[side]
+        if not isinstance(items, list) or not all(isinstance(it, dict) and _whole(it["count"])
+                                                  for it in items):
+            return f"rejected: \"{side}\" is not a list of level files, each with its count"
+        sides[side] = items
+    total = sum(it["count"] for items in sides.values() for it in items)
+    if 4 * 8 * total > memory_budget():  # the levels held at once, a copy of them and a chunk's children
+        return (f"{UNFINISHED}levels of {total} positions are more than this machine's memory budget holds "
+                "(PEGSAT_MEMORY_GB)")
+    arrays: dict[str, list[Any]] = {}
+    for side, items in sides.items():
+        arrays[side] = []
+        for it in items:
+            f = companion(base, it["file"], staged)
+            if not f.is_file():
+                return f"rejected: {f} is missing"
+            if sha256(f) != it["sha256"]:
+                return f"rejected: {f} does not match its SHA-256 in the certificate"
+            try:
+                arrays[side].append(_load_part(f, it["count"]))
+            except _Bad as exc:
+                return str(exc)
+    group = [[int(x) for x in p] for p in ev["symmetries"]]
+    walk, moves = bymoves.check(problem, arrays["forward"], arrays["backward"], group, regions, upper, probe,
+                                deadline)
+    if walk.ok is None:
+        return f"{UNFINISHED}{walk.message}"
+    if not walk.ok:
+        return f"rejected: {walk.message}"
+    if moves != claim:
+        return f"rejected: the levels prove at least {moves} moves, the certificate claims {claim}"
+    return f"ok: move bound checked by the independent checker ({walk.seconds:.2f} s): {walk.message}"
+
+
 def _held(sub: Any, want: Problem | None, what: str, base: Path, staged: dict, deadline: Deadline,
           walking: Walking) -> Verdict | str:
     """The verdict on a certificate another holds, which must be of a plain kind and about
@@ -493,7 +552,7 @@ def _held(sub: Any, want: Problem | None, what: str, base: Path, staged: dict, d
     if want is None:
         return f"rejected: {what} does not exist"
     if not isinstance(sub, dict) or sub.get("format") != FORMAT or sub.get("version") != VERSION \
-            or sub.get("kind") not in KINDS or sub.get("kind") in WRAPPERS:
+            or sub.get("kind") not in KINDS or sub.get("kind") in (*WRAPPERS, *BOUNDS):
         return f"rejected: the evidence for {what} is not a certificate of a plain kind"
     try:
         got = problem_from_json(sub["problem"], CertificateError)

@@ -123,6 +123,62 @@ def prove(problem: Problem, deadline: Deadline | None = None, *, certificate_pat
     return replace(r, planner=NAME, stats={**r.stats, "total_s": time.perf_counter() - t0})
 
 
+def prove_moves(problem: Problem, plan: tuple[int, ...], deadline: Deadline | None = None, *,
+                certificate_path: str | Path) -> Result:
+    """The fewest moves of a plan proven, with a ``moves`` certificate at
+    ``certificate_path``: the search by moves (``planners.moves``) bounded by the plan's own
+    moves, in memory, finds no plan with fewer; its levels, the bound and the Merson regions
+    it pruned with are the evidence (one file of positions a level beside the certificate),
+    checked by the independent checker (``proofs.bymoves``) before anything is written.
+    "solved-optimal" then; "unknown" past the deadline or the memory budget (nothing
+    written); "solved" with a plan of fewer moves if the search finds one."""
+    from ..analysis import merson
+    from ..deadline import Timeout
+    from ..planners import moves as by_moves
+
+    t0 = time.perf_counter()
+    deadline = deadline or Deadline()
+    upper = replay_plan(problem, plan).moves
+    if problem.board.n > 64 or by_moves.supports(problem) is not None:
+        return Result(Status.UNKNOWN, problem, NAME, plan=plan,
+                      detail="move bounds are certified on boards of at most 64 holes, without a special peg")
+    search = by_moves.Search(problem, deadline, upper=upper)
+    try:
+        _, lower, meeting = search.run()
+    except Timeout as exc:
+        return Result(Status.UNKNOWN, problem, NAME, plan=plan,
+                      detail=f"{exc or 'time limit'}: the search by moves under {upper} moves did not finish")
+    if meeting is not None:
+        _, fewer = search.walk(meeting)
+        return Result(Status.SOLVED, problem, NAME, plan=replay_plan(problem, fewer).plan,
+                      detail=f"a plan of {lower} moves: {upper} are not the fewest")
+    names = problem.board.names
+    regions = list(merson.region_family(problem.board))
+    with Staging() as stage, tempfile.TemporaryDirectory() as tmp:
+        files = _Files(stage, certificate_path, tmp)
+
+        def level(side: str, d: int, x: Any) -> dict[str, Any]:
+            name = files.put(f"{side[0]}{d}", x)
+            return {"file": name, "count": len(x), "sha256": certificate.sha256(files.staged[name])}
+
+        cert = certificate.make(problem, "moves", {
+            "moves": upper, "upper": upper, "probe": search.probed or "",
+            "symmetries": [list(p) for p in search.levels.group],
+            "regions": [[names[h] for h in holes_of(r)] for r in regions],
+            "forward": [level("forward", d, x) for d, x in enumerate(search.fwd)],
+            "backward": [level("backward", d, x) for d, x in enumerate(search.bwd or [])]})
+        r = Result(Status.SOLVED_OPTIMAL, problem, NAME, plan=plan, lower_bound=upper, certificate=cert,
+                   stats={"total_s": 0.0})
+        r = _checked(r, Path(certificate_path).parent, files.staged, deadline)
+        if r.status is Status.SOLVED_OPTIMAL and r.certificate is not None and r.detail.startswith("ok"):
+            text = json.dumps(r.certificate, indent=1) + "\n"
+            stage.write(certificate_path, lambda fh: fh.write(text))
+            stage.commit()
+        elif r.status is Status.SOLVED_OPTIMAL:  # its check was cut short: nothing is kept
+            r = replace(r, status=Status.UNKNOWN, certificate=None)
+    return replace(r, stats={"total_s": time.perf_counter() - t0})
+
+
 #: what is left to a user whose problem ``prove`` leaves open (a goal of a fixed number of pegs)
 LEVELS_HINT = ("a search by jumps on disk that exhausts is a certificate too: 'pegsat solve ... --planner "
                "layers --spill DIR' writes DIR/certificate.json")

@@ -1,0 +1,195 @@
+"""Certificates of the fewest moves (kind ``moves``): written by ``prove_moves`` from the search
+by moves, checked by the independent ``proofs.bymoves``, refused when tampered with, and never
+taken for a refutation."""
+
+import json
+import shutil
+
+import numpy as np
+import pytest
+from click.testing import CliRunner
+from conftest import reference_min_moves
+
+from pegsat.apps.atlas import INDEX
+from pegsat.apps.atlas import check as check_atlas
+from pegsat.apps.solve import solve
+from pegsat.cli import main
+from pegsat.model.catalogue import get_board
+from pegsat.model.problem import Goal, single_vacancy
+from pegsat.model.result import Status
+from pegsat.proofs import certificate, independent
+from pegsat.proofs.bymoves import one_move
+from pegsat.proofs.prove import prove_moves
+
+T5 = get_board("triangle-5")
+
+
+def bounded(board, v, s, path):
+    """The fewest moves of vacancy ``v`` -> survivor ``s`` (the planner's plan), certified at ``path``."""
+    p = single_vacancy(board, board.hole(v), Goal.survivor(board, board.hole(s)))
+    r = solve(p, "moves")
+    assert r.status is Status.SOLVED_OPTIMAL
+    got = prove_moves(p, r.plan, certificate_path=path)
+    assert got.status is Status.SOLVED_OPTIMAL and got.certificate is not None, got.detail
+    return p, r.moves
+
+
+@pytest.fixture(scope="module")
+def a1(tmp_path_factory):
+    """Triangle-5 a1 -> a1's certificate (its last forward level probed)."""
+    path = tmp_path_factory.mktemp("bound") / "a1.json"
+    bounded(T5, "a1", "a1", path)
+    return path
+
+
+def verdict(path):
+    return certificate.check(certificate.load(path), path.parent)
+
+
+def test_the_certified_fewest_moves_are_dijkstras(tmp_path):
+    """Differential: the moves each certificate proves (both probed sides among them) are the
+    fewest a Dijkstra over (position, last peg) finds, and each checks."""
+    sides = set()
+    for v, s in [("a1", "a1"), ("a2", "c3"), ("a3", "a3"), ("b3", "c5"), ("a1", "c5")]:
+        path = tmp_path / f"{v}-{s}.json"
+        p, moves = bounded(T5, v, s, path)
+        assert moves == reference_min_moves(p)
+        data = certificate.load(path)
+        assert data["kind"] == "moves" and data["evidence"]["moves"] == moves
+        sides.add(data["evidence"]["probe"])
+        v = verdict(path)
+        assert v.ok and f"every plan has at least {moves} moves" in v.message, v.message
+    assert sides == {"forward", "backward"}
+
+
+def test_the_english_central_game_needs_18_moves_checked_by_the_command(tmp_path):
+    e = get_board("english")
+    path = tmp_path / "d4.json"
+    bounded(e, "d4", "d4", path)
+    r = CliRunner().invoke(main, ["check", str(path)])
+    assert r.exit_code == 0 and "moves certificate holds" in r.output, r.output
+    assert "every plan has at least 18 moves" in r.output
+
+
+def test_one_move_is_a_chain_and_undone_it_comes_back():
+    """A chain: every jump by the peg that jumped last (a1 -> a3 -> c5 ...); undone from any of
+    its ends, the start is among the positions one move back."""
+    start = T5.full & ~(1 << T5.hole("a1"))
+    x = np.array([start], dtype=np.uint64)
+    kids = independent.distinct(one_move(x, T5.jumps))
+    assert len(kids) == 2  # a3 or c3 jumps into a1, and can go no further
+    for k in kids:
+        back = one_move(np.array([k], dtype=np.uint64), T5.jumps, back=True)
+        assert start in set(back.tolist())
+
+
+def copy_with(src, tmp_path, edit, levels=None):
+    """A copy of the certificate at ``src`` with its evidence edited, and (``levels``:
+    (side, d) -> new positions) level files rewritten with their SHA-256."""
+    dst = tmp_path / "t"
+    if dst.exists():
+        shutil.rmtree(dst)
+    shutil.copytree(src.parent, dst)
+    path = dst / src.name
+    data = json.loads(path.read_text())
+    ev = data["evidence"]
+    for (side, d), x in (levels or {}).items():
+        it = ev[side][d]
+        with open(dst / it["file"], "wb") as fh:
+            independent.save_positions(fh, np.array(sorted(x), dtype=np.uint64))
+        it["count"], it["sha256"] = len(x), certificate.sha256(dst / it["file"])
+    edit(ev)
+    path.write_text(json.dumps(data))
+    return path
+
+
+def level(path, side, d):
+    it = json.loads(path.read_text())["evidence"][side][d]
+    return independent.load_positions(path.parent / it["file"], it["count"]).tolist()
+
+
+def test_tampering_is_refused(a1, tmp_path):
+    assert verdict(a1).ok
+    ev = json.loads(a1.read_text())["evidence"]
+    a, b = len(ev["forward"]) - 1, len(ev["backward"]) - 1
+    f2, b1 = level(a1, "forward", 2), level(a1, "backward", 1)
+    cases = {
+        "claims": (lambda e: e.update(moves=e["moves"] + 1), None),
+        "more than the bound": (lambda e: e.update(upper=e["moves"] - 1), None),
+        "follows level 1 by one move": (lambda e: None, {("forward", 2): f2[1:]}),
+        "follows backward level 0 by one move undone": (lambda e: None, {("backward", 1): b1[1:]}),
+        "in a forward and a backward level": (lambda e: None,
+                                              {("forward", a): level(a1, "forward", a) + [b1[0]]}),
+        "not a Merson region": (lambda e: e["regions"].__setitem__(3, e["regions"][3][:1]), None),
+        "shares a hole": (lambda e: e["regions"].append(e["regions"][0][:1]), None),
+        "the certificate claims": (lambda e: e.update(probe=""), None),  # a probe dropped: one move less
+        "does not match its SHA-256": (lambda e: e["forward"][1].update(sha256="0" * 64), None),
+    }
+    for why, (edit, levels) in cases.items():
+        v = verdict(copy_with(a1, tmp_path, edit, levels))
+        assert not v.ok and why in v.message, (why, v.message)
+    assert a >= 3 and b >= 2
+
+
+@pytest.fixture(scope="module")
+def atlas(tmp_path_factory):
+    """The triangle-5 atlas with its fewest moves, built once through the CLI."""
+    root = tmp_path_factory.mktemp("atlas") / "triangle-5"
+    r = CliRunner().invoke(main, ["survey", "triangle-5", "--certificates", str(root), "--quiet",
+                                  "--min-moves"])
+    assert r.exit_code == 0 and "0 unknown" in r.output, r.output
+    return root
+
+
+def edited(atlas, tmp_path, edit):
+    """The atlas's check after ``edit`` of its index (on a copy)."""
+    root = tmp_path / "copy"
+    shutil.copytree(atlas, root)
+    data = json.loads((root / INDEX).read_text())
+    edit(data["cells"])
+    (root / INDEX).write_text(json.dumps(data))
+    return check_atlas(root)
+
+
+def test_every_fewest_moves_of_an_atlas_is_certified(atlas):
+    report = check_atlas(atlas)
+    assert report.ok and report.kinds["plan (fewest moves certified)"] == 54, report.lines()
+
+
+def test_a_bound_is_never_a_refutation(a1, atlas, tmp_path):
+    """Held by a ``reversed`` certificate, or named by an unsolvable cell of an atlas, a
+    ``moves`` certificate (which holds: a1 -> a1 is solvable) is refused."""
+    from pegsat.model.problem import dual
+
+    p = single_vacancy(T5, T5.hole("a1"), Goal.survivor(T5, T5.hole("a1")))
+    held = json.loads(a1.read_text())
+    held["problem"] = certificate.make(dual(p), "moves", {})["problem"]
+    v = certificate.check(certificate.make(p, "reversed", {"certificate": held}), a1.parent)
+    assert not v.ok and "not a certificate of a plain kind" in v.message
+
+    def refute_by_a_bound(cells):
+        own = next(c for c in cells if c["status"] == "unsolvable" and c["via"] is None)
+        own.update(kind="moves", certificate=next(c["bound"] for c in cells if c["bound"] and not c["via"]))
+    report = edited(atlas, tmp_path, refute_by_a_bound)
+    assert any("not a refutation" in f for f in report.failures), report.lines()
+
+
+def test_an_atlas_bound_of_another_cell_is_refused(atlas, tmp_path):
+    def swap(cells):
+        reps = [c for c in cells if c["bound"] and c["via"] is None]
+        reps[0]["bound"] = next(c["bound"] for c in reps if c["moves"] != reps[0]["moves"])
+    report = edited(atlas, tmp_path, swap)
+    assert any("about another problem" in f for f in report.failures), report.lines()
+
+
+def test_solve_min_moves_writes_the_certificate(tmp_path):
+    path = tmp_path / "c.json"
+    r = CliRunner().invoke(main, ["solve", "triangle-5", "--vacant", "a1", "--survivor", "a1", "--min-moves",
+                                  "--certificate", str(path)])
+    assert r.exit_code == 0 and f"certificate: {path}" in r.output, r.output
+    assert verdict(path).ok
+    r = CliRunner().invoke(main, ["solve", "triangle-5", "--certificate", str(tmp_path / "x.json")])
+    assert r.exit_code == 2 and "add --min-moves" in r.output
+    r = CliRunner().invoke(main, ["solve", "english", "--survivor", "c4", "--min-moves", "--certificate",
+                                  str(tmp_path / "y.json")])
+    assert r.exit_code == 10 and "no certificate written" in r.output and not (tmp_path / "y.json").exists()
