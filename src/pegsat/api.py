@@ -107,7 +107,8 @@ def position(on: Board | str, holes: str | Iterable[str | int]) -> Position:
 
 def solve(p: Problem, planner: str = "auto", *, min_moves: bool = False, time_limit: float | None = None,
           workers: int | None = None, solver: str = "cadical195", spill: str | Path | None = None,
-          upper_plan: str | Sequence[int] | None = None, disk_limit: int | None = None) -> Result:
+          upper_plan: str | Sequence[int] | None = None, disk_limit: int | None = None,
+          certificate: str | Path | None = None) -> Result:
     """A plan (replayed by the verifier), a proof that there is none, or "unknown" past
     ``time_limit``. ``min_moves``: the fewest moves and the proof that none has fewer. The
     level searches (``min_moves``, ``planner="layers"``) put their levels on disk, on a local
@@ -119,7 +120,9 @@ def solve(p: Problem, planner: str = "auto", *, min_moves: bool = False, time_li
     problem in ``spill`` leaves its ``levels`` certificate there (``result.certificate``,
     and ``spill/certificate.json``). ``upper_plan``: with
     ``min_moves``, a plan you know (text in any notation, or another result's ``plan``),
-    replayed: its moves bound the search, which looks only for fewer.
+    replayed: its moves bound the search, which looks only for fewer. ``certificate``: with
+    ``min_moves``, the ``moves`` certificate of the fewest moves is written there (JSON, its
+    level files beside it; ``result.certificate``), for ``check`` or ``pegsat check``.
 
     >>> r = pegsat.solve(pegsat.problem("triangle-5", vacant="a1"))
     >>> r.status.value, len(r.plan)
@@ -141,12 +144,18 @@ def solve(p: Problem, planner: str = "auto", *, min_moves: bool = False, time_li
         config = replace(config, upper_plan=given_plan(p, upper_plan))
     from .apps.fewest import STEPS
 
+    if certificate is not None and not (min_moves or planner == "moves"):
+        raise PegsatError("certificate: certifies the fewest moves: add min_moves=True (prove() writes "
+                          "certificates of unsolvability)")
     if min_moves or planner in STEPS:
         from .apps.fewest import solve as level_search
+        from .apps.solve import certify_fewest
 
         where = None if spill is None else Path(spill)
-        return level_search(p, config, Deadline(time_limit), spill=where,
-                            planner="moves" if min_moves else planner, disk=disk_limit)
+        deadline = Deadline(time_limit)
+        r = level_search(p, config, deadline, spill=where, planner="moves" if min_moves else planner,
+                         disk=disk_limit)
+        return r if certificate is None else certify_fewest(r, certificate, deadline)
     if spill is not None:
         raise PegsatError(f"spill: a level search on disk (min_moves, or planner 'layers'), not {planner!r}")
     return run(p, planner, config, Deadline(time_limit))
