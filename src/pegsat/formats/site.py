@@ -4,9 +4,10 @@
 a short script over the cells embedded as JSON. Pick a vacancy (the list, a click on a hole,
 or ``#v=NAME`` in the address) and every hole is coloured by the problem vacancy -> that
 hole: solvable (green), unsolvable (red), unknown (grey); the table below lists each
-survivor with its verdict, its evidence and its moves (fewest, when proven). A solvable cell
-links to its plan page (``formats.render.plan_html``); an unsolvable one to its certificate,
-with the one command that checks it. ``index_page`` lists the boards.
+survivor with its verdict, its evidence and its moves (fewest, when proven; "certified" with
+the certificate of the fewest moves linked). A solvable cell links to its plan page
+(``formats.render.plan_html``); an unsolvable one to its certificate, with the one command
+that checks it. ``index_page`` lists the boards.
 """
 
 from __future__ import annotations
@@ -41,7 +42,17 @@ function evidence(c) {
   if (c.status === 'unsolvable') return from ? from + ' (' + kind + ')' : kind;
   return c.note || 'unknown';
 }
-function moves(c) { return c.moves == null ? '' : c.moves + (c.optimal ? ' (fewest)' : ''); }
+function moves(c) {
+  return c.moves == null ? '' : c.moves + (c.bound ? ' (fewest, certified)' : c.optimal ? ' (fewest)' : '');
+}
+function link(box, id, what, file) {  // a certificate's file and the command that checks it
+  const p = document.createElement('div'), a = document.createElement('a');
+  const code = document.createElement('code');
+  a.id = id; a.href = file; a.textContent = file;
+  code.textContent = 'pegsat check ' + file;
+  p.append(what + ': ', a, '; check it with ', code);
+  box.appendChild(p);
+}
 function show(s) {
   const c = cellOf(vacancy, s), box = document.getElementById('cell');
   box.textContent = '';
@@ -56,15 +67,8 @@ function show(s) {
     a.id = 'plan-link'; a.href = c.page; a.textContent = 'step through the plan';
     box.appendChild(a);
   }
-  if (c.certificate) {
-    const p = document.createElement('div');
-    const a = document.createElement('a');
-    a.id = 'certificate-link'; a.href = c.certificate; a.textContent = c.certificate;
-    const code = document.createElement('code');
-    code.textContent = 'pegsat check ' + c.certificate;
-    p.append('certificate: ', a, '; check it with ', code);
-    box.appendChild(p);
-  }
+  if (c.certificate) link(box, 'certificate-link', 'certificate', c.certificate);
+  if (c.bound) link(box, 'bound-link', 'certificate of the fewest moves', c.bound);
 }
 function choose(v) {
   vacancy = v;
@@ -111,7 +115,7 @@ def board_page(board: Board, cells: list[dict[str, Any]], summary: str) -> str:
     table: dict[str, dict[str, Any]] = {}
     for c in cells:
         keep = {k: c.get(k) for k in ("status", "kind", "moves", "optimal", "via", "of", "note", "page",
-                                      "certificate")}
+                                      "certificate", "bound")}
         table.setdefault(c["vacancy"], {})[c["survivor"]] = keep
     first = board.centre if board.centre is not None else 0
     data = {"board": board.name, "holes": list(board.names), "first": first, "cells": table}
