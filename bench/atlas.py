@@ -2,7 +2,8 @@
 check it (``pegsat check DIR``), and print the cells by verdict, the time and peak memory of
 each step (the process tree, sampled: ``tree.measured``), the disk the atlas takes, and what
 the check verified by kind. ``--min-moves``: the fewest moves of every solvable cell, proven
-(``survey --min-moves``), and the cells whose plans the check replays with them.
+(``survey --min-moves``) and certified (``moves`` certificates, ``proofs.bymoves``), and the
+cells whose plans and certificates the check verifies.
 
     python bench/atlas.py [--only triangle-5,english,french] [--time-limit 60] [--prove-limit 300]
                           [--layers-limit S] [--spill DIR] [--min-moves] [--keep DIR]

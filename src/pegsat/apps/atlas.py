@@ -431,7 +431,7 @@ def check(root: Path, deadline: Deadline | None = None, runner: Any = None,
             except (PegsatError, ValueError) as exc:
                 verdicts[name] = (False, "", str(exc)[:160])
         got, ok, kind, msg = about.get(name), *verdicts[name]
-        if (kind in cert.BOUNDS) != (key == "bound"):
+        if kind and (kind in cert.BOUNDS) != (key == "bound"):
             return False, kind, f"{name} is a {kind or 'broken'} certificate, not " + (
                 "a bound on the moves" if key == "bound" else "a refutation")
         if got is not None and not (_is_problem(got, problem(board, v, s)) or (key != "bound" and _covers(
@@ -445,8 +445,10 @@ def check(root: Path, deadline: Deadline | None = None, runner: Any = None,
         if c.get("via") is None:
             rv, rs, rep = v, s, c
         else:
-            if c.get("via") != "symmetry" or _derived(board, lines, seen, v, s, c, "solvable") is not None:
-                return "its bound is its representative's, by a symmetry it does not hold"
+            why = "only an image under a symmetry shares its representative's bound" if c.get(
+                "via") != "symmetry" else _derived(board, lines, seen, v, s, c, "solvable")
+            if why is not None:
+                return why
             rv, rs = board.hole(c["of"][0]), board.hole(c["of"][1])
             rep = seen[(rv, rs)]
             if rep.get("bound") != c.get("bound"):
