@@ -9,6 +9,11 @@ Methods:
   level against the goal, no bounds: the classic method (Bell's programs).
 * ``moves``: the ``moves`` planner end to end (first plan from ``auto``, then the
   bidirectional search by moves with Merson pruning).
+* ``certify`` (English rows): ``prove_moves`` on the planner's plan: the search by moves
+  again under the plan's moves, its levels written as a ``moves`` certificate and checked
+  by the independent checker before they are kept; ``check``: ``pegsat check`` of that
+  certificate in a process of its own (``proofs.bymoves``). Their ratio is over the
+  ``moves`` row's seconds.
 
 ``ratio`` is the baseline's seconds over the row's, both measured in this run (">" when the
 baseline hit the time limit). Every row runs in a fresh forked process, so ``peak MiB`` is
@@ -80,6 +85,25 @@ def run_forward(problem, limit):
     return best, "optimal" if best is not None else "exhausted", lower, f"{len(s.fwd) - 1} levels"
 
 
+def run_certify(problem, limit, path):
+    from pegsat.proofs.prove import prove_moves
+
+    r = solve(problem, "moves", deadline=Deadline(limit))
+    c = prove_moves(problem, r.plan, Deadline(limit), certificate_path=path)
+    return c.lower_bound, "certified" if c.certificate else c.status.value, c.lower_bound, c.detail
+
+
+def run_check(path, expect):
+    """``pegsat check FILE`` in a process of its own: (holds, its peak MiB)."""
+    import subprocess
+
+    cmd = [sys.executable, "-c", "from pegsat.cli import main; main()", "check", str(path)]
+    env = {**os.environ, "PYTHONPATH": str(ROOT / "src")}
+    out = subprocess.run(cmd, capture_output=True, text=True, env=env)
+    held = out.returncode == 0 and f"at least {expect} moves" in out.stdout
+    return held, resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024
+
+
 def english_rows(args):
     e = get_board("english")
     yield "english central d4->d4", single_vacancy(e, e.hole("d4")), 18
@@ -124,6 +148,15 @@ def main() -> None:
             (opt, proof, lower, detail), secs, mem = measured(run_moves, problem, args.time_limit)
             ratio = "" if base is None else f"{'>' if base[1] else ''}{base[0] / secs:.1f}x"
             row(name, "moves", opt, expect, proof, secs, mem, ratio)
+            import tempfile
+
+            with tempfile.TemporaryDirectory() as tmp:
+                path = Path(tmp) / "c.json"
+                (got, how, _, _), csecs, cmem = measured(run_certify, problem, args.time_limit, path)
+                row(name, "certify", got, expect, how, csecs, cmem, f"{csecs / secs:.1f}x")
+                (held, kmem), ksecs, _ = measured(run_check, path, expect)
+                row(name, "check", expect if held else None, expect, "holds" if held else "FAILED", ksecs,
+                    kmem, f"{ksecs / secs:.1f}x")
     if "ipc" in only and not (IPC / "optimal_costs.tsv").is_file():
         print(f"(ipc: no optimal_costs.tsv in {IPC}; set PEGSAT_IPC_DIR to the competitions' files)")
     elif "ipc" in only:
