@@ -52,6 +52,9 @@ from ..model.problem import Problem, goal_positions
 from .independent import Closure, Walk, _member, distinct, premises
 
 CHUNK = 1 << 15  # positions of a level moved together (a chain's children: tens a position)
+#: bytes of memory a check takes per position of the certificate: the levels, held once, and
+#: room for a chunk's children and their lookups
+BYTES_PER_POSITION = 10
 SLICE = 1 << 16  # children weighed and mapped together: arrays under 1 MB, which a process that
 # returns large blocks to the system at once (``limits.give_back_freed_memory``) keeps in its heap
 SIDES = ("forward", "backward")
@@ -208,6 +211,13 @@ def check(problem: Problem, forward: Sequence[np.ndarray], backward: Sequence[np
             what = "the start is" if side == "forward" else "a goal position is"
             return done(False, f"{what} neither in {_name(side, 0)} nor excluded")
 
+    def within(side: str, x: np.ndarray) -> np.ndarray:
+        """Which of ``x`` are in a level of ``side`` (the levels held once, never merged)."""
+        hit = np.zeros(len(x), dtype=bool)
+        for level in levels[side]:
+            hit |= _member(level, x)
+        return hit
+
     def beyond(side: str, d: int):
         """The positions one move beyond ``side``'s level ``d`` that are not excluded, as
         least images, a chunk at a time."""
@@ -230,15 +240,18 @@ def check(problem: Problem, forward: Sequence[np.ndarray], backward: Sequence[np
                         by = "one move" if side == "forward" else "one move undone"
                         return done(False, f"position {int(kids[0]):#x} follows {_name(side, d)} by {by} but "
                                     f"is neither excluded nor in {_name(side, 0)} .. {_name(side, d + 1)}")
-        every = {s: distinct(np.concatenate(levels[s])) for s in SIDES}
-        met = _member(every["backward"], every["forward"])
-        if met.any():
-            return done(False, f"position {int(every['forward'][met][0]):#x} is in a forward and a backward "
-                        "level: a plan may pass through it")
+        for x in levels["forward"]:
+            for lo in range(0, len(x), SLICE):
+                if deadline.expired():
+                    raise _Late("time limit while the forward levels are met with the backward ones")
+                met = within("backward", x[lo:lo + SLICE])
+                if met.any():
+                    return done(False, f"position {int(x[lo:lo + SLICE][met][0]):#x} is in a forward and a "
+                                "backward level: a plan may pass through it")
         if probe:
             other = SIDES[probe == "forward"]
             for kids in beyond(probe, len(levels[probe]) - 1):
-                hit = _member(every[other], kids)
+                hit = within(other, kids)
                 if hit.any():
                     return done(False, f"position {int(kids[hit][0]):#x}, one move beyond the probed "
                                 f"{_name(probe, len(levels[probe]) - 1)}, is in a {other} level")

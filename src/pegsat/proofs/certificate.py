@@ -517,7 +517,7 @@ def _moves(problem: Problem, ev: dict, base: Path, staged: dict, deadline: Deadl
             return f"rejected: \"{side}\" is not a list of level files, each with its count"
         sides[side] = items
     total = sum(it["count"] for items in sides.values() for it in items)
-    if 4 * 8 * total > memory_budget():  # the levels held at once, a copy of them and a chunk's children
+    if bymoves.BYTES_PER_POSITION * total > memory_budget():
         return (f"{UNFINISHED}levels of {total} positions are more than this machine's memory budget holds "
                 "(PEGSAT_MEMORY_GB)")
     arrays: dict[str, list[Any]] = {}

@@ -167,6 +167,7 @@ def prove_moves(problem: Problem, plan: tuple[int, ...], deadline: Deadline | No
             "regions": [[names[h] for h in holes_of(r)] for r in regions],
             "forward": [level("forward", d, x) for d, x in enumerate(search.fwd)],
             "backward": [level("backward", d, x) for d, x in enumerate(search.bwd or [])]})
+        del search  # its levels, now in the files: the check reads them back, and needs the room
         r = Result(Status.SOLVED_OPTIMAL, problem, NAME, plan=plan, lower_bound=upper, certificate=cert,
                    stats={"total_s": 0.0})
         r = _checked(r, Path(certificate_path).parent, files.staged, deadline)
