@@ -44,7 +44,7 @@ from ..deadline import Deadline
 from ..engine.bitboard import replay_plan
 from ..errors import PegsatError, PlanError
 from ..files import Staging
-from ..model.problem import Problem, holes_of
+from ..model.problem import Problem, goal_positions, holes_of
 from ..model.result import Certificate, Proof, Result, Stats, Status
 from ..process import OUT_OF_MEMORY, cores
 from . import certificate, deadset
@@ -139,9 +139,10 @@ def prove_moves(problem: Problem, plan: tuple[int, ...], deadline: Deadline | No
     t0 = time.perf_counter()
     deadline = deadline or Deadline()
     upper = replay_plan(problem, plan).moves
-    if problem.board.n > 64 or by_moves.supports(problem) is not None:
+    if problem.board.n > 64 or by_moves.supports(problem) is not None or goal_positions(problem) is None:
         return Result(Status.UNKNOWN, problem, NAME, plan=plan,
-                      detail="move bounds are certified on boards of at most 64 holes, without a special peg")
+                      detail="move bounds are certified on boards of at most 64 holes, without a special "
+                      "peg, for a goal whose positions can be listed")
     search = by_moves.Search(problem, deadline, upper=upper)
     try:
         _, lower, meeting = search.run()
