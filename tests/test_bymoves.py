@@ -223,3 +223,10 @@ def test_the_pages_say_certified_and_link_the_certificate(atlas, tmp_path):
         assert not [e for e in driver.get_log("browser") if e["level"] == "SEVERE"]
     finally:
         driver.quit()
+
+
+def test_a_bound_too_large_for_the_memory_budget_is_not_settled_not_failed(atlas, monkeypatch):
+    monkeypatch.setenv("PEGSAT_MEMORY_GB", "0.000001")  # a kilobyte: no level fits
+    report = check_atlas(atlas)
+    assert not report.failures, report.lines()
+    assert any("its fewest moves: levels of" in u for u in report.unfinished), report.lines()
