@@ -69,6 +69,15 @@ def test_the_english_central_game_needs_18_moves_checked_by_the_command(tmp_path
     r = CliRunner().invoke(main, ["check", str(path)])
     assert r.exit_code == 0 and "moves certificate holds" in r.output, r.output
     assert "every plan has at least 18 moves" in r.output
+    # a quarter turn alone is no group: the two sides could hold one position as two images
+    data = json.loads(path.read_text())
+    n = e.n
+    quarter = next(p for p in data["evidence"]["symmetries"]
+                   if [p[p[h]] for h in range(n)] != list(range(n)) and p != list(range(n)))
+    data["evidence"]["symmetries"] = [quarter]
+    path.write_text(json.dumps(data))
+    v = verdict(path)
+    assert not v.ok and "the symmetries are not a group" in v.message, v.message
 
 
 def test_one_move_is_a_chain_and_undone_it_comes_back():

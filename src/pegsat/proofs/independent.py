@@ -293,7 +293,11 @@ def dead_parts(problem: Problem, parts: Sequence[Callable[[], np.ndarray]], grou
 def premises(problem: Problem, group: Sequence[Sequence[int]], pagodas: Sequence[tuple[Sequence[int], int]],
              classes: Sequence[int] | None = None) -> str | None:
     """Why the premises of a closure argument fail, or None: every symmetry a permutation
-    mapping lines onto lines and the goal onto itself; every pagoda one integer weight a
+    mapping lines onto lines and the goal onto itself, and the symmetries with the identity a
+    group (closed under composition: a position's least image is then the same for its whole
+    orbit, so two levels meet by value where their positions meet up to a symmetry; without
+    it a certificate listing a rotation by a quarter turn alone could store one position as
+    two different images on the two sides); every pagoda one integer weight a
     hole, raised by no jump, with no goal position below its floor; every class weighting
     (the hole-by-hole rule: a goal of one peg anywhere) even on every line."""
     board, goal = problem.board, problem.goal
@@ -305,6 +309,11 @@ def premises(problem: Problem, group: Sequence[Sequence[int]], pagodas: Sequence
         if any((goal.full >> h & 1, goal.empty >> h & 1) != (goal.full >> p[h] & 1, goal.empty >> p[h] & 1)
                for h in range(n)):
             return f"symmetry {i} does not map the goal onto itself"
+    perms = {tuple(range(n))} | {tuple(p) for p in group}
+    for i, p in enumerate(group):
+        for j, q in enumerate(group):
+            if tuple(p[q[h]] for h in range(n)) not in perms:
+                return f"the symmetries are not a group: symmetry {i} after symmetry {j} is not among them"
     holewise = classes is not None
     if holewise and (goal.full or goal.max_pegs != 1):
         return "hole-by-hole exclusion is for a goal of one peg anywhere"
