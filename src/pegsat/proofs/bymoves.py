@@ -97,27 +97,39 @@ class Bound:
                  upper: int) -> None:
         self.regions = [np.uint64(r) for r in regions]
         self.closure, self.upper = closure, upper
-        # per goal position, the regions it leaves full (those cost no move there); goal
-        # positions leaving the same ones full give the same count, taken once
-        self.goal_full = sorted({tuple((g & r) == r for r in regions) for g in goals})
-        self.start_full = [np.uint64(r) for r in regions if problem.start & r == r]
+        # per goal position, the regions it leaves full (those cost no move there): a
+        # position's count is its full regions less the most of them one goal position
+        # keeps; goal positions keeping the same ones are taken once
+        kept = {tuple(i for i, r in enumerate(regions) if g & r == r) for g in goals}
+        self.kept = sorted(k for k in kept if k)
+        self.start_full = [i for i, r in enumerate(regions) if problem.start & r == r]
+
+    def _full(self, x: np.ndarray) -> list[np.ndarray]:
+        """Per region, which of ``x`` hold it full."""
+        return [(x & r) == r for r in self.regions]
+
+    @staticmethod
+    def _count(masks: Sequence[np.ndarray], size: int) -> np.ndarray:
+        out = np.zeros(size, dtype=np.int64)
+        for m in masks:
+            out += m
+        return out
 
     def forward(self, x: np.ndarray) -> np.ndarray:
         """Moves still needed to reach a goal position from each of ``x``."""
-        full = [(x & r) == r for r in self.regions]
-        h = None
-        for kept in self.goal_full:
-            cnt = sum((f for f, k in zip(full, kept, strict=True) if not k), np.zeros(len(x), dtype=np.int64))
-            h = cnt if h is None else np.minimum(h, cnt)
-        assert h is not None
+        full = self._full(x)
+        h = self._count(full, len(x))
+        if self.kept:
+            h -= np.max([self._count([full[i] for i in k], len(x)) for k in self.kept], axis=0)
         h = np.maximum(h, 1)
         h[self.closure.is_goal(x)] = 0
         return h
 
     def backward(self, x: np.ndarray) -> np.ndarray:
-        """Moves needed from the start to reach each of ``x``."""
-        zero = np.zeros(len(x), dtype=np.int64)
-        return sum((((x & r) != r).astype(np.int64) for r in self.start_full), zero)
+        """Moves needed from the start to reach each of ``x``: the regions full at the start
+        that it has broken."""
+        full = self._full(x)
+        return self._count([~full[i] for i in self.start_full], len(x))
 
     def excluded(self, side: str, x: np.ndarray, depth: int) -> np.ndarray:
         """Which of ``x``, ``depth`` moves from ``side``'s end, lie on no plan of fewer than
