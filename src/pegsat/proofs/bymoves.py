@@ -207,13 +207,13 @@ def check(problem: Problem, forward: Sequence[np.ndarray], backward: Sequence[np
         return closure.canonical(x)
 
     def kept(side: str, x: np.ndarray, depth: int) -> np.ndarray:
-        """The least images of those of ``x`` not excluded at ``depth``, as they are or as
-        their least images (the bound holds for both: a symmetry maps plans onto plans)."""
+        """The least images of ``x`` not excluded at ``depth`` (weighed as least images, as
+        the levels were pruned; the bound holds for any image: a symmetry maps plans onto
+        plans)."""
         out = []
         for lo in range(0, len(x), SLICE):
-            z = x[lo:lo + SLICE]
-            y = least(z)
-            out.append(y[~(bound.excluded(side, z, depth) | bound.excluded(side, y, depth))])
+            y = least(x[lo:lo + SLICE])
+            out.append(y[~bound.excluded(side, y, depth)])
         return np.concatenate(out) if out else x
 
     ends = {"forward": [problem.start], "backward": list(goals)}
