@@ -119,6 +119,9 @@ def level(path, side, d):
 
 def test_tampering_is_refused(a1, tmp_path):
     assert verdict(a1).ok
+    # past ``walk_above`` positions (an atlas rebuilt) its files are checked, its walk left to ``check``
+    v = certificate.check(certificate.load(a1), a1.parent, walk_above=1)
+    assert not v.ok and not v.finished and "not walked here" in v.message
     ev = json.loads(a1.read_text())["evidence"]
     a, b = len(ev["forward"]) - 1, len(ev["backward"]) - 1
     f2, b1 = level(a1, "forward", 2), level(a1, "backward", 1)

@@ -212,8 +212,9 @@ def build(board: Board, root: Path, *, min_moves: bool = False, time_limit: floa
 def _accepted(root: Path, name: str, p: Problem, moves: int | None = None) -> str | None:
     """The kind of the certificate already at ``root/name`` when it is this problem's and
     checks (a rerun keeps it), else None: a refutation, or with ``moves`` a bound of that
-    many moves. A ``levels`` certificate of more than ``WALK_AT_BUILD`` positions is checked
-    but for the walk of its levels (hours on the German board): ``check`` walks them."""
+    many moves. A ``levels`` or ``moves`` certificate of more than ``WALK_AT_BUILD`` positions
+    is checked but for the walk of its levels (hours on the German board): ``check`` walks
+    them (a ``moves`` certificate was walked whole before it was written)."""
     from ..proofs import certificate as cert
 
     path = root / name
@@ -226,8 +227,9 @@ def _accepted(root: Path, name: str, p: Problem, moves: int | None = None) -> st
         if (data["kind"] in cert.BOUNDS) != (moves is not None) or (
                 moves is not None and data["evidence"].get("moves") != moves):
             return None
-        v = cert.check(data, path.parent, walk_above=WALK_AT_BUILD if data["kind"] == "levels" else None)
-        if not v.ok and not (data["kind"] == "levels" and not v.finished):  # its walk: ``check``'s
+        walked = data["kind"] in ("levels", *cert.BOUNDS)  # level searches: walked whole up to a size
+        v = cert.check(data, path.parent, walk_above=WALK_AT_BUILD if walked else None)
+        if not v.ok and not (walked and not v.finished):  # a large walk: ``check``'s
             return None
     except PegsatError:
         return None
