@@ -683,8 +683,9 @@ def check(cert: str, time_limit: float | None, workers: int, scheduler: str | No
 @click.option("--json", "json_out", type=OUT_FILE, help="Write the full table as JSON.")
 @click.option("--certificates", type=click.Path(file_okay=False),
               help="Write a certified atlas in DIR: a certificate for every unsolvable problem (one per "
-              "orbit), a replayed plan for every solvable one, DIR/atlas.json; check it with "
-              "'pegsat check DIR', browse it with 'pegsat atlas DIR --out SITE'.")
+              "orbit), a replayed plan for every solvable one (with --min-moves, and the certificate "
+              "of its fewest moves), DIR/atlas.json; check it with 'pegsat check DIR', browse it with "
+              "'pegsat atlas DIR --out SITE'.")
 @click.option("--prove-limit", type=SECONDS, default=300.0, show_default=True,
               help="With --certificates: seconds to write each certificate.")
 @click.option("--spill", type=click.Path(file_okay=False),
