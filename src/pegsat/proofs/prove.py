@@ -171,7 +171,7 @@ def prove_moves(problem: Problem, plan: tuple[int, ...], deadline: Deadline | No
         del search  # its levels, now in the files: the check reads them back, and needs the room
         r = Result(Status.SOLVED_OPTIMAL, problem, NAME, plan=plan, lower_bound=upper, certificate=cert,
                    stats={"total_s": 0.0})
-        r = _checked(r, Path(certificate_path).parent, files.staged, deadline, walk_above=None)
+        r = _checked(r, Path(certificate_path).parent, files.staged, deadline, whole=True)
         if r.status is Status.SOLVED_OPTIMAL and r.certificate is not None and r.detail.startswith("ok"):
             text = json.dumps(r.certificate, indent=1) + "\n"
             stage.write(certificate_path, lambda fh: fh.write(text))
@@ -228,13 +228,14 @@ def _prove(problem, deadline, stage, files, certificate_path, cnf, proof, solver
 
 
 def _checked(r: Result, base: Path, staged: dict[str, Path], deadline: Deadline,
-             walk_above: int | None = PART) -> Result:
+             whole: bool = False) -> Result:
     """The result, once its certificate passed its own check (the SAT step's files are checked
     where they are staged, before they replace anything). A check cut short by the deadline
     (a long DRAT replay) leaves the result as the solvers gave it, and says so. Sets of more
-    than ``walk_above`` positions are checked but for their walk (None: walked whole)."""
+    than ``PART`` positions are checked but for their walk, unless ``whole``."""
     cert = r.certificate
     assert cert is not None  # only results with a certificate are checked
+    walk_above = None if whole else PART
     verdict = certificate.check(cert, base, staged=staged, deadline=deadline, walk_above=walk_above)
     if not verdict.finished:
         said = verdict.message.removeprefix(certificate.UNFINISHED)
