@@ -117,7 +117,10 @@ def test_interrupted_batch_says_one_line(tmp_path):
     args = [sys.executable, "-m", "pegsat.cli", "batch", "german", "--results", str(out), "--quiet"]
     p = subprocess.Popen(args, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
                          start_new_session=True)
-    time.sleep(3)  # the cluster up and jobs out (imports take under a second)
+    deadline = time.time() + 60  # the cluster up and jobs out: the results file is opened then
+    while not out.exists() and time.time() < deadline and p.poll() is None:
+        time.sleep(0.1)
+    time.sleep(0.5)
     p.send_signal(signal.SIGINT)
     _, err = p.communicate(timeout=60)
     assert p.returncode == 130
