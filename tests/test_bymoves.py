@@ -242,3 +242,16 @@ def test_a_bound_too_large_for_the_memory_budget_is_not_settled_not_failed(atlas
     report = check_atlas(atlas)
     assert not report.failures, report.lines()
     assert any("its fewest moves: levels of" in u for u in report.unfinished), report.lines()
+
+
+def test_a_walk_cut_short_writes_nothing(tmp_path, monkeypatch):
+    """prove_moves keeps a certificate only once its whole walk passed: a limit in the walk is
+    "unknown" with nothing on disk."""
+    from pegsat.proofs import bymoves
+    from pegsat.proofs.independent import Walk
+
+    monkeypatch.setattr(bymoves, "check", lambda *a, **k: (Walk(None, 0, 0.0, "time limit in level 3"), 0))
+    p = single_vacancy(T5, T5.hole("a1"), Goal.survivor(T5, T5.hole("a1")))
+    r = prove_moves(p, solve(p, "moves").plan, certificate_path=tmp_path / "c.json")
+    assert r.status is Status.UNKNOWN and "level 3; no certificate written" in r.detail, r.detail
+    assert not list(tmp_path.iterdir())

@@ -145,7 +145,7 @@ def solve(p: Problem, planner: str = "auto", *, min_moves: bool = False, time_li
     from .apps.fewest import STEPS
 
     if certificate is not None and not (min_moves or planner == "moves"):
-        raise PegsatError("certificate: certifies the fewest moves: add min_moves=True (prove() writes "
+        raise PegsatError("certificate= certifies the fewest moves: add min_moves=True (prove() writes "
                           "certificates of unsolvability)")
     if min_moves or planner in STEPS:
         from .apps.fewest import solve as level_search

@@ -169,16 +169,21 @@ def prove_moves(problem: Problem, plan: tuple[int, ...], deadline: Deadline | No
             "forward": [level("forward", d, x) for d, x in enumerate(search.fwd)],
             "backward": [level("backward", d, x) for d, x in enumerate(search.bwd or [])]})
         del search  # its levels, now in the files: the check reads them back, and needs the room
-        r = Result(Status.SOLVED_OPTIMAL, problem, NAME, plan=plan, lower_bound=upper, certificate=cert,
-                   stats={"total_s": 0.0})
-        r = _checked(r, Path(certificate_path).parent, files.staged, deadline, whole=True)
-        if r.status is Status.SOLVED_OPTIMAL and r.certificate is not None and r.detail.startswith("ok"):
-            text = json.dumps(r.certificate, indent=1) + "\n"
+        v = certificate.check(cert, Path(certificate_path).parent, staged=files.staged, deadline=deadline)
+        if v.ok:
+            text = json.dumps(cert, indent=1) + "\n"
             stage.write(certificate_path, lambda fh: fh.write(text))
             stage.commit()
-        elif r.status is Status.SOLVED_OPTIMAL:  # its check was cut short: nothing is kept
-            r = replace(r, status=Status.UNKNOWN, certificate=None)
-    return replace(r, stats={"total_s": time.perf_counter() - t0})
+    stats: Stats = {"total_s": time.perf_counter() - t0}
+    if v.ok:
+        return Result(Status.SOLVED_OPTIMAL, problem, NAME, plan=plan, lower_bound=upper, certificate=cert,
+                      stats=stats, detail=v.message)
+    if not v.finished:  # a limit cut its walk short: nothing is kept
+        said = v.message.removeprefix(certificate.UNFINISHED)
+        return Result(Status.UNKNOWN, problem, NAME, plan=plan, stats=stats,
+                      detail=f"{said}; no certificate written")
+    return Result(Status.ERROR, problem, NAME, stats=stats,
+                  detail=f"internal error: the moves certificate failed its own check ({v.message})")
 
 
 #: what is left to a user whose problem ``prove`` leaves open (a goal of a fixed number of pegs)
@@ -227,16 +232,13 @@ def _prove(problem, deadline, stage, files, certificate_path, cnf, proof, solver
     return _sat(problem, deadline, stage, cnf, proof, solver, second, certificate_path)
 
 
-def _checked(r: Result, base: Path, staged: dict[str, Path], deadline: Deadline,
-             whole: bool = False) -> Result:
+def _checked(r: Result, base: Path, staged: dict[str, Path], deadline: Deadline) -> Result:
     """The result, once its certificate passed its own check (the SAT step's files are checked
     where they are staged, before they replace anything). A check cut short by the deadline
-    (a long DRAT replay) leaves the result as the solvers gave it, and says so. Sets of more
-    than ``PART`` positions are checked but for their walk, unless ``whole``."""
+    (a long DRAT replay) leaves the result as the solvers gave it, and says so."""
     cert = r.certificate
     assert cert is not None  # only results with a certificate are checked
-    walk_above = None if whole else PART
-    verdict = certificate.check(cert, base, staged=staged, deadline=deadline, walk_above=walk_above)
+    verdict = certificate.check(cert, base, staged=staged, deadline=deadline, walk_above=PART)
     if not verdict.finished:
         said = verdict.message.removeprefix(certificate.UNFINISHED)
         return replace(r, detail=f"not checked in full here: {said}; the certificate is written: "
