@@ -535,7 +535,7 @@ def _moves(problem: Problem, ev: dict, base: Path, staged: dict, deadline: Deadl
                     arrays[side].append(_load_part(f, it["count"]))
                 except _Bad as exc:
                     return str(exc)
-    if not whole:  # ``prove``'s or an atlas build's own check of a large set: ``check`` walks it
+    if not whole:  # an atlas rebuilt (``walk_above``): the walk of a large set is ``check``'s
         return (f"{UNFINISHED}the {sum(len(v) for v in sides.values())} level files of {total} positions "
                 "are there with their SHA-256; their closure under moves is not walked here")
     group = [[int(x) for x in p] for p in ev["symmetries"]]
