@@ -291,9 +291,10 @@ def dead_parts(problem: Problem, parts: Sequence[Callable[[], np.ndarray]], grou
 
 
 def premises(problem: Problem, group: Sequence[Sequence[int]], pagodas: Sequence[tuple[Sequence[int], int]],
-             classes: Sequence[int] | None = None) -> str | None:
+             classes: Sequence[int] | None = None, start: bool = False) -> str | None:
     """Why the premises of a closure argument fail, or None: every symmetry a permutation
-    mapping lines onto lines and the goal onto itself, and the symmetries with the identity a
+    mapping lines onto lines and the goal (and with ``start``, the start) onto itself, and the
+    symmetries with the identity a
     group (closed under composition: a position's least image is then the same for its whole
     orbit, so two levels meet by value where their positions meet up to a symmetry; without
     it a certificate listing a rotation by a quarter turn alone could store one position as
@@ -309,6 +310,8 @@ def premises(problem: Problem, group: Sequence[Sequence[int]], pagodas: Sequence
         if any((goal.full >> h & 1, goal.empty >> h & 1) != (goal.full >> p[h] & 1, goal.empty >> p[h] & 1)
                for h in range(n)):
             return f"symmetry {i} does not map the goal onto itself"
+        if start and any((problem.start >> h & 1) != (problem.start >> p[h] & 1) for h in range(n)):
+            return f"symmetry {i} does not map the start onto itself"
     perms = {tuple(range(n))} | {tuple(p) for p in group}
     for i, p in enumerate(group):
         for j, q in enumerate(group):
