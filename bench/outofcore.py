@@ -13,6 +13,11 @@ by jumps: the status).
     python bench/outofcore.py [--only english,english-moves,french-d3-d5] [--workers 1,2]
                               [--memory-limit 2GB] [--disk-limit 20MB]
 
+A search by moves on disk leaves the ``moves`` certificate of its fewest moves
+(``spill/certificate.json``): its ``pegsat check`` runs next, on as many workers (one: the
+levels held in its process while they fit; more: its children in bucket files, a partition
+at a time), its time against the in-memory search's.
+
 ``disk MB`` is the most the spill directory held (levels and buckets, sampled); with
 ``--disk-limit``, each case runs once more on the last worker count with its directory
 bounded, so that its levels are built in passes (``passes``: how many levels took more than
@@ -87,6 +92,14 @@ def main() -> None:
                     mode += f", disk {disk}: {len(levels)} in passes"
                 print(f"{'':<16}{mode:<44}{run.seconds:>9.1f}{run.peak_mb:>9.0f}{run.one_mb:>8.0f}"
                       f"{run.disk_mb:>9.1f}{base.seconds / run.seconds:>7.2f}x  {same}", flush=True)
+                cert = Path(tmp) / "certificate.json"
+                if "--min-moves" in spec and not disk and cert.is_file():
+                    check = measured([str(PEGSAT), "check", str(cert), "--workers", w, "--quiet"])
+                    held = "holds" if check.code == 0 and f"at least {got[1]} moves" in check.stdout \
+                        else f"NOT: {check.stdout.strip()[-100:]}"
+                    print(f"{'':<16}{f'  pegsat check, {w} worker(s)':<44}{check.seconds:>9.1f}"
+                          f"{check.peak_mb:>9.0f}{check.one_mb:>8.0f}{'':>9}"
+                          f"{base.seconds / check.seconds:>7.2f}x  {held}", flush=True)
 
 
 if __name__ == "__main__":

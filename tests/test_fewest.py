@@ -381,3 +381,69 @@ def test_levels_built_in_passes_stopped_and_resumed_give_the_same_answer(tmp_pat
               if line.startswith(f"{side} level {d + 1}: a pass")]
     assert sum(redone) == building[2] - len(kept)  # the first pass's partitions were not built again
     same_levels(r, truth)
+
+
+def test_the_fewest_moves_on_disk_leave_a_moves_certificate_that_checks(tmp_path, monkeypatch, truth, cluster):
+    """Each way the search on disk proves its fewest moves leaves a ``moves`` certificate
+    naming its partitioned level files: the levels meeting (unbounded: the bound is the moves
+    proven), the first plan's bound met by a probe of the last level, and a bound one above
+    the optimum (the probe meets the other side). Each checks in this process and, its children in
+    bucket files, on the cluster; a check stopped goes on from its journal; tampering with a
+    partition, the partition rule or the claim is refused."""
+    from pegsat.apps.cluster import mapped
+    from pegsat.planners import moves
+    from pegsat.proofs import certificate
+
+    best = truth[0]
+    real = moves.first_plan
+
+    def over(search, deadline, config, **kw):
+        first, _ = real(search, deadline, config, **kw)
+        return first, best + 1
+
+    met = fewest(GAME, tmp_path / "met", scheduler=cluster, memory=MEMORY, upper=False)
+    probed = fewest(GAME, tmp_path / "probed", scheduler=cluster, memory=MEMORY)
+    monkeypatch.setattr(moves, "first_plan", over)
+    over_one = fewest(GAME, tmp_path / "over", scheduler=cluster, memory=MEMORY)
+    for r, where in ((met, "met"), (probed, "probed"), (over_one, "over")):
+        root = tmp_path / where
+        assert r.status is Status.SOLVED_OPTIMAL and r.moves == best, r.detail
+        assert f"certificate: {root / 'certificate.json'}" in r.detail
+        cert = json.loads((root / "certificate.json").read_text())
+        ev = cert["evidence"]
+        assert cert["kind"] == "moves" and ev["moves"] == best and ev["upper"] == best + (where == "over")
+        assert (ev["probe"] != "") == (where == "probed")  # a bound met by a probe: one move more
+        assert max(len(lv) for lv in ev["forward"] + ev["backward"]) > 1  # levels of several partitions
+        v = certificate.check(cert, root)
+        assert v.ok and f"at least {best} moves" in v.message, v.message
+        with mapped(2, cluster) as run:
+            v = certificate.check(cert, root, runner=run)
+        assert v.ok, v.message
+    cert = json.loads((tmp_path / "met" / "certificate.json").read_text())
+    journal = tmp_path / "journal.json"
+    from pegsat.proofs import bymoves
+
+    def stops(self, how, side, d, *a, **k):  # in the fourth step: three are walked
+        if (side, d) == ("forward", 3):
+            raise Stop
+        return real_lookup(self, how, side, d, *a, **k)
+
+    real_lookup = bymoves.Moves.lookup
+    monkeypatch.setattr(bymoves.Moves, "lookup", stops)
+    with pytest.raises(Stop):
+        certificate.check(cert, tmp_path / "met", runner=lambda fn, xs: [fn(x) for x in xs], journal=journal)
+    monkeypatch.setattr(bymoves.Moves, "lookup", real_lookup)
+    v = certificate.check(cert, tmp_path / "met", runner=lambda fn, xs: [fn(x) for x in xs], journal=journal)
+    assert v.ok and "(3 of the 10 steps taken from the journal)" in v.message, v.message
+
+    def refused(edit, why):
+        bad = json.loads(json.dumps(cert))
+        edit(bad["evidence"])
+        v = certificate.check(bad, tmp_path / "met")
+        assert not v.ok and v.finished and why in v.message, v.message
+    wide = next(lv for lv in cert["evidence"]["forward"] if len(lv) > 1 and all(it["count"] for it in lv))
+    at = cert["evidence"]["forward"].index(wide)
+    refused(lambda e: e["forward"][at].reverse(), "of another partition")
+    refused(lambda e: e["forward"][at][0].update(sha256="0" * 64), "with the SHA-256 stated")
+    refused(lambda e: e.update(moves=best + 1), "the certificate claims")
+    refused(lambda e: e.update(partition="0x1"), "by another rule")

@@ -36,7 +36,7 @@ def test_sigint_exits_130_at_once_and_leaves_no_process(planner):
         took = time.monotonic() - t
         assert p.returncode == 130, err
         assert err.strip().startswith("interrupted") and err.count("\n") == 1, err
-        assert took < 1.0, took
+        assert took < 5.0, took  # at once, not at the 60 s limit (a shared machine's load: seconds)
         deadline = time.monotonic() + 2.0
         while _session(p.pid) and time.monotonic() < deadline:
             time.sleep(0.05)  # children notice their parent is gone

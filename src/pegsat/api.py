@@ -122,7 +122,8 @@ def solve(p: Problem, planner: str = "auto", *, min_moves: bool = False, time_li
     ``min_moves``, a plan you know (text in any notation, or another result's ``plan``),
     replayed: its moves bound the search, which looks only for fewer. ``certificate``: with
     ``min_moves``, the ``moves`` certificate of the fewest moves is written there (JSON, its
-    level files beside it; ``result.certificate``), for ``check`` or ``pegsat check``.
+    level files beside it; ``result.certificate``), for ``check`` or ``pegsat check``; with
+    ``spill``, it is ``spill/certificate.json``, naming the levels there.
 
     >>> r = pegsat.solve(pegsat.problem("triangle-5", vacant="a1"))
     >>> r.status.value, len(r.plan)
@@ -147,6 +148,10 @@ def solve(p: Problem, planner: str = "auto", *, min_moves: bool = False, time_li
     if certificate is not None and not (min_moves or planner == "moves"):
         raise PegsatError("certificate= certifies the fewest moves: add min_moves=True (prove() writes "
                           "certificates of unsolvability)")
+    if certificate is not None and spill is not None:
+        from .apps.fewest import SPILLED
+
+        raise PegsatError(f"certificate= with spill=: {SPILLED}")
     if min_moves or planner in STEPS:
         from .apps.fewest import solve as level_search
         from .apps.solve import certify_fewest

@@ -347,7 +347,8 @@ def verify(problem: str, plan: str, notation: str, domain: str | None, show_posi
 @click.option("--upper-plan", metavar="PLAN", help="With --min-moves: a plan you know (a file, or the "
               "plan itself), replayed; its moves bound the search, which looks only for fewer.")
 @click.option("--certificate", "cert_out", type=OUT_FILE, help="With --min-moves: write the certificate of "
-              "the fewest moves here (JSON, its level files beside it); check it with 'pegsat check'.")
+              "the fewest moves here (JSON, its level files beside it); check it with 'pegsat check'. With "
+              "--spill it is DIR/certificate.json.")
 @click.option("--solver", default="cadical195", show_default=True, type=SolverName(),
               help="python-sat solver for --planner sat (e.g. kissat404, glucose4).")
 @click.option("--workers", type=click.IntRange(1, 256), help="Cores per problem: search processes and "
@@ -405,6 +406,10 @@ def solve(problem: str, planner: str, min_moves: bool, upper_plan: str | None, c
 
     if spill is not None and planner not in STEPS:
         raise PegsatError("--spill is a level search on disk: add --min-moves, or --planner layers")
+    if spill is not None and cert_out is not None:
+        from .apps.fewest import SPILLED
+
+        raise PegsatError(f"--certificate with --spill: {SPILLED}")
     say = None if as_json else (lambda line: click.echo(line, err=True))
     deadline = deadline_of(time_limit)
     if planner in STEPS:  # level searches: on disk when asked, or past the memory budget
@@ -618,13 +623,17 @@ def play(problem: str, port: int, time_limit: float, sweep_limit: float, no_brow
 @time_limit("Seconds for the long checks (DRAT replay, search "
            "re-run); past it: not settled, exit 20.")
 @click.option("--workers", type=click.IntRange(1, 256), default=1, show_default=True,
-              help="Dead sets and levels: check their parts on this many local Dask worker processes.")
-@click.option("--scheduler", help="Dead sets and levels: check their parts on an existing Dask scheduler "
-              "(tcp://host:8786); the certificate's directory must be seen, and writable, by every worker.")
+              help="Dead sets, levels and moves: check their parts on this many local Dask worker "
+              "processes.")
+@click.option("--scheduler", help="Dead sets, levels and moves: check their parts on an existing Dask "
+              "scheduler (tcp://host:8786); the certificate's directory must be seen, and writable, by every "
+              "worker.")
 @click.option("--journal", type=OUT_FILE,
-              help="Levels certificates: remember in FILE the steps of their walk checked, and skip those it "
-              "holds, so a check stopped goes on where it was. Give it only a journal your own checks wrote.")
-@click.option("--quiet", is_flag=True, help="No progress lines on stderr (levels certificates' steps).")
+              help="Levels and moves certificates: remember in FILE the steps of their walk checked, and "
+              "skip those it holds, so a check stopped goes on where it was. Give it only a journal your own "
+              "checks wrote.")
+@click.option("--quiet", is_flag=True, help="No progress lines on stderr (levels and moves certificates' "
+              "steps).")
 def check(cert: str, time_limit: float | None, workers: int, scheduler: str | None,
           journal: str | None, quiet: bool) -> None:
     """Re-verify a certificate written by 'pegsat prove', or a whole atlas (a directory

@@ -55,6 +55,9 @@ SIDES = ("forward", "backward")
 STEPS = {"moves": "moves", "layers": "jumps"}  # the level searches' planners, and their step
 FANOUT = 24  # children per position by one move, roughly: what sizes a chunk and the partitions
 WARM = 1 << 20  # in-memory levels of at most about this many positions before the first plan's beams
+#: why a search on disk takes no certificate file of its own
+SPILLED = ("a search by moves on disk writes the certificate of its fewest moves beside its levels, as "
+           "certificate.json in its directory: no other file is needed")
 PROBE_SAY = 60.0  # seconds between a long probe's progress lines
 PROBE_HOLD = 4  # a probe task holds children in at most 1/PROBE_HOLD of a worker's memory: each
 # flush reads the other side's whole last level, so the fewer flushes the better
@@ -233,8 +236,9 @@ def solve(problem: Problem, config: Any, deadline: Deadline, *, spill: Path | No
 
 def _final(r: Result, root: Path) -> Result:
     """``r``; its levels under ``root`` removed once the answer is final, unless they are a
-    ``levels`` certificate's evidence (``root/certificate.json``: ``apps.atlas`` takes them)."""
-    if r.status is not Status.UNKNOWN and (r.certificate is None or r.certificate["kind"] != "levels"):
+    certificate's evidence (``root/certificate.json``: ``apps.atlas`` takes them)."""
+    kept = r.certificate is not None and r.certificate["kind"] in ("levels", "moves")
+    if r.status is not Status.UNKNOWN and not kept:
         shutil.rmtree(root, ignore_errors=True)
     return r
 
@@ -399,11 +403,26 @@ def fewest(problem: Problem, root: Path, *, workers: int = 2, scheduler: str | N
         write_atomic(path, lambda fh: fh.write(text))
         return replace(r, certificate=cert, detail=f"{r.detail}; certificate: {path} (pegsat check {path})")
 
-    def by_first() -> Result:
-        """Optimal with the first plan: the levels found none with fewer moves."""
+    def certified(r: Result, moves: int, probe: str = "") -> Result:
+        """``r`` with the ``moves`` certificate of its fewest moves at ``root/certificate.json``
+        (``certify``; its walk is ``pegsat check``'s)."""
+        if not certify or r.status is not Status.SOLVED_OPTIMAL:
+            return r
+        cert = _moves_certificate(problem, root, fp, k.group, state, moves, probe)
+        path = root / "certificate.json"
+        text = json.dumps(cert) + "\n"
+        write_atomic(path, lambda fh: fh.write(text))
+        return replace(r, certificate=cert, detail=f"{r.detail}; certificate: {path} (pegsat check {path})")
+
+    def by_first(probe: str = "") -> Result:
+        """Optimal with the first plan: the levels found none with fewer moves (``probe``: the
+        side whose last level's children were met against the other side)."""
         u = state.upper if state.upper is not None else -1
-        return answer(Status.SOLVED_OPTIMAL, state.first, u,
-                      f"optimal: {u} moves (plan from {state.first_by}); {how()} found none with {u - 1}")
+        r = answer(Status.SOLVED_OPTIMAL, state.first, u,
+                   f"optimal: {u} moves (plan from {state.first_by}); {how()} found none with {u - 1}")
+        while len(levels["forward"]) + len(levels["backward"]) - 1 > u:  # a bound that fell below
+            del levels[max(SIDES, key=lambda s: len(levels[s]))][-1]  # the levels: fewer of them prove it
+        return certified(r, u, probe)
 
     def found(side: str, pos: int, a: int, b: int, d: int) -> Result:
         """The answer from a meeting at ``pos``, one step beyond ``side``'s level ``d`` (with
@@ -414,8 +433,8 @@ def fewest(problem: Problem, root: Path, *, workers: int = 2, scheduler: str | N
         if jumps:
             n = len(state.pagodas)
             return answer(Status.SOLVED, plan, None, f"{how()} met, its levels pruned by {n} pagodas")
-        return answer(Status.SOLVED_OPTIMAL, plan, a + b + 1,
-                      f"optimal: {a + b + 1} moves; {how()} found none with {a + b}")
+        return certified(answer(Status.SOLVED_OPTIMAL, plan, a + b + 1,
+                                f"optimal: {a + b + 1} moves; {how()} found none with {a + b}"), a + b + 1)
 
     # the start may be a goal position already
     if levels["backward"]:
@@ -518,7 +537,7 @@ def fewest(problem: Problem, root: Path, *, workers: int = 2, scheduler: str | N
                     return found(side, met, a, b, d)
                 if jumps:
                     return exhausted(f"met no plan of {total} jumps: every position on one was ruled out")
-                return by_first()
+                return by_first(side)
             # A scout first: one chunk's children met against the other side, on its own,
             # while the level is expanded. At the level that meets, meetings are many and a
             # chunk finds one in seconds (as in memory, where the first slices do); any other
@@ -652,6 +671,16 @@ def _first(problem: Problem, deadline: Deadline, config: Any) -> tuple[Result | 
     return best
 
 
+def _named(root: Path, fp: str, levels: dict[str, list[Level]]) -> dict[str, list[list[dict[str, object]]]]:
+    """Each side's levels as a certificate names them: per level its partitions' files
+    (relative to ``root``), counts and SHA-256."""
+    def named(side: str, d: int, p: int) -> dict[str, object]:
+        it = spill.described(root / side, _side_fp(fp, side), d, p)
+        return {**it, "file": f"{side}/{it['file']}"}
+    return {side: [[named(side, d, p) for p in range(lv.parts)] for d, lv in enumerate(levels[side])]
+            for side in SIDES}
+
+
 def _certificate(problem: Problem, root: Path, fp: str, group: Any, flip: Perm | None, state: State) -> Any:
     """The ``levels`` certificate of an exhausted search by jumps: its level files (forward,
     and backward when it grew both sides), symmetries, pagodas and mirror
@@ -659,19 +688,32 @@ def _certificate(problem: Problem, root: Path, fp: str, group: Any, flip: Perm |
     from ..model.result import certificate
 
     names = problem.board.names
-
-    def named(side: str, d: int, p: int) -> dict[str, object]:  # the file named relative to ``root``
-        it = spill.described(root / side, _side_fp(fp, side), d, p)
-        return {**it, "file": f"{side}/{it['file']}"}
-
-    levels = {side: [[named(side, d, p) for p in range(lv.parts)] for d, lv in enumerate(state.levels[side])]
-              for side in SIDES}
+    levels = _named(root, fp, state.levels)
     back = {"backward": levels["backward"]} if levels["backward"] else {}
     return certificate(problem, "levels", {
         "symmetries": [list(p) for p in group], "mirror": None if flip is None else list(flip),
         "pagodas": [{"weights": {names[h]: x for h, x in enumerate(w) if x}, "floor": f}
                     for w, f in state.pagodas],
         "partition": f"{int(spill.GOLDEN):#x}", "levels": levels["forward"], **back})
+
+
+def _moves_certificate(problem: Problem, root: Path, fp: str, group: Any, state: State, moves: int,
+                       probe: str) -> Any:
+    """The ``moves`` certificate of a search by moves that proved ``moves`` (``proofs.bymoves``
+    checks it): its levels' files, the bound they were pruned under (the smallest a level saw:
+    the bound only falls, and a level pruned under a larger one holds more), the Merson regions,
+    the side whose last level was probed (``probe``) or none."""
+    from ..analysis import merson
+    from ..model.result import certificate
+
+    names = problem.board.names
+    levels = _named(root, fp, state.levels)
+    return certificate(problem, "moves", {
+        "moves": moves, "upper": moves if state.upper is None else state.upper, "probe": probe,
+        "symmetries": [list(p) for p in group],
+        "regions": [[names[h] for h in range(problem.board.n) if r >> h & 1]
+                    for r in merson.region_family(problem.board)],
+        "partition": f"{int(spill.GOLDEN):#x}", **levels})
 
 
 def _unknown(answer: Callable[..., Result], state: State, lower: int | None, why: str, root: Path) -> Result:

@@ -38,18 +38,38 @@ model, ``independent.Closure``'s least images), verifies:
 So every plan has at least ``M`` moves: ``a + b + 1`` (one more with a probe), or ``U``
 when a side ran dry; ``M`` is at most ``U``. With a plan of ``M`` moves (replayed by the
 verifier) the fewest moves are proven.
+
+A level is one file (a search in memory) or split into partitions, a position's being the
+top bits of its product with ``layered.MULTIPLIER`` (a search on disk, ``apps.fewest``;
+checked for every position read). Partition counts are powers of two, so the partition of a
+level split fewer ways holding a position is named by the top bits of its partition in one
+split more ways: children are sent by the most partitions among the levels they are looked
+up in, and partition ``q`` is looked up in one part of each. While the levels fit this
+process's memory each is loaded once and children are looked up as they are made; otherwise
+each step (a level's children; the meeting; the probe) runs in two rounds of tasks on
+``layered.run_steps`` (here, or Dask's map): every partition expanded, its children's least
+images written to bucket files by target partition, then every target partition looked up
+holding one part of each level (delayed duplicate detection, as the levels check does). A
+check of hours keeps a journal of its steps and goes on where it was.
 """
 
 from __future__ import annotations
 
+import tempfile
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from functools import partial
+from pathlib import Path
 
 import numpy as np
 
+from .. import sealed
 from ..deadline import Deadline
+from ..errors import PegsatError
 from ..model.problem import Problem, goal_positions
-from .independent import Closure, Walk, _member, distinct, premises
+from .independent import UNSETTLED, Closure, Runner, Walk, _member, distinct, premises
+from .layered import BUCKET, FLUSH, Journal, Step, partition, run_steps
 
 CHUNK = 1 << 15  # positions of a level moved together (a chain's children: tens a position)
 #: bytes of memory a check takes per position of the certificate: the levels, held once, and
@@ -138,11 +158,211 @@ class Bound:
         return depth + h >= self.upper
 
 
-def check(problem: Problem, forward: Sequence[np.ndarray], backward: Sequence[np.ndarray],
+Loader = Callable[[], np.ndarray]
+
+
+@dataclass(frozen=True)
+class Moves:
+    """A moves check, a task at a time (everything a task needs: picklable for Dask).
+    ``levels[side][d][p]`` loads partition ``p`` of ``side``'s level ``d``. ``inline``: the
+    levels are held in this process (each part loaded once) and children are looked up as
+    they are made; otherwise they wait in bucket files under ``buckets`` (a directory every
+    task sees) and a lookup task holds one partition of each level it reads."""
+
+    bound: Bound
+    levels: dict[str, tuple[tuple[Loader, ...], ...]]
+    buckets: str
+    inline: bool
+    held: dict[tuple[str, int, int], np.ndarray] = field(default_factory=dict, compare=False, repr=False)
+
+    @property
+    def closure(self) -> Closure:
+        return self.bound.closure
+
+    def parts(self, side: str, d: int) -> int:
+        """The partitions of ``side``'s level ``d``."""
+        return len(self.levels[side][d])
+
+    def finest(self, side: str, upto: int) -> int:
+        """The most partitions of ``side``'s levels 0 .. ``upto``: children are sent by it (a
+        level of fewer partitions holds a partition's positions in the one its top bits name)."""
+        return max(self.parts(side, k) for k in range(upto + 1))
+
+    def part(self, side: str, d: int, q: int, of: int) -> np.ndarray:
+        """The part of ``side``'s level ``d`` holding what partition ``q`` of ``of`` would
+        (``of`` at least its partitions), checked; ``_Bad`` says why it is not one."""
+        parts = self.parts(side, d)
+        p = q >> (of.bit_length() - parts.bit_length())
+        key = (side, d, p)
+        if key in self.held:
+            return self.held[key]
+        name = f"{_name(side, d)} part {p}"
+        try:
+            x = self.levels[side][d][p]()
+        except ValueError as exc:
+            raise _Bad(str(exc)) from None
+        n = self.closure.problem.board.n
+        if not isinstance(x, np.ndarray) or x.dtype != np.uint64 or x.ndim != 1:
+            raise _Bad(f"{name} is not a list of 64-bit positions")
+        if not bool(np.all(x[1:] > x[:-1])):
+            raise _Bad(f"{name} is not sorted without repeats")
+        if len(x) and int(x[-1]) >> n:
+            raise _Bad(f"{name} names a hole the board does not have")
+        if parts > 1 and len(x) and not bool(np.all(partition(x, parts) == p)):
+            raise _Bad(f"{name} holds a position of another partition")
+        if self.inline:
+            self.held[key] = x
+        return x
+
+    def kept(self, side: str, x: np.ndarray, depth: int) -> np.ndarray:
+        """The least images of ``x`` not excluded at ``depth`` (weighed as least images, as
+        the levels were pruned; the bound holds for any image: a symmetry maps plans onto
+        plans)."""
+        out = []
+        for lo in range(0, len(x), SLICE):
+            y = self.closure.canonical(x[lo:lo + SLICE])
+            out.append(y[~self.bound.excluded(side, y, depth)])
+        return np.concatenate(out) if out else x
+
+    def bucket_dir(self, key: str) -> Path:
+        """Where step ``key``'s children wait for their lookups."""
+        return Path(self.buckets) / key.replace(" ", "-")
+
+    def aim(self, how: str, side: str, d: int) -> tuple[str, int, int]:
+        """Where ``side``'s level ``d``'s children are looked up: (side, its last level read,
+        the partitions they are sent by)."""
+        if how == "closed":
+            return side, d + 1, self.finest(side, d + 1)
+        other = SIDES[side == "forward"]
+        last = len(self.levels[other]) - 1
+        return other, last, self.finest(other, last)
+
+    def expand(self, how: str, side: str, d: int, p: int, targets: tuple[int, ...] | None = None,
+               seconds: float | None = None) -> tuple[int, str | None]:
+        """(children, None or why not) of partition ``p`` of ``side``'s level ``d``: every
+        position one move away (backward: one move undone) that is not excluded at ``d + 1``,
+        as its least image, looked up (``how``: "closed", in the side's levels up to ``d + 1``;
+        "probe", in none of the other side's), now (``inline``) or from buckets by ``lookup``;
+        of the target partitions ``targets`` only (a pass; None: all)."""
+        deadline = Deadline().within(seconds)
+        try:
+            x = self.part(side, d, p, self.parts(side, d))
+        except _Bad as exc:
+            return 0, str(exc)
+        _, _, parts = self.aim(how, side, d)
+        wanted = set(range(parts) if targets is None else targets)
+        out = self.bucket_dir(f"{how} {side} {d}")
+        if not self.inline:
+            out.mkdir(exist_ok=True)
+        children = flushes = size = 0
+        held: list[list[np.ndarray]] = [[] for _ in range(parts)]
+
+        def flush() -> str | None:
+            nonlocal size, flushes
+            for q, arrays in enumerate(held):
+                if arrays:
+                    try:
+                        sealed.write(out / f"{q}-{p}-{flushes}.bkt", BUCKET, 1, "", np.concatenate(arrays),
+                                     durable=False, codec="zstd-planes")
+                    except (OSError, PegsatError) as exc:  # a full disk is a limit, not a verdict
+                        return f"{UNSETTLED}the check's buckets could not be written ({exc})"
+                    arrays.clear()
+            size, flushes = 0, flushes + 1
+            return None
+        for lo in range(0, len(x), CHUNK):
+            if deadline.expired():
+                return children, f"{UNSETTLED}time limit in {_name(side, d)}"
+            kids = one_move(x[lo:lo + CHUNK], self.closure.problem.board.jumps, back=side == "backward")
+            children += len(kids)
+            kids = distinct(self.kept(side, distinct(kids), d + 1))
+            where = partition(kids, parts)
+            for q in sorted(wanted & set(np.unique(where).tolist())):
+                mine = kids[where == q]
+                if self.inline:
+                    why = self.look(how, side, d, q, mine)
+                    if why is not None:
+                        return children, why
+                else:
+                    held[q].append(mine)
+                    size += len(mine)
+            if size >= FLUSH and (why := flush()) is not None:
+                return children, why
+        return children, None if self.inline else flush()
+
+    def lookup(self, how: str, side: str, d: int, q: int, seconds: float | None = None) -> str | None:
+        """None, or why not: the children ``side``'s level ``d`` sent to partition ``q`` pass
+        (``expand``'s ``how``)."""
+        files = sorted(self.bucket_dir(f"{how} {side} {d}").glob(f"{q}-*.bkt"))
+        for f in files:
+            if Deadline().within(seconds).expired():
+                return f"{UNSETTLED}time limit while looking up {_name(side, d)}'s children"
+            try:
+                kids = sealed.read(f, BUCKET, 1, "", 1 << 40)
+            except sealed.Stale as exc:
+                return f"{UNSETTLED}a bucket file of the check was lost ({exc})"
+            why = self.look(how, side, d, q, kids)
+            if why is not None:
+                return why
+        return None
+
+    def look(self, how: str, side: str, d: int, q: int, kids: np.ndarray) -> str | None:
+        """``kids`` (of target partition ``q``) looked up: None, or why they fail."""
+        tside, last, parts = self.aim(how, side, d)
+        try:
+            if how == "closed":
+                for k in range(last, -1, -1):  # the next level first: most are there
+                    kids = kids[~_member(self.part(side, k, q, parts), kids)]
+                if len(kids):
+                    by = "one move" if side == "forward" else "one move undone"
+                    return (f"position {int(kids[0]):#x} follows {_name(side, d)} by {by} but is neither "
+                            f"excluded nor in {_name(side, 0)} .. {_name(side, d + 1)}")
+                return None
+            for k in range(last + 1):
+                hit = _member(self.part(tside, k, q, parts), kids)
+                if hit.any():
+                    return (f"position {int(kids[hit][0]):#x}, one move beyond the probed {_name(side, d)}, "
+                            f"is in a {tside} level")
+        except _Bad as exc:
+            return str(exc)
+        return None
+
+    def meet(self, q: int, seconds: float | None = None) -> str | None:
+        """None, or why not: no position of partition ``q`` (of the most partitions of any
+        level) is in a forward level and a backward one."""
+        parts = max(self.finest(s, len(self.levels[s]) - 1) for s in SIDES)
+        try:
+            back = [self.part("backward", j, q, parts) for j in range(len(self.levels["backward"]))]
+            for k in range(len(self.levels["forward"])):
+                if Deadline().within(seconds).expired():
+                    return f"{UNSETTLED}time limit while the forward levels are met with the backward ones"
+                x = self.part("forward", k, q, parts)
+                for lo in range(0, len(x), SLICE):
+                    y = x[lo:lo + SLICE]
+                    y = y[partition(y, parts) == q] if self.parts("forward", k) < parts else y
+                    met = np.zeros(len(y), dtype=bool)
+                    for level in back:
+                        met |= _member(level, y)
+                    if met.any():
+                        return (f"position {int(y[met][0]):#x} is in a forward and a backward level: a plan "
+                                "may pass through it")
+        except _Bad as exc:
+            return str(exc)
+        return None
+
+
+def check(problem: Problem, forward: Sequence[Sequence[Loader]], backward: Sequence[Sequence[Loader]],
           group: Sequence[Sequence[int]], regions: Sequence[int], upper: int, probe: str,
-          deadline: Deadline | None = None) -> tuple[Walk, int]:
+          deadline: Deadline | None = None, *, sizes: dict[str, list[int]] | None = None, inline: bool = True,
+          runner: Runner | None = None, scratch: str | None = None, room: int | None = None,
+          journal: Journal | None = None, progress: Callable[[str], None] | None = None) -> tuple[Walk, int]:
     """(the walk, the moves ``M`` every plan has at least) of a ``moves`` certificate (the
-    module's docstring); the walk's ``ok`` is None when the deadline came first."""
+    module's docstring): ``forward[d][p]`` loads partition ``p`` of forward level ``d``
+    (``layered.partition``'s; each level's partitions a power of two), ``backward``
+    likewise; ``sizes``: each side's level sizes as the certificate states them (default:
+    loaded). ``inline``: the levels held in this process; otherwise children wait in bucket
+    files in ``scratch``, a step at a time, on ``runner`` (Dask's map: ``layered.run_steps``,
+    with ``room``, ``journal`` and ``progress``). The walk's ``ok`` is None when the deadline
+    came first."""
     t0 = time.perf_counter()
     deadline = deadline or Deadline()
     board = problem.board
@@ -177,105 +397,73 @@ def check(problem: Problem, forward: Sequence[np.ndarray], backward: Sequence[np
                         f"{board.names[c]} has its middle in it and neither end")
     if not forward or not backward:
         return done(False, "a level search by moves has a forward and a backward level 0")
+    if any(not len(lv) or len(lv) & (len(lv) - 1) for lv in [*forward, *backward]):
+        return done(False, "every level must be a power of two of partitions")
     if probe not in ("", *SIDES):
         return done(False, f"the probed side is {probe!r}")
-    levels = {"forward": list(forward), "backward": list(backward)}
-    for side, lvs in levels.items():
-        for d, x in enumerate(lvs):
-            if not isinstance(x, np.ndarray) or x.dtype != np.uint64 or x.ndim != 1:
-                return done(False, f"{_name(side, d)} is not a list of 64-bit positions")
-            if not bool(np.all(x[1:] > x[:-1])):
-                return done(False, f"{_name(side, d)} is not sorted without repeats")
-            if len(x) and int(x[-1]) >> n:
-                return done(False, f"{_name(side, d)} names a hole the board does not have")
-    a, b = len(forward) - 1, len(backward) - 1
-    dry = next((s for s in SIDES if not len(levels[s][-1])), "")
-    if dry and probe:
-        return done(False, f"the {dry} side ran dry: there is nothing beyond its last level to probe")
-    moves = upper if dry else a + b + 1 + bool(probe)
-    if moves > upper:
-        return done(False, f"{a + 1} forward and {b + 1} backward levels{' and a probe' if probe else ''} "
-                    f"say {moves} moves, more than the bound {upper} they were pruned under")
-
     closure = Closure(problem, (), tuple(tuple(p) for p in group), (), None)
-    bound = Bound(problem, regions, goals, closure, upper)
+    with tempfile.TemporaryDirectory(prefix="pegsat-moves-", dir=scratch) as tmp:
+        levels = {"forward": tuple(map(tuple, forward)), "backward": tuple(map(tuple, backward))}
+        check = Moves(Bound(problem, regions, goals, closure, upper), levels, tmp, inline)
+        try:
+            if sizes is None:
+                sizes = {s: [sum(len(check.part(s, d, p, len(lv))) for p in range(len(lv)))
+                             for d, lv in enumerate(check.levels[s])] for s in SIDES}
+            a, b = len(forward) - 1, len(backward) - 1
+            dry = next((s for s in SIDES if not sizes[s][-1]), "")
+            if dry and probe:
+                return done(False, f"the {dry} side ran dry: there is nothing beyond its last level to probe")
+            if dry:  # said empty: each of its files read, to see that it is
+                last, parts = (a if dry == "forward" else b), check.parts(dry, a if dry == "forward" else b)
+                if any(len(check.part(dry, last, p, parts)) for p in range(parts)):
+                    return done(False, f"{_name(dry, last)}, said to be empty, holds positions")
+            moves = upper if dry else a + b + 1 + bool(probe)
+            if moves > upper:
+                probed = " and a probe" if probe else ""
+                return done(False, f"{a + 1} forward and {b + 1} backward levels{probed} say {moves} moves, "
+                            f"more than the bound {upper} they were pruned under")
+            for side, positions in (("forward", [problem.start]), ("backward", list(goals))):
+                x = check.kept(side, np.array(positions, dtype=np.uint64), 0)
+                parts = check.parts(side, 0)
+                for q in np.unique(partition(x, parts)).tolist():
+                    if not _member(check.part(side, 0, q, parts), x[partition(x, parts) == q]).all():
+                        what = "the start is" if side == "forward" else "a goal position is"
+                        return done(False, f"{what} neither in {_name(side, 0)} nor excluded")
+        except _Bad as exc:
+            return done(False, str(exc))
 
-    def least(x: np.ndarray) -> np.ndarray:
-        return closure.canonical(x)
+        def step(how: str, side: str, d: int) -> Step:
+            tside, last, parts = check.aim(how, side, d)
+            key = f"{how} {side} {d}"
+            into = f"{_name(side, 0)} .. {_name(side, d + 1)}" if how == "closed" else f"the {tside} levels"
+            return Step(key, _name(side, d), into, partial(check.expand, how, side, d), check.parts(side, d),
+                        partial(check.lookup, how, side, d), parts, check.bucket_dir(key), sizes[side][d])
 
-    def kept(side: str, x: np.ndarray, depth: int) -> np.ndarray:
-        """The least images of ``x`` not excluded at ``depth`` (weighed as least images, as
-        the levels were pruned; the bound holds for any image: a symmetry maps plans onto
-        plans)."""
-        out = []
-        for lo in range(0, len(x), SLICE):
-            y = least(x[lo:lo + SLICE])
-            out.append(y[~bound.excluded(side, y, depth)])
-        return np.concatenate(out) if out else x
-
-    ends = {"forward": [problem.start], "backward": list(goals)}
-    for side, positions in ends.items():
-        x = kept(side, np.array(positions, dtype=np.uint64), 0)
-        if not _member(levels[side][0], x).all():
-            what = "the start is" if side == "forward" else "a goal position is"
-            return done(False, f"{what} neither in {_name(side, 0)} nor excluded")
-
-    def within(side: str, x: np.ndarray) -> np.ndarray:
-        """Which of ``x`` are in a level of ``side`` (the levels held once, never merged)."""
-        hit = np.zeros(len(x), dtype=bool)
-        for level in levels[side]:
-            hit |= _member(level, x)
-        return hit
-
-    def beyond(side: str, d: int):
-        """The positions one move beyond ``side``'s level ``d`` that are not excluded, as
-        least images, a chunk at a time."""
-        nonlocal walked
-        x = levels[side][d]
-        for lo in range(0, len(x), CHUNK):
-            if deadline.expired():
-                raise _Late(f"time limit in {_name(side, d)}")
-            kids = one_move(x[lo:lo + CHUNK], board.jumps, back=side == "backward")
-            walked += len(kids)
-            yield distinct(kept(side, distinct(kids), d + 1))
-
-    try:
-        for side, last in (("forward", a), ("backward", b)):
-            for d in range(last):
-                for kids in beyond(side, d):
-                    for k in range(d + 1, -1, -1):  # the next level first: most are there
-                        kids = kids[~_member(levels[side][k], kids)]
-                    if len(kids):
-                        by = "one move" if side == "forward" else "one move undone"
-                        return done(False, f"position {int(kids[0]):#x} follows {_name(side, d)} by {by} but "
-                                    f"is neither excluded nor in {_name(side, 0)} .. {_name(side, d + 1)}")
-        for x in levels["forward"]:
-            for lo in range(0, len(x), SLICE):
-                if deadline.expired():
-                    raise _Late("time limit while the forward levels are met with the backward ones")
-                met = within("backward", x[lo:lo + SLICE])
-                if met.any():
-                    return done(False, f"position {int(x[lo:lo + SLICE][met][0]):#x} is in a forward and a "
-                                "backward level: a plan may pass through it")
+        def nothing(p: int, targets: object = None, seconds: object = None) -> tuple[int, None]:
+            return 0, None
+        every = max(check.finest(s, len(check.levels[s]) - 1) for s in SIDES)
+        steps = [step("closed", s, d) for s, top in (("forward", a), ("backward", b)) for d in range(top)]
+        steps.append(Step("meet", "the forward levels", "the backward levels", nothing, 0, check.meet, every,
+                          check.bucket_dir("meet"), None))
         if probe:
-            other = SIDES[probe == "forward"]
-            for kids in beyond(probe, len(levels[probe]) - 1):
-                hit = within(other, kids)
-                if hit.any():
-                    return done(False, f"position {int(kids[hit][0]):#x}, one move beyond the probed "
-                                f"{_name(probe, len(levels[probe]) - 1)}, is in a {other} level")
-    except _Late as exc:
-        return done(None, str(exc))
+            steps.append(step("probe", probe, len(check.levels[probe]) - 1))
+        ran = run_steps(steps, deadline, runner, room, journal, progress, t0, tmp)
+        walked = ran.children
+        if ran.ok is not True:
+            return done(ran.ok, ran.message)
     how = (f"the {dry} side ran dry" if dry else "no forward level meets a backward one"
            + (f", nor does one move beyond the {probe} side" if probe else ""))
-    return done(True, f"{a + 1} forward and {b + 1} backward levels by moves checked ({len(group)} "
-                f"symmetries, {len(regions)} Merson regions, bound {upper}): each closed under moves into "
-                f"the levels up to the next (backward: moves undone), {how}; {walked} positions one move "
-                f"away walked: every plan has at least {moves} moves", moves)
+    split = sum(len(lv) for lv in [*forward, *backward])
+    split_note = f" in {split} partitions" if split > a + b + 2 else ""
+    taken = f" ({ran.taken} of the {len(steps)} steps taken from the journal)" if ran.taken else ""
+    return done(True, f"{a + 1} forward and {b + 1} backward levels by moves{split_note} checked "
+                f"({len(group)} symmetries, {len(regions)} Merson regions, bound {upper}): each closed under "
+                f"moves into the levels up to the next (backward: moves undone), {how}; {walked} positions "
+                f"one move away walked{taken}: every plan has at least {moves} moves", moves)
 
 
-class _Late(Exception):
-    """The deadline came in the middle of a walk."""
+class _Bad(Exception):
+    """A level's part is not what the certificate says."""
 
 
 def _name(side: str, d: int) -> str:

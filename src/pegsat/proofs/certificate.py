@@ -509,38 +509,64 @@ def _moves(problem: Problem, ev: dict, base: Path, staged: dict, deadline: Deadl
     regions = [sum(1 << index[h] for h in set(r)) for r in ev["regions"]]
     if any(len(set(r)) != len(r) for r in ev["regions"]):
         return "rejected: a region names a hole twice"
-    sides = {}
+    # a level is one file of positions (``independent.save_positions``: a search in memory) or a
+    # list of partitions (``engine.spill``'s sealed files, by ``layered.partition``: out of core)
+    parted = "partition" in ev
+    if parted and ev["partition"] != f"{layered.MULTIPLIER:#x}":
+        return "rejected: the levels' partitions are by another rule than the top bits of a product with " \
+               f"{layered.MULTIPLIER:#x}"
+    sides: dict[str, list[list[dict]]] = {}
     for side in bymoves.SIDES:
         items = ev[side]
-        if not isinstance(items, list) or not all(isinstance(it, dict) and _whole(it["count"])
-                                                  for it in items):
-            return f"rejected: \"{side}\" is not a list of level files, each with its count"
-        sides[side] = items
-    total = sum(it["count"] for items in sides.values() for it in items)
+        lvs = items if parted else [[it] for it in items] if isinstance(items, list) else None
+        if not isinstance(lvs, list) or not all(
+                isinstance(lv, list) and lv and all(isinstance(it, dict) and _whole(it["count"])
+                                                    and isinstance(it["sha256"], str) for it in lv)
+                for lv in lvs):
+            each = "list of parts" if parted else "file"
+            return f"rejected: \"{side}\" is not a list of levels, each a {each} with its count and SHA-256"
+        sides[side] = lvs
+    counts = [it["count"] for lvs in sides.values() for lv in lvs for it in lv]
+    total = sum(counts)
     whole = walking.walk_above is None or total <= walking.walk_above
-    if whole and bymoves.BYTES_PER_POSITION * total > memory_budget():
-        return (f"{UNFINISHED}levels of {total} positions are more than this machine's memory budget holds "
-                "(PEGSAT_MEMORY_GB)")
-    arrays: dict[str, list[Any]] = {}
-    for side, items in sides.items():
-        arrays[side] = []
-        for it in items:
-            f = companion(base, it["file"], staged)
-            if not f.is_file():
-                return f"rejected: {f} is missing"
-            if sha256(f) != it["sha256"]:
-                return f"rejected: {f} does not match its SHA-256 in the certificate"
-            if whole:
-                try:
-                    arrays[side].append(_load_part(f, it["count"]))
-                except _Bad as exc:
-                    return str(exc)
+    inline = walking.runner is None and bymoves.BYTES_PER_POSITION * total <= memory_budget()
+    held = sum(max(it["count"] for it in lv) for lvs in sides.values() for lv in lvs)  # a part of each level
+    if whole and not inline and 2 * 8 * held > memory_budget():
+        return (f"{UNFINISHED}levels of {total} positions, a part of each held at once, are more than this "
+                "machine's memory budget holds (PEGSAT_MEMORY_GB)")
+    loaders: dict[str, list[list[Any]]] = {}
+    for side, lvs in sides.items():
+        loaders[side] = []
+        for lv in lvs:
+            row = []
+            for it in lv:
+                f = companion(base, it["file"], staged)
+                if not f.is_file():
+                    return f"rejected: {f} is missing"
+                if parted:
+                    load = partial(layered.load_level_part, f.resolve(), it["count"], it["sha256"], whole)
+                    if not whole:
+                        try:
+                            load()  # its header: its count and SHA-256
+                        except ValueError as exc:
+                            return f"rejected: {exc}"
+                elif sha256(f) != it["sha256"]:
+                    return f"rejected: {f} does not match its SHA-256 in the certificate"
+                else:
+                    load = partial(_load_positions, f.resolve(), it["count"])
+                row.append(load)
+            loaders[side].append(row)
     if not whole:  # an atlas rebuilt (``walk_above``): the walk of a large set is ``check``'s
-        return (f"{UNFINISHED}the {sum(len(v) for v in sides.values())} level files of {total} positions "
-                "are there with their SHA-256; their closure under moves is not walked here")
+        return (f"{UNFINISHED}the {len(counts)} level files of {total} positions are there with their "
+                "SHA-256; their closure under moves is not walked here")
     group = [[int(x) for x in p] for p in ev["symmetries"]]
-    walk, moves = bymoves.check(problem, arrays["forward"], arrays["backward"], group, regions, upper, probe,
-                                deadline)
+    sizes = {side: [sum(it["count"] for it in lv) for lv in lvs] for side, lvs in sides.items()}
+    kept = None if walking.journal is None else layered.Journal(walking.journal, layered.journal_key(
+        {"problem": problem_to_json(problem), "evidence": ev}, Path(bymoves.__file__)))
+    walk, moves = bymoves.check(problem, loaders["forward"], loaders["backward"], group, regions, upper,
+                                probe, deadline, sizes=sizes, inline=inline, runner=walking.runner,
+                                scratch=None if inline else str(base.resolve()), journal=kept,
+                                progress=walking.progress)
     if walk.ok is None:
         return f"{UNFINISHED}{walk.message}"
     if not walk.ok:
@@ -548,6 +574,14 @@ def _moves(problem: Problem, ev: dict, base: Path, staged: dict, deadline: Deadl
     if moves != claim:
         return f"rejected: the levels prove at least {moves} moves, the certificate claims {claim}"
     return f"ok: move bound checked by the independent checker ({walk.seconds:.2f} s): {walk.message}"
+
+
+def _load_positions(path: Path, count: int) -> Any:
+    """A level's file of ``count`` positions (a task's loader: picklable), or ValueError."""
+    try:
+        return _load_part(path, count)
+    except _Bad as exc:
+        raise ValueError(str(exc).removeprefix("rejected: ")) from None
 
 
 def _held(sub: Any, want: Problem | None, what: str, base: Path, staged: dict, deadline: Deadline,

@@ -59,7 +59,7 @@ import json
 import shutil
 import tempfile
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from functools import partial
 from pathlib import Path
@@ -140,11 +140,12 @@ def read_journal(path: Path) -> dict:
     return checks
 
 
-def journal_key(certificate: object) -> str:
-    """A certificate's (JSON) digest with this checker's code's: a journal's steps stand for
-    that certificate checked by that code only."""
+def journal_key(certificate: object, *code: Path) -> str:
+    """A certificate's (JSON) digest with this checker's code's (and ``code``'s, the module
+    that checks the kind): a journal's steps stand for that certificate checked by that code
+    only."""
     h = hashlib.sha256(json.dumps(certificate, sort_keys=True).encode())
-    for f in (Path(__file__), Path(__file__).with_name("independent.py")):
+    for f in (Path(__file__), Path(__file__).with_name("independent.py"), *code):
         h.update(f.read_bytes())
     return h.hexdigest()
 
@@ -344,6 +345,91 @@ class Levels:
         return None
 
 
+@dataclass(frozen=True)
+class Step:
+    """One step of a walk over partitioned levels: every partition of a level expanded
+    (``expand(p, targets=, seconds=)`` -> (children, None or why not), its children written
+    to buckets in ``buckets`` by their target partition), then every target partition looked
+    up (``lookup(q, seconds=)`` -> None or why not; None: nothing is looked up)."""
+
+    key: str  # its name in a journal
+    name: str  # what is expanded, as progress says it
+    into: str  # what it is looked up in
+    expand: Callable[..., tuple[int, str | None]]
+    items: int  # partitions expanded
+    lookup: Callable[..., str | None] | None
+    parts: int  # target partitions
+    buckets: Path
+    size: int | None  # positions expanded (a level whose buckets would not fit is walked in passes)
+
+
+@dataclass(frozen=True)
+class Ran:
+    ok: bool | None  # None: a limit came first
+    message: str
+    children: int
+    taken: int  # steps the journal held whole
+
+
+def run_steps(steps: Iterable[Step], deadline: Deadline, runner: Runner | None, room: int | None,
+              journal: Journal | None, progress: Callable[[str], None] | None, t0: float,
+              scratch: str) -> Ran:
+    """Walk ``steps`` in order, each in rounds of tasks (``runner``: here, one after the other,
+    or Dask's map): a step whose buckets would not fit the disk (``room`` bytes; default
+    ``DISK_SHARE`` of what ``scratch``'s disk has free) in passes, each expanding its level
+    again for a group of the target partitions. ``journal``: the steps and passes it holds
+    are skipped, each pass walked is recorded. The first failure ends the walk (a verdict
+    before a limit, when tasks say both)."""
+    run = runner or (lambda fn, xs: [fn(x) for x in xs])
+    rate = float(BUCKET_BYTES)  # bytes of buckets per position expanded, until a pass measures it
+    journaled = journal.steps() if journal is not None else {}
+    total = taken = 0
+    for step in steps:
+        walked, done_parts = journaled.get(step.key, (0, set()))
+        todo, counted = [q for q in range(step.parts) if q not in done_parts], step.key in journaled
+        if counted:
+            total += walked
+            taken += not todo
+        while todo:
+            these = todo
+            if step.lookup is not None and step.size is not None:
+                per = rate * max(1, step.size) / step.parts
+                space = room if room is not None else int(DISK_SHARE * shutil.disk_usage(scratch).free)
+                n = min(len(todo), int(space // max(per, 1.0)))
+                if n < 1:
+                    return Ran(None, f"no room on the disk for the buckets of {step.name}'s children "
+                               f"(~{per / 1e6:,.1f} MB for each partition they go to)", total, taken)
+                these = todo[:n]
+            todo = todo[len(these):]
+            got = run(partial(step.expand, targets=None if len(these) == step.parts else tuple(these),
+                              seconds=deadline.remaining()), list(range(step.items)))
+            if not counted:  # every pass walks the same children
+                walked = sum(w for w, _ in got)
+                total += walked
+            counted = True
+            whys = [w for _, w in got if w is not None]
+            if not whys and step.lookup is not None:
+                looked = run(partial(step.lookup, seconds=deadline.remaining()), these)
+                whys = [w for w in looked if w]
+            made = sum(f.stat().st_size for f in step.buckets.glob("*.bkt"))
+            shutil.rmtree(step.buckets, ignore_errors=True)
+            if made and step.size is not None:
+                rate = made * step.parts / len(these) / max(1, step.size)
+            if whys:
+                worst = next((w for w in whys if not w.startswith(UNSETTLED)), whys[0])
+                return Ran(None if worst.startswith(UNSETTLED) else False, worst.removeprefix(UNSETTLED),
+                           total, taken)
+            done_parts |= set(these)
+            if journal is not None:
+                journal.record(step.key, walked, done_parts)
+            if progress is not None:
+                share = "" if len(these) == step.parts else \
+                    f", {len(done_parts)} of its {step.parts} partitions"
+                progress(f"{step.name} into {step.into}{share}: {walked:,} children, "
+                         f"{time.perf_counter() - t0:,.0f} s")
+    return Ran(True, "", total, taken)
+
+
 def check(problem: Problem, levels: Sequence[Sequence[Loader]], group: list[list[int]],
           pagodas: list[tuple[list[int], int]], mirror: list[int] | None, deadline: Deadline | None = None,
           runner: Runner | None = None, scratch: str | None = None, ends_empty: str = "",
@@ -455,10 +541,6 @@ def check(problem: Problem, levels: Sequence[Sequence[Loader]], group: list[list
                     return done(False, why or "")
                 if not _member(zero, x[partition(x, len(check._side(side)[0])) == q]).all():
                     return done(False, missing)
-        run = runner or (lambda fn, xs: [fn(x) for x in xs])
-        rate = float(BUCKET_BYTES)  # bytes of buckets per position expanded, until a pass measures it
-        journaled = journal.steps() if journal is not None else {}
-        taken = 0  # steps the journal held whole
         steps = [("forward", d) for d in range(a)] + [("backward", d) for d in range(b)]
         if ends_empty:  # its emptiness, checked as it is read
             steps.append((ends_empty, last[ends_empty]))
@@ -467,54 +549,23 @@ def check(problem: Problem, levels: Sequence[Sequence[Loader]], group: list[list
         else:  # the sides' last levels met: the smaller one's children walked
             small = "backward" if back_sizes and sizes and back_sizes[b] < sizes[a] else "forward"
             steps.append((small, last[small]))
-        for side, d in steps:
+
+        def plan(side: str, d: int) -> Step:  # made as it is reached: a forged level may not have one
             size = (sizes if side == "forward" else back_sizes) or None
-            items = list(range(len(check._side(side)[d])))
             aim = check.target(side, d)
-            parts = len(check._side(aim[1])[aim[2]]) if aim is not None else 1
-            key = str(d) if side == "forward" else f"backward {d}"
-            walked, done_parts = journaled.get(key, (0, set()))
-            todo, counted = [q for q in range(parts) if q not in done_parts], key in journaled
-            if counted:
-                total += walked
-                taken += not todo
-            while todo:
-                these = todo
-                if aim is not None and size is not None:
-                    per = rate * max(1, size[d]) / parts
-                    space = room if room is not None else int(DISK_SHARE * shutil.disk_usage(tmp).free)
-                    n = min(len(todo), int(space // max(per, 1.0)))
-                    if n < 1:
-                        return done(None, f"no room on the disk for the buckets of level {d}'s children "
-                                    f"(~{per / 1e6:,.1f} MB for each partition they go to)")
-                    these = todo[:n]
-                todo = todo[len(these):]
-                got = run(partial(check.expand, d, targets=None if len(these) == parts else tuple(these),
-                                  seconds=deadline.remaining(), side=side), items)
-                if not counted:  # every pass walks the same children
-                    walked = sum(w for w, _ in got)
-                    total += walked
-                counted = True
-                whys = [w for _, w in got if w is not None]
-                if not whys and aim is not None:
-                    looked = run(partial(check.lookup, d, seconds=deadline.remaining(), side=side), these)
-                    whys = [w for w in looked if w]
-                made = sum(f.stat().st_size for f in check.bucket_dir(side, d).glob("*.bkt"))
-                shutil.rmtree(check.bucket_dir(side, d), ignore_errors=True)
-                if made and size is not None:
-                    rate = made * parts / len(these) / max(1, size[d])
-                if whys:
-                    worst = next((w for w in whys if not w.startswith(UNSETTLED)), whys[0])
-                    return done(None if worst.startswith(UNSETTLED) else False, worst.removeprefix(UNSETTLED))
-                done_parts |= set(these)
-                if journal is not None:
-                    journal.record(key, walked, done_parts)
-                if progress is not None:
-                    into = "the goal test" if aim is None else _name(aim[1], aim[2]) + (
-                        " mirrored" if aim[0] == "mirrored" else "")
-                    share = f", {len(done_parts)} of its {parts} partitions" if len(these) < parts else ""
-                    progress(f"{_name(side, d)} into {into}{share}: {walked:,} children, "
-                             f"{time.perf_counter() - t0:,.0f} s")
+            into = "the goal test" if aim is None else _name(aim[1], aim[2]) + (
+                " mirrored" if aim[0] == "mirrored" else "")
+            return Step(str(d) if side == "forward" else f"backward {d}", _name(side, d), into,
+                        partial(check.expand, d, side=side), len(check._side(side)[d]),
+                        None if aim is None else partial(check.lookup, d, side=side),
+                        len(check._side(aim[1])[aim[2]]) if aim is not None else 1,
+                        check.bucket_dir(side, d), None if size is None else size[d])
+        ran = run_steps((plan(side, d) for side, d in steps), deadline, runner, room, journal, progress, t0,
+                        tmp)
+        total = ran.children
+        if ran.ok is not True:
+            return done(ran.ok, ran.message)
+        taken = ran.taken
     total_note = ""
     if journal is not None and taken:
         total_note = f" ({taken} of the {len(steps)} steps taken from the journal {journal.path})"
