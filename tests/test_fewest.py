@@ -383,7 +383,8 @@ def test_levels_built_in_passes_stopped_and_resumed_give_the_same_answer(tmp_pat
     same_levels(r, truth)
 
 
-def test_the_fewest_moves_on_disk_leave_a_moves_certificate_that_checks(tmp_path, monkeypatch, truth, cluster):
+def test_the_fewest_moves_on_disk_leave_a_moves_certificate_that_checks(tmp_path, monkeypatch, truth,
+                                                                        cluster):
     """Each way the search on disk proves its fewest moves leaves a ``moves`` certificate
     naming its partitioned level files: the levels meeting (unbounded: the bound is the moves
     proven), the first plan's bound met by a probe of the last level, and a bound one above

@@ -2,8 +2,8 @@
 hang, and bad input is exactly one line on stderr with exit 2.
 
 The seed corpus is every example file in instances/ (problems, boards, plans) and the files in
-tests/fuzz/ (certificates of four kinds, one with its level files, a DIMACS instance and a model
-for it, a job file,
+tests/fuzz/ (certificates of four kinds, two with their level files — one a file a level, one
+a search's partitions on disk —, a DIMACS instance and a model for it, a job file,
 and the IPC 2008 problem p10 as pegsat's exporter writes it, with its domain). Hypothesis mutates them
 structurally (tokens replaced by hostile values, lines duplicated or dropped, bytes
 flipped, inserted or cut, a byte-order mark, Latin-1 bytes) or draws raw bytes, writes the
@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import os
 import re
+import shutil
 import tempfile
 from datetime import timedelta
 from pathlib import Path
@@ -33,7 +34,7 @@ QUICK = ["--planner", "search", "--workers", "1", "--time-limit", "1"]
 
 SEEDS = sorted([*ROOT.glob("instances/*.toml"), *ROOT.glob("instances/boards/*.txt"),
                 *ROOT.glob("instances/plans/*.plan"),
-                *(f for f in CORPUS.iterdir() if f.suffix not in (".domain", ".npz"))])
+                *(f for f in CORPUS.iterdir() if f.is_file() and f.suffix not in (".domain", ".npz"))])
 
 HOSTILE = ["-1", "0", "99999999999", "nan", "inf", "1.7", "true", "[]", "{}", '""', "null", "z9",
            "-", "\x00", "'", '"', "[[", "]]", "=", "#", "a1-a1", "é", "\\", "\n\n\n", "1e308"]
@@ -108,6 +109,9 @@ def test_hostile_files_give_one_line_or_an_answer(case):
         path.write_bytes(data)
         for part in seed.parent.glob(f"{seed.name}.*.npz"):  # a certificate's level files, beside it
             (Path(tmp) / part.name).write_bytes(part.read_bytes())
+        levels = seed.parent / f"{seed.name}.levels"  # or below it: a search's partitions on disk
+        if levels.is_dir():
+            shutil.copytree(levels, Path(tmp) / levels.name)
         args = command(seed, path)
         if args is None:
             from pegsat.apps.batch import load_jobs

@@ -205,8 +205,9 @@ def solve(problem: Problem, config: Any, deadline: Deadline, *, spill: Path | No
     directory), removed once the answer is final (kept, and named, when it is "unknown": a
     rerun with ``--spill`` there goes on, and an ``overflow`` that holds a run's manifest is
     gone on with at once: ``survey --spill``; kept too in ``spill`` or ``overflow`` when they
-    hold a ``levels`` certificate, ``root/certificate.json``). ``disk``: the most bytes the
-    levels' directory may hold (``fewest``)."""
+    hold a ``levels`` certificate, ``root/certificate.json``; a search by moves leaves its
+    ``moves`` certificate there only in ``spill``: an overflow's levels go once answered).
+    ``disk``: the most bytes the levels' directory may hold (``fewest``)."""
     from ..limits import MemoryBudget
     from .solve import solve as in_memory
 
@@ -219,7 +220,7 @@ def solve(problem: Problem, config: Any, deadline: Deadline, *, spill: Path | No
     if spill is not None:  # the levels stay: a search by jumps that exhausts leaves its certificate
         return out_of_core(spill, certify=True)
     if overflow is not None and (overflow / "manifest.json").is_file():
-        return _final(out_of_core(overflow, certify=True), overflow)
+        return _final(out_of_core(overflow, certify=by == "jumps"), overflow)
     try:
         return in_memory(problem, planner, replace(config, spill=True), deadline)
     except MemoryBudget as exc:
@@ -231,7 +232,7 @@ def solve(problem: Problem, config: Any, deadline: Deadline, *, spill: Path | No
     root = overflow or Path(tempfile.mkdtemp(prefix="pegsat-levels-"))
     if progress is not None:
         progress(f"{why}: going on with the levels on disk in {root}")
-    return _final(out_of_core(root, certify=overflow is not None), root)
+    return _final(out_of_core(root, certify=overflow is not None and by == "jumps"), root)
 
 
 def _final(r: Result, root: Path) -> Result:
