@@ -255,3 +255,23 @@ def test_a_walk_cut_short_writes_nothing(tmp_path, monkeypatch):
     r = prove_moves(p, solve(p, "moves").plan, certificate_path=tmp_path / "c.json")
     assert r.status is Status.UNKNOWN and "level 3; no certificate written" in r.detail, r.detail
     assert not list(tmp_path.iterdir())
+
+
+def test_past_the_memory_budget_an_atlas_certifies_its_fewest_moves_on_disk(tmp_path, monkeypatch, cluster):
+    """When the search in memory cannot write a representative's certificate (here: it
+    always says "unknown"), ``survey --min-moves --spill`` runs the search by moves on disk
+    under the plan's moves and moves its levels into the atlas: every fewest moves is
+    certified all the same, and ``check`` walks them."""
+    from pegsat.apps.atlas import build
+    from pegsat.model.result import Result
+    from pegsat.proofs import prove
+
+    monkeypatch.setattr(prove, "prove_moves", lambda p, plan, deadline, **kw: Result(
+        Status.UNKNOWN, p, "moves", detail="memory budget: the levels would outgrow 0.0 GB"))
+    root = tmp_path / "triangle-5"
+    atlas = build(T5, root, min_moves=True, spill=tmp_path / "spill", scheduler=cluster)
+    bounds = {c.bound for c in atlas.cells.values() if c.bound}
+    assert bounds and all(b.endswith(".moves/certificate.json") for b in bounds), bounds
+    assert all((root / b).is_file() for b in bounds) and not list((tmp_path / "spill").glob("*.moves"))
+    report = check_atlas(root)
+    assert report.ok and report.kinds["plan (fewest moves certified)"] == 54, report.lines()

@@ -41,7 +41,7 @@ from ..formats.notation import format_plan, parse_plan
 from ..model.board import Board
 from ..model.codec import board_from_json, board_to_json, problem_from_json
 from ..model.problem import Goal, Problem, goal_positions, single_vacancy
-from ..model.result import Status
+from ..model.result import Result, Status
 
 FORMAT, VERSION = "pegsat-atlas", 1
 INDEX = "atlas.json"
@@ -113,6 +113,12 @@ def bound_name(board: Board, v: int, s: int) -> str:
     return f"{CERTS}/{board.names[v]}-{board.names[s]}.moves.json"
 
 
+def bound_dir_name(board: Board, v: int, s: int) -> str:
+    """Where the ``moves`` certificate of a search by moves on disk goes, in the directory of
+    its level files (``apps.fewest``), relative to the atlas."""
+    return f"{CERTS}/{board.names[v]}-{board.names[s]}.moves/certificate.json"
+
+
 def open_game(board: Board, v: int) -> Problem:
     """Vacancy ``v`` -> one peg anywhere: its certificate covers every survivor of ``v``."""
     return single_vacancy(board, v, Goal.one_peg())
@@ -152,7 +158,7 @@ def build(board: Board, root: Path, *, min_moves: bool = False, time_limit: floa
             bound = None
             if min_moves and e.optimal and e.plan is not None:
                 bound = _bounded(root, board, v, s, e.plan, Deadline(prove_limit) if budget is None
-                                 else budget.within(prove_limit), say)
+                                 else budget.within(prove_limit), say, spill, scheduler)
             own[(v, s)] = Cell(vn, sn, "solvable", "plan", plan=e.plan, moves=e.moves,
                                optimal=bool(e.optimal) if min_moves else None, bound=bound)
             continue
@@ -241,23 +247,61 @@ UNSETTLED = "unsettled: "  # a bound's check that a limit cut short (``check``: 
 
 
 def _bounded(root: Path, board: Board, v: int, s: int, plan: str, deadline: Deadline,
-             say: Callable[[str], None]) -> str | None:
-    """The ``moves`` certificate of a representative's fewest moves (``bound_name``): kept
-    from an earlier build when it checks and claims the plan's moves, else written by
-    ``proofs.prove.prove_moves``; None when it could not be (the moves stay claimed)."""
+             say: Callable[[str], None], spill: Path | None = None,
+             scheduler: str | None = None) -> str | None:
+    """The ``moves`` certificate of a representative's fewest moves: kept from an earlier
+    build when it checks and claims the plan's moves, else written by
+    ``proofs.prove.prove_moves`` (``bound_name``: its search in memory, walked whole before
+    it is written); when that cannot be (past the memory budget) and ``spill`` is given, by
+    the search by moves on disk in ``spill``, on the cluster at ``scheduler``, whose levels
+    are moved into the atlas (``bound_dir_name``: walked here up to ``WALK_AT_BUILD``
+    positions, beyond by ``check``). None when none could be written (the moves stay
+    claimed)."""
     from ..proofs.prove import prove_moves
 
     name, p = bound_name(board, v, s), problem(board, v, s)
     hops = replay(p, parse_plan(board, plan, "names"))
-    if _accepted(root, name, p, moves=hops.moves) is not None:
-        return name
-    r = prove_moves(p, hops.plan, deadline, certificate_path=root / name)
     said = f"{board.names[v]} -> {board.names[s]}: "
+    for kept in (name, bound_dir_name(board, v, s)):
+        if _accepted(root, kept, p, moves=hops.moves) is not None:
+            return kept
+    r = prove_moves(p, hops.plan, deadline, certificate_path=root / name)
     if r.status is Status.SOLVED_OPTIMAL and r.certificate is not None:
         say(f"{said}{hops.moves} moves, the fewest: moves certificate {name}")
         return name
+    if spill is not None and r.status is Status.UNKNOWN and not deadline.expired():
+        name = bound_dir_name(board, v, s)
+        r = _on_disk(root, name, p, hops.plan, deadline, spill / f"{board.names[v]}-{board.names[s]}.moves",
+                     scheduler)
+        if r.status is Status.SOLVED_OPTIMAL and r.moves == hops.moves \
+                and _accepted(root, name, p, moves=hops.moves) is not None:
+            say(f"{said}{hops.moves} moves, the fewest: moves certificate {name} (its levels on disk)")
+            return name
     say(f"{said}{hops.moves} moves claimed, not certified ({r.detail[:160]})")
     return None
+
+
+def _on_disk(root: Path, name: str, p: Problem, plan: tuple[int, ...], deadline: Deadline, where: Path,
+             scheduler: str | None) -> Result:
+    """The search by moves on disk in ``where`` under ``plan``'s moves (``apps.fewest``), its
+    directory moved to ``root/name``'s once it answers with a certificate."""
+    import shutil
+
+    from ..planners.config import Config
+    from .fewest import solve as level_search
+
+    try:
+        r = level_search(p, Config(upper_plan=plan), deadline, spill=where, scheduler=scheduler)
+    except PegsatError as exc:  # a board the search on disk does not take
+        return Result(Status.UNKNOWN, p, "moves", detail=str(exc))
+    if r.certificate is not None:
+        dest = (root / name).parent
+        shutil.rmtree(dest, ignore_errors=True)
+        try:
+            shutil.move(where, dest)
+        except OSError as exc:
+            raise PegsatError(f"cannot move the levels of {where} into the atlas: {exc.strerror}") from None
+    return r
 
 
 def _adopt(root: Path, spill: Path | None, board: Board, v: int, s: int, p: Problem) -> str | None:
