@@ -275,3 +275,43 @@ def test_past_the_memory_budget_an_atlas_certifies_its_fewest_moves_on_disk(tmp_
     assert all((root / b).is_file() for b in bounds) and not list((tmp_path / "spill").glob("*.moves"))
     report = check_atlas(root)
     assert report.ok and report.kinds["plan (fewest moves certified)"] == 54, report.lines()
+
+
+def test_a_check_whose_buckets_do_not_fit_the_disk_goes_in_passes(monkeypatch):
+    """The partitioned levels of a search on disk (the fuzz corpus's), their children in
+    bucket files: with room for 65 kB of buckets the larger steps are walked in passes, each
+    expanding its level again for a group of target partitions, to the same verdict; with no
+    room at all the check is unfinished, not failed."""
+    from functools import partial
+    from pathlib import Path
+
+    from pegsat.model.codec import problem_from_json
+    from pegsat.proofs import bymoves, layered
+
+    path = Path(__file__).parent / "fuzz" / "t6-a1-spill.cert.json"
+    data = certificate.load(path)
+    ev, p = data["evidence"], problem_from_json(data["problem"])
+    index = {h: i for i, h in enumerate(p.board.names)}
+    regions = [sum(1 << index[h] for h in r) for r in ev["regions"]]
+    loaders = {side: [[partial(layered.load_level_part, path.parent / it["file"], it["count"], it["sha256"])
+                       for it in lv] for lv in ev[side]] for side in bymoves.SIDES}
+    sizes = {side: [sum(it["count"] for it in lv) for lv in ev[side]] for side in bymoves.SIDES}
+    expanded = []
+    real = bymoves.Moves.expand
+
+    def counted(self, how, side, d, p, **kw):
+        expanded.append((how, side, d, p))
+        return real(self, how, side, d, p, **kw)
+    monkeypatch.setattr(bymoves.Moves, "expand", counted)
+
+    def run(room):
+        expanded.clear()
+        return bymoves.check(p, loaders["forward"], loaders["backward"], ev["symmetries"], regions, ev["upper"],
+                             ev["probe"], sizes=sizes, inline=False, room=room)
+    (whole, moves), once = run(None), len(expanded)
+    assert whole.ok and moves == ev["moves"], whole.message
+    (passes, moves), twice = run(65_000), len(expanded)
+    assert passes.ok and moves == ev["moves"] and passes.positions == whole.positions, passes.message
+    assert twice > once
+    (none, _) = run(0)
+    assert none.ok is None and "no room on the disk" in none.message, none.message

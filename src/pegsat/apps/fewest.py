@@ -394,26 +394,25 @@ def fewest(problem: Problem, root: Path, *, workers: int = 2, scheduler: str | N
     def how() -> str:
         return f"breadth-first search by {by} out of core ({grown()})"
 
-    def exhausted(what: str) -> Result:
-        r = answer(Status.UNSOLVABLE, None, None, f"{how()} {what}")
-        if not jumps or not certify:
-            return r
-        cert = _certificate(problem, root, fp, k.group, flip, state)
+    def kept(r: Result, cert: Any) -> Result:
+        """``r`` with ``cert``, written at ``root/certificate.json`` beside the levels it names
+        (its walk is ``pegsat check``'s)."""
         path = root / "certificate.json"
         text = json.dumps(cert) + "\n"
         write_atomic(path, lambda fh: fh.write(text))
         return replace(r, certificate=cert, detail=f"{r.detail}; certificate: {path} (pegsat check {path})")
 
+    def exhausted(what: str) -> Result:
+        r = answer(Status.UNSOLVABLE, None, None, f"{how()} {what}")
+        if not jumps or not certify:
+            return r
+        return kept(r, _certificate(problem, root, fp, k.group, flip, state))
+
     def certified(r: Result, moves: int, probe: str = "") -> Result:
-        """``r`` with the ``moves`` certificate of its fewest moves at ``root/certificate.json``
-        (``certify``; its walk is ``pegsat check``'s)."""
+        """``r`` with the ``moves`` certificate of its fewest moves (``certify``)."""
         if not certify or r.status is not Status.SOLVED_OPTIMAL:
             return r
-        cert = _moves_certificate(problem, root, fp, k.group, state, moves, probe)
-        path = root / "certificate.json"
-        text = json.dumps(cert) + "\n"
-        write_atomic(path, lambda fh: fh.write(text))
-        return replace(r, certificate=cert, detail=f"{r.detail}; certificate: {path} (pegsat check {path})")
+        return kept(r, _moves_certificate(problem, root, fp, k.group, state, moves, probe))
 
     def by_first(probe: str = "") -> Result:
         """Optimal with the first plan: the levels found none with fewer moves (``probe``: the

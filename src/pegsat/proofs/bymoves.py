@@ -437,7 +437,8 @@ def check(problem: Problem, forward: Sequence[Sequence[Loader]], backward: Seque
             key = f"{how} {side} {d}"
             into = f"{_name(side, 0)} .. {_name(side, d + 1)}" if how == "closed" else f"the {tside} levels"
             return Step(key, _name(side, d), into, partial(check.expand, how, side, d), check.parts(side, d),
-                        partial(check.lookup, how, side, d), parts, check.bucket_dir(key), sizes[side][d])
+                        partial(check.lookup, how, side, d), parts, check.bucket_dir(key),
+                        None if inline else sizes[side][d])  # inline: no buckets, no passes
 
         def nothing(p: int, targets: object = None, seconds: object = None) -> tuple[int, None]:
             return 0, None

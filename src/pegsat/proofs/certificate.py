@@ -563,10 +563,11 @@ def _moves(problem: Problem, ev: dict, base: Path, staged: dict, deadline: Deadl
     sizes = {side: [sum(it["count"] for it in lv) for lv in lvs] for side, lvs in sides.items()}
     kept = None if walking.journal is None else layered.Journal(walking.journal, layered.journal_key(
         {"problem": problem_to_json(problem), "evidence": ev}, Path(bymoves.__file__)))
+    # on a cluster the buckets go beside the parts, which every worker reads anyway
+    scratch = str(base.resolve()) if walking.runner is not None else None
     walk, moves = bymoves.check(problem, loaders["forward"], loaders["backward"], group, regions, upper,
                                 probe, deadline, sizes=sizes, inline=inline, runner=walking.runner,
-                                scratch=None if inline else str(base.resolve()), journal=kept,
-                                progress=walking.progress)
+                                scratch=scratch, journal=kept, progress=walking.progress)
     if walk.ok is None:
         return f"{UNFINISHED}{walk.message}"
     if not walk.ok:
