@@ -306,8 +306,8 @@ def test_a_check_whose_buckets_do_not_fit_the_disk_goes_in_passes(monkeypatch):
 
     def run(room):
         expanded.clear()
-        return bymoves.check(p, loaders["forward"], loaders["backward"], ev["symmetries"], regions, ev["upper"],
-                             ev["probe"], sizes=sizes, inline=False, room=room)
+        return bymoves.check(p, loaders["forward"], loaders["backward"], ev["symmetries"], regions,
+                             ev["upper"], ev["probe"], sizes=sizes, inline=False, room=room)
     (whole, moves), once = run(None), len(expanded)
     assert whole.ok and moves == ev["moves"], whole.message
     (passes, moves), twice = run(65_000), len(expanded)
