@@ -186,7 +186,7 @@ def check(certificate: str | Path, *, time_limit: float | None = None, journal: 
     """Re-verify a certificate file exactly and independently: a ``Verdict`` (``ok``,
     ``kind``, ``message``, ``finished``); or an atlas (the directory ``survey(...,
     certificates=DIR)`` wrote): a ``Report`` (``ok``, ``kinds``, ``failures``). ``journal``:
-    a file where the steps of levels certificates' walks are remembered, so that a check
+    a file where the steps of levels and moves certificates' walks are remembered, so that a check
     stopped goes on where it was (give it only a journal your own checks wrote)."""
     from .proofs.certificate import check as run
     from .proofs.certificate import load
