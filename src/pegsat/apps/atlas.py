@@ -285,8 +285,6 @@ def _on_disk(root: Path, name: str, p: Problem, plan: tuple[int, ...], deadline:
              scheduler: str | None) -> Result:
     """The search by moves on disk in ``where`` under ``plan``'s moves (``apps.fewest``), its
     directory moved to ``root/name``'s once it answers with a certificate."""
-    import shutil
-
     from ..planners.config import Config
     from .fewest import solve as level_search
 
@@ -295,32 +293,33 @@ def _on_disk(root: Path, name: str, p: Problem, plan: tuple[int, ...], deadline:
     except PegsatError as exc:  # a board the search on disk does not take
         return Result(Status.UNKNOWN, p, "moves", detail=str(exc))
     if r.certificate is not None:
-        dest = (root / name).parent
-        shutil.rmtree(dest, ignore_errors=True)
-        try:
-            shutil.move(where, dest)
-        except OSError as exc:
-            raise PegsatError(f"cannot move the levels of {where} into the atlas: {exc.strerror}") from None
+        _move_in(where, (root / name).parent)
     return r
+
+
+def _move_in(src: Path, dest: Path) -> None:
+    """A level search's directory (its certificate and level files) moved into the atlas at
+    ``dest`` (what an earlier build left there replaced)."""
+    import shutil
+
+    shutil.rmtree(dest, ignore_errors=True)
+    try:
+        shutil.move(src, dest)
+    except OSError as exc:
+        raise PegsatError(f"cannot move the levels of {src} into the atlas: {exc.strerror}") from None
 
 
 def _adopt(root: Path, spill: Path | None, board: Board, v: int, s: int, p: Problem) -> str | None:
     """The kind of the ``levels`` certificate that the survey's search by jumps left with its
     levels in ``spill/V-S`` (``apps.fewest.solve`` keeps them), moved into the atlas at
     ``levels_name`` when it is this problem's and checks (``_accepted``); else None."""
-    import shutil
 
     name = levels_name(board, v, s)
     kind = _accepted(root, name, p)  # a rerun: adopted already
     src = None if spill is None else spill / f"{board.names[v]}-{board.names[s]}"
     if kind is not None or src is None or not (src / "certificate.json").is_file():
         return kind
-    dest = (root / name).parent
-    shutil.rmtree(dest, ignore_errors=True)
-    try:
-        shutil.move(src, dest)
-    except OSError as exc:
-        raise PegsatError(f"cannot move the levels of {src} into the atlas: {exc.strerror}") from None
+    _move_in(src, (root / name).parent)
     return _accepted(root, name, p)
 
 

@@ -66,10 +66,9 @@ import numpy as np
 
 from .. import sealed
 from ..deadline import Deadline
-from ..errors import PegsatError
 from ..model.problem import Problem, goal_positions
 from .independent import UNSETTLED, Closure, Runner, Walk, _member, distinct, premises
-from .layered import BUCKET, FLUSH, Journal, Step, partition, run_steps
+from .layered import BUCKET, Buckets, Journal, Step, partition, run_steps
 
 CHUNK = 1 << 15  # positions of a level moved together (a chain's children: tens a position)
 #: bytes of memory a check takes per position of the certificate: the levels, held once, and
@@ -254,21 +253,8 @@ class Moves:
         out = self.bucket_dir(f"{how} {side} {d}")
         if not self.inline:
             out.mkdir(exist_ok=True)
-        children = flushes = size = 0
-        held: list[list[np.ndarray]] = [[] for _ in range(parts)]
-
-        def flush() -> str | None:
-            nonlocal size, flushes
-            for q, arrays in enumerate(held):
-                if arrays:
-                    try:
-                        sealed.write(out / f"{q}-{p}-{flushes}.bkt", BUCKET, 1, "", np.concatenate(arrays),
-                                     durable=False, codec="zstd-planes")
-                    except (OSError, PegsatError) as exc:  # a full disk is a limit, not a verdict
-                        return f"{UNSETTLED}the check's buckets could not be written ({exc})"
-                    arrays.clear()
-            size, flushes = 0, flushes + 1
-            return None
+        children = 0
+        buckets = Buckets(out, parts, p)
         for lo in range(0, len(x), CHUNK):
             if deadline.expired():
                 return children, f"{UNSETTLED}time limit in {_name(side, d)}"
@@ -278,16 +264,10 @@ class Moves:
             where = partition(kids, parts)
             for q in sorted(wanted & set(np.unique(where).tolist())):
                 mine = kids[where == q]
-                if self.inline:
-                    why = self.look(how, side, d, q, mine)
-                    if why is not None:
-                        return children, why
-                else:
-                    held[q].append(mine)
-                    size += len(mine)
-            if size >= FLUSH and (why := flush()) is not None:
-                return children, why
-        return children, None if self.inline else flush()
+                why = self.look(how, side, d, q, mine) if self.inline else buckets.add(q, mine)
+                if why is not None:
+                    return children, why
+        return children, None if self.inline else buckets.flush()
 
     def lookup(self, how: str, side: str, d: int, q: int, seconds: float | None = None) -> str | None:
         """None, or why not: the children ``side``'s level ``d`` sent to partition ``q`` pass

@@ -154,6 +154,36 @@ Loader = Callable[[], np.ndarray]
 SIDES = ("forward", "backward")
 
 
+class Buckets:
+    """The children one task sends to the partitions of a target level, held until there
+    are ``FLUSH`` of them, then written as one bucket file per target partition (part
+    ``p``'s ``k``-th flush: ``q-p-k.bkt`` in ``out``)."""
+
+    def __init__(self, out: Path, parts: int, p: int) -> None:
+        self.out, self.p = out, p
+        self.held: list[list[np.ndarray]] = [[] for _ in range(parts)]
+        self.size = self.flushes = 0
+
+    def add(self, q: int, kids: np.ndarray) -> str | None:
+        """Hold ``kids`` for partition ``q`` (sorted); None, or why the flush they caused failed."""
+        self.held[q].append(kids)
+        self.size += len(kids)
+        return self.flush() if self.size >= FLUSH else None
+
+    def flush(self) -> str | None:
+        """Write what is held: None, or why not (a full disk is a limit, not a verdict)."""
+        for q, arrays in enumerate(self.held):
+            if arrays:
+                try:
+                    sealed.write(self.out / f"{q}-{self.p}-{self.flushes}.bkt", BUCKET, 1, "",
+                                 np.concatenate(arrays), durable=False, codec="zstd-planes")
+                except (OSError, PegsatError) as exc:
+                    return f"{UNSETTLED}the check's buckets could not be written ({exc})"
+                arrays.clear()
+        self.size, self.flushes = 0, self.flushes + 1
+        return None
+
+
 @dataclass(frozen=True)
 class Levels:
     """A levels check, a task at a time (everything a task needs: picklable for Dask).
@@ -248,25 +278,13 @@ class Levels:
         full = np.uint64(c0.problem.board.full)
         out = self.bucket_dir(side, d)
         out.mkdir(exist_ok=True)
-        children = size = flushes = 0
-        held: list[list[np.ndarray]] = [[] for _ in range(parts)]
+        children = 0
+        buckets = Buckets(out, parts, p)
         wanted = range(parts) if targets is None else sorted(set(targets))
         mask = [np.uint64(int(nd) | int(ld)) for nd, ld in zip(t["need"], t["land"], strict=True)]
         # a jump: its two pegs there and its landing hole empty; reversed: the other way round
         want = t["need"] if side == "forward" else t["land"]
 
-        def flush() -> str | None:  # a bucket per target partition holding children, per flush
-            nonlocal size, flushes
-            for q, arrays in enumerate(held):
-                if arrays:
-                    try:
-                        sealed.write(out / f"{q}-{p}-{flushes}.bkt", BUCKET, 1, "", np.concatenate(arrays),
-                                     durable=False, codec="zstd-planes")
-                    except (OSError, PegsatError) as exc:  # a full disk is a limit, not a verdict
-                        return f"{UNSETTLED}the check's buckets could not be written ({exc})"
-                    arrays.clear()
-            size, flushes = 0, flushes + 1
-            return None
         for lo in range(0, len(x), CHUNK):
             if deadline.expired():
                 return children, f"{UNSETTLED}time limit in level {d} part {p}"
@@ -301,12 +319,9 @@ class Levels:
             kids = kids[np.argsort(where, kind="stable")]  # by partition, each sorted: its gaps compress well
             cut = [0, *np.cumsum(np.bincount(where, minlength=parts)).tolist()]
             for q in wanted:
-                if cut[q + 1] > cut[q]:
-                    held[q].append(kids[cut[q]:cut[q + 1]])
-                    size += int(cut[q + 1] - cut[q])
-            if size >= FLUSH and (why := flush()) is not None:
-                return children, why
-        return children, flush()
+                if cut[q + 1] > cut[q] and (why := buckets.add(q, kids[cut[q]:cut[q + 1]])) is not None:
+                    return children, why
+        return children, buckets.flush()
 
     def lookup(self, d: int, q: int, seconds: float | None = None, side: str = "forward") -> str | None:
         """None, or why not: the children ``side``'s level ``d`` sent to partition ``q`` of
