@@ -249,7 +249,7 @@ class Moves:
         except _Bad as exc:
             return 0, str(exc)
         _, _, parts = self.aim(how, side, d)
-        wanted = set(range(parts) if targets is None else targets)
+        wanted = range(parts) if targets is None else sorted(set(targets))
         out = self.bucket_dir(f"{how} {side} {d}")
         if not self.inline:
             out.mkdir(exist_ok=True)
@@ -261,12 +261,17 @@ class Moves:
             kids = one_move(x[lo:lo + CHUNK], self.closure.problem.board.jumps, back=side == "backward")
             children += len(kids)
             kids = distinct(self.kept(side, distinct(kids), d + 1))
-            where = partition(kids, parts)
-            for q in sorted(wanted & set(np.unique(where).tolist())):
-                mine = kids[where == q]
-                why = self.look(how, side, d, q, mine) if self.inline else buckets.add(q, mine)
-                if why is not None:
-                    return children, why
+            cut = [0, len(kids)]
+            if parts > 1:
+                where = partition(kids, parts).astype(np.uint16)  # (a stable sort of 16-bit keys: radix)
+                kids = kids[np.argsort(where, kind="stable")]  # by partition, each still sorted
+                cut = [0, *np.cumsum(np.bincount(where, minlength=parts)).tolist()]
+            for q in wanted:
+                if cut[q + 1] > cut[q]:
+                    mine = kids[cut[q]:cut[q + 1]]
+                    why = self.look(how, side, d, q, mine) if self.inline else buckets.add(q, mine)
+                    if why is not None:
+                        return children, why
         return children, None if self.inline else buckets.flush()
 
     def lookup(self, how: str, side: str, d: int, q: int, seconds: float | None = None) -> str | None:
