@@ -187,14 +187,17 @@ class Moves:
         level of fewer partitions holds a partition's positions in the one its top bits name)."""
         return max(self.parts(side, k) for k in range(upto + 1))
 
-    def part(self, side: str, d: int, q: int, of: int) -> np.ndarray:
+    def part(self, side: str, d: int, q: int, of: int,
+             kept: dict[tuple[str, int, int], np.ndarray] | None = None) -> np.ndarray:
         """The part of ``side``'s level ``d`` holding what partition ``q`` of ``of`` would
-        (``of`` at least its partitions), checked; ``_Bad`` says why it is not one."""
+        (``of`` at least its partitions), checked; ``_Bad`` says why it is not one. Loaded
+        once: ``held`` keeps it (inline), or ``kept`` (a lookup task, for its bucket files)."""
         parts = self.parts(side, d)
         p = q >> (of.bit_length() - parts.bit_length())
         key = (side, d, p)
-        if key in self.held:
-            return self.held[key]
+        store = self.held if self.inline else kept
+        if store is not None and key in store:
+            return store[key]
         name = f"{_name(side, d)} part {p}"
         try:
             x = self.levels[side][d][p]()
@@ -209,8 +212,8 @@ class Moves:
             raise _Bad(f"{name} names a hole the board does not have")
         if parts > 1 and len(x) and not bool(np.all(partition(x, parts) == p)):
             raise _Bad(f"{name} holds a position of another partition")
-        if self.inline:
-            self.held[key] = x
+        if store is not None:
+            store[key] = x
         return x
 
     def kept(self, side: str, x: np.ndarray, depth: int) -> np.ndarray:
@@ -278,6 +281,7 @@ class Moves:
         """None, or why not: the children ``side``'s level ``d`` sent to partition ``q`` pass
         (``expand``'s ``how``)."""
         files = sorted(self.bucket_dir(f"{how} {side} {d}").glob(f"{q}-*.bkt"))
+        kept: dict[tuple[str, int, int], np.ndarray] = {}  # the parts read, for every file
         for f in files:
             if Deadline().within(seconds).expired():
                 return f"{UNSETTLED}time limit while looking up {_name(side, d)}'s children"
@@ -285,25 +289,27 @@ class Moves:
                 kids = sealed.read(f, BUCKET, 1, "", 1 << 40)
             except sealed.Stale as exc:
                 return f"{UNSETTLED}a bucket file of the check was lost ({exc})"
-            why = self.look(how, side, d, q, kids)
+            why = self.look(how, side, d, q, kids, kept)
             if why is not None:
                 return why
         return None
 
-    def look(self, how: str, side: str, d: int, q: int, kids: np.ndarray) -> str | None:
-        """``kids`` (of target partition ``q``) looked up: None, or why they fail."""
+    def look(self, how: str, side: str, d: int, q: int, kids: np.ndarray,
+             kept: dict[tuple[str, int, int], np.ndarray] | None = None) -> str | None:
+        """``kids`` (of target partition ``q``) looked up: None, or why they fail (``kept``: the
+        parts a lookup task has read)."""
         tside, last, parts = self.aim(how, side, d)
         try:
             if how == "closed":
                 for k in range(last, -1, -1):  # the next level first: most are there
-                    kids = kids[~_member(self.part(side, k, q, parts), kids)]
+                    kids = kids[~_member(self.part(side, k, q, parts, kept), kids)]
                 if len(kids):
                     by = "one move" if side == "forward" else "one move undone"
                     return (f"position {int(kids[0]):#x} follows {_name(side, d)} by {by} but is neither "
                             f"excluded nor in {_name(side, 0)} .. {_name(side, d + 1)}")
                 return None
             for k in range(last + 1):
-                hit = _member(self.part(tside, k, q, parts), kids)
+                hit = _member(self.part(tside, k, q, parts, kept), kids)
                 if hit.any():
                     return (f"position {int(kids[hit][0]):#x}, one move beyond the probed {_name(side, d)}, "
                             f"is in a {tside} level")
