@@ -8,14 +8,22 @@ whole next level: their time is shown, not counted), bucket bytes per child, and
 expansion's time at that rate (a guess, said as one).
 
     python bench/levelcheck.py DIR/certificate.json [--levels 12,14] [--parts 4]
+    python bench/levelcheck.py DIR/certificate.json --whole [--workers 2]
 
 ``--parts N``: the first N partitions of each level only (the rate, not the verdict).
+``--whole``: the whole check twice, each a fresh ``pegsat check`` process (``tree.measured``):
+the level files read, then the levels rebuilt by the checker (``--rebuild``); their seconds
+(the rebuild's ratio to the files' check: above 1, slower), the peak memory of the process tree
+and of its largest process, and the most the check's scratch directory held (buckets, and
+the levels rebuilt).
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import os
+import sys
 import tempfile
 import time
 from functools import partial
@@ -32,8 +40,12 @@ def main() -> None:
     ap.add_argument("certificate")
     ap.add_argument("--levels", default=None, help="levels to time (default: the two largest but the last)")
     ap.add_argument("--parts", type=int, default=None)
+    ap.add_argument("--whole", action="store_true", help="the whole check, the files read and rebuilt")
+    ap.add_argument("--workers", type=int, default=1)
     args = ap.parse_args()
     path = Path(args.certificate)
+    if args.whole:
+        return whole(path, args.workers)
     cert = json.loads(path.read_text())
     problem, ev = problem_from_json(cert["problem"]), cert["evidence"]
     sizes = [sum(it["count"] for it in lv) for lv in ev["levels"]]
@@ -71,6 +83,33 @@ def main() -> None:
     print(f"the whole check's expansion at {rate:,.0f} children/s, {per_position:.1f} children a position: "
           f"~{guess / 3600:.1f} core-hours (a guess; the lookups read every level once more, and the last "
           "level's mirror images cost about as much again)")
+
+
+def whole(path: Path, workers: int) -> None:
+    """The whole check of ``path`` read from its files and rebuilt, each a measured process."""
+    import tree
+
+    pegsat = Path(sys.executable).parent / "pegsat"
+    print(f"{path}: the whole check on {workers} worker(s)")
+    print(f"{'check':<9}{'verdict':>10}{'seconds':>10}{'ratio':>7}{'tree MB':>9}{'1 proc':>8}"
+          f"{'scratch MB':>12}")
+    base = None
+    for mode, extra in (("files", []), ("rebuild", ["--rebuild"])):
+        with tempfile.TemporaryDirectory(prefix="levelcheck-") as tmp:
+            scratch = Path(tmp) if workers == 1 else path.parent  # where the check's scratch goes
+            before = tree._bytes(scratch)
+            os.environ["TMPDIR"] = tmp
+            try:
+                cmd = [str(pegsat), "check", str(path), "--quiet", "--workers", str(workers), *extra]
+                r = tree.measured(cmd, watch=scratch)
+            finally:
+                del os.environ["TMPDIR"]
+        verdict = {0: "holds", 1: "REJECTED", 20: "unsettled"}.get(r.code, f"exit {r.code}")
+        base = base or r.seconds
+        print(f"{mode:<9}{verdict:>10}{r.seconds:>10.1f}{r.seconds / base:>6.2f}x{r.peak_mb:>9.0f}"
+              f"{r.one_mb:>8.0f}{r.disk_mb - before / 1e6:>12.1f}", flush=True)
+        if r.code not in (0, 1, 20):
+            print(r.stderr.strip().splitlines()[-1:])
 
 
 if __name__ == "__main__":

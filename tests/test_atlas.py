@@ -249,7 +249,7 @@ def test_a_levels_certificate_the_survey_left_is_taken_into_the_atlas(triangle, 
     """b3 -> b3's search by jumps out of core (as ``survey --spill`` runs it when the planners
     leave it open) keeps its levels and their certificate in SPILL/b3-b3; rebuilt without its
     own certificate, the atlas moves them in, ``check`` walks them, and the pages link them
-    rather than copy them."""
+    rather than copy them; with the level files gone, ``check(rebuild=True)`` builds them."""
     from pegsat.apps.atlas import site
     from pegsat.apps.fewest import solve as level_search
     from pegsat.deadline import Deadline
@@ -273,3 +273,7 @@ def test_a_levels_certificate_the_survey_left_is_taken_into_the_atlas(triangle, 
     level = next((root / "certs" / "b3-b3.levels" / "forward").rglob("*.lvl"))
     copy = tmp_path / "site" / "triangle-5" / level.relative_to(root)
     assert copy.is_file() and copy.stat().st_ino == level.stat().st_ino
+    shutil.rmtree(root / "certs" / "b3-b3.levels" / "forward")  # the level files gone: the certificate alone
+    assert not check(root).ok
+    report = check(root, rebuild=True)
+    assert report.ok and report.kinds["certificate: levels"] == 1, report.lines()

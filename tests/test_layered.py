@@ -48,6 +48,8 @@ def test_a_self_dual_problem_is_certified_exactly_when_it_is_unsolvable(hole, tm
     assert r.status.solved == truth.status.solved
     v = certificate.check(cert, tmp_path)
     assert v.ok == (truth.status is Status.UNSOLVABLE), v.message
+    rebuilt = certificate.check(cert, tmp_path, rebuild=True)
+    assert rebuilt.ok == v.ok, rebuilt.message
     if not v.ok:
         assert "a plan may pass through them" in v.message
     else:
@@ -72,6 +74,58 @@ def test_the_certificate_checks_through_the_cli_and_on_a_cluster(refuted, cluste
     assert out.exit_code == 0 and "levels certificate holds" in out.output, out.output
     out = CliRunner().invoke(main, ["check", str(root / "certificate.json"), "--scheduler", cluster])
     assert out.exit_code == 0 and "levels certificate holds" in out.output, out.output
+
+
+def test_the_levels_rebuilt_by_the_check_need_no_level_file(refuted, cluster, monkeypatch):
+    """``check --rebuild``: with every level file gone, the certificate file alone checks
+    (here and on a cluster), the check's levels no larger than the stated ones; a stated
+    count below what a level holds is refused, as is a wrong premise; a rebuilt check
+    stopped goes on from its journal, whose levels are removed at the verdict."""
+    from click.testing import CliRunner
+
+    from pegsat.cli import main
+
+    root, cert = refuted
+    said = sum(it["count"] for lv in cert["evidence"]["levels"] for it in lv)
+    alone = root / "alone"
+    alone.mkdir()
+    (alone / "certificate.json").write_text(json.dumps(cert))
+    out = CliRunner().invoke(main, ["check", str(alone / "certificate.json")])
+    assert out.exit_code == 1 and "is missing" in out.output, out.output  # the files are read by default
+    for extra in ([], ["--scheduler", cluster]):
+        out = CliRunner().invoke(main, ["check", str(alone / "certificate.json"), "--rebuild", *extra])
+        assert out.exit_code == 0 and "rebuilt by the check" in out.output, out.output
+        made = int(out.output.split("rebuilt by the check (")[1].split(" positions")[0].replace(",", ""))
+        assert 0 < made <= said and f"states {said:,}" in out.output
+    assert [f.name for f in alone.iterdir()] == ["certificate.json"]  # nothing left behind
+
+    def refused(changed, why):
+        v = certificate.check(changed, alone, rebuild=True)
+        assert not v.ok and v.finished and why in v.message, v.message
+
+    bad = json.loads(json.dumps(cert))
+    d = max(range(len(bad["evidence"]["levels"])), key=lambda d: bad["evidence"]["levels"][d][0]["count"])
+    bad["evidence"]["levels"][d][0]["count"] -= 1
+    refused(bad, f"level {d} part 0 rebuilt holds")
+    bad = json.loads(json.dumps(cert))
+    bad["evidence"]["pagodas"][0]["floor"] += 100
+    refused(bad, "a goal position weighs less than its floor")
+    bad = json.loads(json.dumps(cert))
+    bad["evidence"]["levels"].pop()
+    refused(bad, "do not reach halfway")
+
+    journal = alone / "journal.json"
+    real = layered.Levels.build
+    monkeypatch.setattr(layered.Levels, "build", lambda self, d, q, seconds=None, side="forward": (
+        layered.UNSETTLED + "time limit" if d == 3 else real(self, d, q, seconds, side)))
+    v = certificate.check(cert, alone, journal=journal, rebuild=True)
+    assert not v.finished and (alone / "journal.json.levels" / "forward-3").is_dir(), v.message
+    monkeypatch.setattr(layered.Levels, "build", real)
+    again = certificate.check(cert, alone, journal=journal, rebuild=True)
+    assert again.ok and "taken from the journal" in again.message, again.message
+    assert not (alone / "journal.json.levels").exists()
+    (journal).unlink()
+    assert certificate.check(cert, alone, journal=journal).ok is False  # the files: a key of its own
 
 
 def reseal(root, part, positions):
@@ -132,7 +186,7 @@ def test_tampering_is_refused(refuted):
 def test_the_checker_uses_no_search_code():
     src = Path(layered.__file__).read_text()
     mods = {n.module for n in ast.walk(ast.parse(src)) if isinstance(n, ast.ImportFrom) and n.level}
-    assert mods <= {None, "deadline", "errors", "files", "model.problem", "independent"}, mods
+    assert mods <= {None, "deadline", "errors", "files", "limits", "model.problem", "independent"}, mods
 
 
 def test_a_forged_empty_last_level_is_refused(refuted):
@@ -186,6 +240,9 @@ def test_levels_whose_buckets_do_not_fit_are_checked_in_passes(tmp_path, cluster
         layered.Levels.expand = real
     assert whole.ok and split.ok and split.positions == whole.positions, split.message
     assert any(t is not None for _, t in calls)  # some level's targets split into groups
+    counts = [[it["count"] for it in lv] for lv in ev["levels"]]
+    rebuilt = layered.check(problem, counts, *args[2:], sizes=sizes, room=ROOM, rebuild=True)
+    assert rebuilt.ok and "rebuilt by the check" in rebuilt.message, rebuilt.message
     none = layered.check(*args, sizes=sizes, room=0)
     assert none.ok is None and "no room on the disk" in none.message
 
@@ -276,6 +333,8 @@ def test_a_search_grown_from_both_sides_is_certified_exactly_when_unsolvable(pai
         assert "a plan may pass through them" in v.message, v.message
         return
     assert r.certificate == cert and "backward levels" in v.message
+    rebuilt = certificate.check(cert, tmp_path, rebuild=True)
+    assert rebuilt.ok and "backward levels, rebuilt by the check" in rebuilt.message, rebuilt.message
     # the meeting walked from each side (the checker walks the smaller one's children)
     from functools import partial
 

@@ -182,12 +182,15 @@ def prove(p: Problem, *, time_limit: float | None = None, certificate: str | Pat
     return run(p, Deadline(time_limit), certificate_path=certificate, search=not sat, progress=progress)
 
 
-def check(certificate: str | Path, *, time_limit: float | None = None, journal: str | Path | None = None):
+def check(certificate: str | Path, *, time_limit: float | None = None, journal: str | Path | None = None,
+          rebuild: bool = False):
     """Re-verify a certificate file exactly and independently: a ``Verdict`` (``ok``,
     ``kind``, ``message``, ``finished``); or an atlas (the directory ``survey(...,
     certificates=DIR)`` wrote): a ``Report`` (``ok``, ``kinds``, ``failures``). ``journal``:
     a file where the steps of levels and moves certificates' walks are remembered, so that a check
-    stopped goes on where it was (give it only a journal your own checks wrote)."""
+    stopped goes on where it was (give it only a journal your own checks wrote). ``rebuild``:
+    levels certificates' levels are built by the checker, not read from their files, so the
+    certificate file alone is checked."""
     from .proofs.certificate import check as run
     from .proofs.certificate import load
 
@@ -195,8 +198,9 @@ def check(certificate: str | Path, *, time_limit: float | None = None, journal: 
     if Path(certificate).is_dir():
         from .apps.atlas import check as check_atlas
 
-        return check_atlas(Path(certificate), Deadline(time_limit), journal=kept)
-    return run(load(certificate), Path(certificate).parent, deadline=Deadline(time_limit), journal=kept)
+        return check_atlas(Path(certificate), Deadline(time_limit), journal=kept, rebuild=rebuild)
+    return run(load(certificate), Path(certificate).parent, deadline=Deadline(time_limit), journal=kept,
+               rebuild=rebuild)
 
 
 def count(p: Problem, *, time_limit: float | None = None):

@@ -632,10 +632,13 @@ def play(problem: str, port: int, time_limit: float, sweep_limit: float, no_brow
               help="Levels and moves certificates: remember in FILE the steps of their walk checked, and "
               "skip those it holds, so a check stopped goes on where it was. Give it only a journal your own "
               "checks wrote.")
+@click.option("--rebuild", is_flag=True, help="Levels certificates: build every level from the start "
+              "instead of reading the level files, so the certificate file alone is checked (as long as a "
+              "check of the files, and the disk of the levels).")
 @click.option("--quiet", is_flag=True, help="No progress lines on stderr (levels and moves certificates' "
               "steps).")
 def check(cert: str, time_limit: float | None, workers: int, scheduler: str | None,
-          journal: str | None, quiet: bool) -> None:
+          journal: str | None, rebuild: bool, quiet: bool) -> None:
     """Re-verify a certificate written by 'pegsat prove', or a whole atlas (a directory
     written by 'survey --certificates'), exactly and independently.
 
@@ -658,7 +661,8 @@ def check(cert: str, time_limit: float | None, workers: int, scheduler: str | No
 
         deadline = Deadline(time_limit)
         with mapped(workers, scheduler) as runner:
-            reports = [check_atlas(where, deadline, runner, kept, say) for where in atlases(Path(cert))]
+            reports = [check_atlas(where, deadline, runner, kept, say, rebuild)
+                       for where in atlases(Path(cert))]
         for rep in reports:
             for line in rep.lines():
                 click.echo(line)
@@ -668,7 +672,7 @@ def check(cert: str, time_limit: float | None, workers: int, scheduler: str | No
     data = load(cert)
     with mapped(workers, scheduler) as runner:
         verdict = check_certificate(data, Path(cert).parent, deadline=Deadline(time_limit), runner=runner,
-                                    journal=kept, progress=say)
+                                    journal=kept, progress=say, rebuild=rebuild)
     word = "holds" if verdict.ok else ("NOT SETTLED" if not verdict.finished else "REJECTED")
     click.echo(f"{verdict.problem.describe()}: {verdict.kind} certificate {word}: {verdict.message}")
     sys.exit(0 if verdict.ok else (20 if not verdict.finished else 1))

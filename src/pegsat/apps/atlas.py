@@ -421,11 +421,13 @@ def atlases(root: Path) -> list[Path]:
 
 
 def check(root: Path, deadline: Deadline | None = None, runner: Any = None,
-          journal: Path | None = None, progress: Callable[[str], None] | None = None) -> Report:
+          journal: Path | None = None, progress: Callable[[str], None] | None = None,
+          rebuild: bool = False) -> Report:
     """Re-verify the atlas in ``root`` from its files (see the module's docstring);
     ``runner``: dead sets' parts checked through it (``apps.cluster.mapped``); ``journal``:
     the levels certificates' steps walked are remembered there (``proofs.layered.Journal``);
-    ``progress``: told their steps."""
+    ``progress``: told their steps; ``rebuild``: levels certificates' levels built by the
+    checker, their files not read (``proofs.certificate.check``)."""
     from ..proofs import certificate as cert
 
     t0 = time.perf_counter()
@@ -470,7 +472,7 @@ def check(root: Path, deadline: Deadline | None = None, runner: Any = None,
                 data = cert.load(path)
                 about[name] = problem_from_json(data["problem"], cert.CertificateError)
                 vd = cert.check(data, path.parent, deadline=deadline, runner=runner, journal=journal,
-                                progress=progress)
+                                progress=progress, rebuild=rebuild)
                 verdicts[name] = (vd.ok if vd.finished else None, vd.kind, vd.message)
                 if data["kind"] in cert.BOUNDS:
                     claims[name] = data["evidence"].get("moves")

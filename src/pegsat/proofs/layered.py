@@ -50,6 +50,16 @@ child, compressed: tens of gigabytes for the German board's largest levels).
 
 A check of hours can keep a ``Journal``: the steps (level ``d`` into ``d + 1``, a pass's
 partitions at a time) it has walked, so a check stopped goes on where it was.
+
+A check can also *rebuild* the levels (``check(rebuild=True)``) instead of reading them: no
+level file is read; ``F_0`` is the start's least image (unless excluded) and ``F_{d+1}`` the
+distinct least images of the children of ``F_d`` that are not excluded, written by the check
+as it goes, so (3) holds by construction and (4) is checked on the levels it built. A part
+may hold no more positions than the certificate states for it (the search's levels are
+pruned by fewer pagodas at a time, so the check's are no larger; a larger one means the
+stated level was not closed). The certificate file alone is then the evidence, at the cost
+of a walk of the files (every child made, sorted and written once) and the disk of the
+levels built.
 """
 
 from __future__ import annotations
@@ -63,6 +73,7 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from functools import partial
 from pathlib import Path
+from typing import cast
 
 import numpy as np
 
@@ -70,6 +81,7 @@ from .. import sealed
 from ..deadline import Deadline
 from ..errors import PegsatError
 from ..files import parse_json, read_text, write_atomic
+from ..limits import memory_budget
 from ..model.problem import Problem, goal_positions
 from .independent import UNSETTLED, Closure, Runner, Walk, _member, distinct, premises, whole
 
@@ -201,6 +213,8 @@ class Levels:
     ends_empty: str = ""  # the side whose last level is said to be empty, if any
     back: tuple[tuple[Loader, ...], ...] = ()
     tops: tuple[int, ...] = ()
+    built: str = ""  # rebuilding: where the levels the check builds go ("": levels read, not built)
+    stated: tuple[tuple[tuple[int, ...], ...], ...] = ()  # rebuilding: each side's parts' stated counts
 
     def bucket_dir(self, side: str, d: int) -> Path:
         """Where the buckets of ``side``'s level ``d``'s children go."""
@@ -296,8 +310,10 @@ class Levels:
                 c = y[legal] ^ t["flip"][j]
                 children += len(c)
                 if how == "closed":  # a child's images follow from its parent's (``Closure.expand``)
-                    found.append(c0.canonical(c, [im[legal] ^ fi[j]
-                                                  for im, fi in zip(imgs, t["fimg"], strict=True)]))
+                    least = c0.canonical(c, [im[legal] ^ fi[j]
+                                             for im, fi in zip(imgs, t["fimg"], strict=True)])
+                    # a level rebuilt holds no excluded position (weighed as a lookup's miss is)
+                    found.append(least[~self.excluded(side, least)] if self.built else least)
                     continue
                 keep = ~self.excluded(side, c)
                 c = c[keep]
@@ -358,6 +374,58 @@ class Levels:
                     return f"position {int(c[bad[0]]):#x} follows {mine} by {by} but is neither excluded " \
                            f"nor in {name}"
         return None
+
+
+    def build(self, d: int, q: int, seconds: float | None = None, side: str = "forward") -> str | None:
+        """Rebuild partition ``q`` of ``side``'s level ``d + 1``: the distinct least images of
+        the children level ``d`` sent it (the excluded ones dropped as they were made), written
+        for the next step to read; None, or why not (more positions than the certificate states
+        for that part: its level could not have been closed)."""
+        if Deadline().within(seconds).expired():
+            return f"{UNSETTLED}time limit while rebuilding {_name(side, d + 1)}"
+        files = sorted(self.bucket_dir(side, d).glob(f"{q}-*.bkt"))
+        counts = []
+        try:
+            counts = [sealed.header(f, BUCKET, 1, "", 1 << 40)["count"] for f in files]
+            if 3 * 8 * sum(counts) > memory_budget():  # the children, their sort and the level
+                return (f"{UNSETTLED}the {sum(counts):,} children sent to {_name(side, d + 1)} part {q} are "
+                        "more than this machine's memory budget holds (PEGSAT_MEMORY_GB)")
+            kids = [sealed.read(f, BUCKET, 1, "", 1 << 40) for f in files]
+        except sealed.Stale as exc:
+            return f"{UNSETTLED}a bucket file of the check was lost ({exc})"
+        x = distinct(np.concatenate(kids)) if kids else np.zeros(0, dtype=np.uint64)
+        return self._write_built(side, d + 1, q, x)
+
+    def _write_built(self, side: str, d: int, q: int, x: np.ndarray) -> str | None:
+        stated = self.stated[SIDES.index(side)][d][q]
+        if len(x) > stated:
+            return (f"{_name(side, d)} part {q} rebuilt holds {len(x):,} positions, more than the {stated:,} "
+                    "the certificate states")
+        path = built_path(self.built, side, d, q)
+        try:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            sealed.write(path, REBUILT, 1, "", x, durable=False, codec="zstd-planes")
+        except (OSError, PegsatError) as exc:
+            return f"{UNSETTLED}a level the check rebuilt could not be written ({exc})"
+        return None
+
+
+REBUILT = "check-level"
+
+
+def built_path(root: str, side: str, d: int, q: int) -> Path:
+    """Where a check that rebuilds the levels keeps partition ``q`` of ``side``'s level ``d``."""
+    return Path(root) / f"{side}-{d}" / f"{q}.lvl"
+
+
+def load_built(path: Path) -> np.ndarray:
+    """A partition of a level the check rebuilt (its own sealed file); one that cannot be
+    read is not a verdict (a journal's levels removed by hand): ValueError, unsettled."""
+    try:
+        return sealed.read(path, REBUILT, 1, "", 1 << 40)
+    except (OSError, sealed.Stale) as exc:
+        raise ValueError(f"{UNSETTLED}a level the check rebuilt could not be read ({exc}); check again "
+                         "without the journal") from None
 
 
 @dataclass(frozen=True)
@@ -450,7 +518,8 @@ def check(problem: Problem, levels: Sequence[Sequence[Loader]], group: list[list
           runner: Runner | None = None, scratch: str | None = None, ends_empty: str = "",
           walk: bool = True, sizes: Sequence[int] | None = None, room: int | None = None,
           journal: Journal | None = None, progress: Callable[[str], None] | None = None,
-          back: Sequence[Sequence[Loader]] = (), back_sizes: Sequence[int] | None = None) -> Walk:
+          back: Sequence[Sequence[Loader]] = (), back_sizes: Sequence[int] | None = None,
+          rebuild: bool = False) -> Walk:
     """Check a levels certificate (the module's docstring): ``levels[d][p]`` loads partition
     ``p`` of level ``d`` (each level's partitions a power of two); ``mirror`` the symmetry
     ``s``, or None (then the levels must reach ``T - 1`` jumps, or meet the backward levels
@@ -465,7 +534,11 @@ def check(problem: Problem, levels: Sequence[Sequence[Loader]], group: list[list
     would not fit the disk (``room`` bytes; default ``DISK_SHARE`` of what the scratch
     directory's disk has free) is checked in passes, each expanding it again for a group of
     the next level's partitions. ``journal``: the steps it holds are not walked again, and
-    each pass walked is recorded in it. ``progress``: told a line as each pass ends."""
+    each pass walked is recorded in it. ``progress``: told a line as each pass ends.
+    ``rebuild``: the level files are not read; ``levels[d]`` (``back[d]``) is the count the
+    certificate states for each of its partitions, and the check builds every level itself
+    (the module's docstring), in a scratch directory (beside the journal, ``journal.path`` +
+    ".levels", when there is one, so that a stopped check goes on; removed at a verdict)."""
     t0 = time.perf_counter()
     deadline = deadline or Deadline()
     board, goal = problem.board, problem.goal
@@ -530,6 +603,11 @@ def check(problem: Problem, levels: Sequence[Sequence[Loader]], group: list[list
 
     closure = Closure(problem, (), tuple(tuple(p) for p in group), tuple((tuple(w), f) for w, f in pagodas),
                       None)
+    if rebuild and not walk:
+        return done(None, f"the premises checked; the {len(levels) + len(back)} levels are rebuilt by a "
+                    "whole check only")
+    if rebuild and not all(whole(c) for lv in [*levels, *back] for c in lv):
+        return done(False, "a part of a level has no whole count")
     if not walk:  # the loaders check what the files' headers say
         for lv in [*levels, *back]:
             for load in lv:
@@ -540,16 +618,30 @@ def check(problem: Problem, levels: Sequence[Sequence[Loader]], group: list[list
         return done(None, f"the premises and the {sum(len(lv) for lv in [*levels, *back])} files of "
                     f"{len(levels) + len(back)} levels checked; their closure under jumps is not walked here")
     tops = tuple(sum(w[h] for h in range(n) if problem.start >> h & 1) for w, _ in pagodas)
+    kept = Path(f"{journal.path}.levels") if rebuild and journal is not None else None
     with tempfile.TemporaryDirectory(prefix="pegsat-levels-", dir=scratch) as tmp:
+        built = str(kept if kept is not None else Path(tmp) / "levels") if rebuild else ""
+        stated: tuple[tuple[tuple[int, ...], ...], ...] = ()
+        if rebuild:  # each level read from the file the check writes as it builds it
+            stated = tuple(tuple(tuple(cast(Sequence[int], lv)) for lv in lvs) for lvs in (levels, back))
+            levels, back = ([[partial(load_built, built_path(built, side, d, q)) for q in range(len(lv))]
+                             for d, lv in enumerate(lvs)]
+                            for side, lvs in zip(SIDES, (levels, back), strict=True))
         check = Levels(closure, tuple(tuple(lv) for lv in levels), mirrored, meet, pegs, tmp, ends_empty,
-                       tuple(tuple(lv) for lv in back), tops)
+                       tuple(tuple(lv) for lv in back), tops, built, stated)
         firsts = [("forward", [problem.start], "the start is neither in level 0 nor excluded")]
         if back:
             firsts.append(("backward", goals or [], "a goal position is neither in backward level 0 nor "
                            "excluded"))
         for side, positions, missing in firsts:
             x = np.array(positions, dtype=np.uint64)
-            x = closure.canonical(x[~check.excluded(side, x)])
+            x = distinct(closure.canonical(x[~check.excluded(side, x)]))
+            if rebuild:  # level 0: the start (the goal positions), as the check sees them
+                where = partition(x, len(check._side(side)[0]))
+                for q in range(len(check._side(side)[0])):
+                    if (why := check._write_built(side, 0, q, x[where == q])) is not None:
+                        return done(None if why.startswith(UNSETTLED) else False, why.removeprefix(UNSETTLED))
+                continue
             for q in np.unique(partition(x, len(check._side(side)[0]))).tolist():
                 zero, why = check._part(0, q, side)
                 if zero is None:
@@ -570,14 +662,27 @@ def check(problem: Problem, levels: Sequence[Sequence[Loader]], group: list[list
             aim = check.target(side, d)
             into = "the goal test" if aim is None else _name(aim[1], aim[2]) + (
                 " mirrored" if aim[0] == "mirrored" else "")
-            return Step(str(d) if side == "forward" else f"backward {d}", _name(side, d), into,
-                        partial(check.expand, d, side=side), len(check._side(side)[d]),
-                        None if aim is None else partial(check.lookup, d, side=side),
+            look = None if aim is None else partial(
+                check.build if rebuild and aim[0] == "closed" else check.lookup, d, side=side)
+            built_into = rebuild and aim is not None and aim[0] == "closed"
+            return Step(str(d) if side == "forward" else f"backward {d}", _name(side, d),
+                        ("rebuilt " if built_into else "") + into,
+                        partial(check.expand, d, side=side), len(check._side(side)[d]), look,
                         len(check._side(aim[1])[aim[2]]) if aim is not None else 1,
                         check.bucket_dir(side, d), None if size is None else size[d])
         ran = run_steps((plan(side, d) for side, d in steps), deadline, runner, room, journal, progress, t0,
                         tmp)
         total = ran.children
+        made = None  # the positions rebuilt (unknown when the journal's levels are gone)
+        if rebuild and ran.ok is True:
+            try:
+                made = sum(sealed.header(built_path(built, side, d, q), REBUILT, 1, "", 1 << 40)["count"]
+                           for side, lvs in zip(SIDES, stated, strict=True) for d, lv in enumerate(lvs)
+                           for q in range(len(lv)))
+            except sealed.Stale:
+                pass
+        if kept is not None and ran.ok is not None:
+            shutil.rmtree(kept, ignore_errors=True)
         if ran.ok is not True:
             return done(ran.ok, ran.message)
         taken = ran.taken
@@ -590,6 +695,10 @@ def check(problem: Problem, levels: Sequence[Sequence[Loader]], group: list[list
            else f"no parent of backward level {b} (by a jump reversed) is in level {a}")
     what = f"{a + 1} levels" if not back else f"{a + 1} forward and {b + 1} backward levels"
     closed = "each closed under jumps into the next" + (" (backward: jumps reversed)" if back else "")
+    if rebuild:
+        said = sum(c for lvs in stated for lv in lvs for c in lv)
+        held = "" if made is None else f"{made:,} positions; "
+        what = f"{what}, rebuilt by the check ({held}the certificate states {said:,}),"
     return done(True, f"{what} of a plan of {jumps} jumps checked ({len(group)} symmetries, "
                 f"{len(pagodas)} pagodas): {closed}, {how}; {total} children walked{total_note}")
 
