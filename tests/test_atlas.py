@@ -120,11 +120,25 @@ CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
 CHROMEDRIVER = shutil.which("chromedriver")
 
 
-@pytest.mark.skipif(CHROMIUM is None or CHROMEDRIVER is None,
-                    reason="Debian's chromium and chromium-driver are not installed (.ci/run installs them)")
-def test_the_pages_in_headless_chromium(triangle, tmp_path):
+needs_chromium = pytest.mark.skipif(
+    CHROMIUM is None or CHROMEDRIVER is None,
+    reason="Debian's chromium and chromium-driver are not installed (.ci/run installs them)")
+
+
+def chromium():
+    """Debian's chromium, headless, through its driver, keeping the browser's log."""
     from selenium import webdriver
     from selenium.webdriver.chrome.service import Service
+
+    opts = webdriver.ChromeOptions()
+    for flag in ("--headless", "--no-sandbox", "--disable-gpu"):
+        opts.add_argument(flag)
+    opts.set_capability("goog:loggingPrefs", {"browser": "ALL"})
+    return webdriver.Chrome(service=Service(CHROMEDRIVER), options=opts)
+
+
+@needs_chromium
+def test_the_pages_in_headless_chromium(triangle, tmp_path):
     from selenium.webdriver.common.by import By
     from selenium.webdriver.support.ui import Select, WebDriverWait
 
@@ -135,11 +149,7 @@ def test_the_pages_in_headless_chromium(triangle, tmp_path):
     assert page.is_file() and (site / "index.html").is_file()
     # the site's copy is itself an atlas: the command the page shows works there
     assert check(site / "triangle-5").ok
-    opts = webdriver.ChromeOptions()
-    for flag in ("--headless", "--no-sandbox", "--disable-gpu"):
-        opts.add_argument(flag)
-    opts.set_capability("goog:loggingPrefs", {"browser": "ALL"})
-    driver = webdriver.Chrome(service=Service(CHROMEDRIVER), options=opts)
+    driver = chromium()
     try:
         driver.get(f"file://{site / 'index.html'}")
         driver.find_element(By.LINK_TEXT, "triangle-5").click()
@@ -273,6 +283,20 @@ def test_a_levels_certificate_the_survey_left_is_taken_into_the_atlas(triangle, 
     level = next((root / "certs" / "b3-b3.levels" / "forward").rglob("*.lvl"))
     copy = tmp_path / "site" / "triangle-5" / level.relative_to(root)
     assert copy.is_file() and copy.stat().st_ino == level.stat().st_ino
+    if CHROMIUM is not None and CHROMEDRIVER is not None:  # the page gives the command for the file alone
+        from selenium.webdriver.common.by import By
+        from selenium.webdriver.support.ui import Select
+
+        driver = chromium()
+        try:
+            driver.get(f"file://{tmp_path / 'site' / 'triangle-5' / 'index.html'}")
+            Select(driver.find_element(By.ID, "vacancy")).select_by_value("b3")
+            driver.find_element(By.CSS_SELECTOR, 'circle.hole[data-hole="b3"]').click()
+            said = driver.find_element(By.ID, "cell").text
+            assert "pegsat check certs/b3-b3.levels/certificate.json --rebuild" in said, said
+            assert not [e for e in driver.get_log("browser") if e["level"] == "SEVERE"]
+        finally:
+            driver.quit()
     shutil.rmtree(root / "certs" / "b3-b3.levels" / "forward")  # the level files gone: the certificate alone
     assert not check(root).ok
     report = check(root, rebuild=True)

@@ -45,12 +45,17 @@ function evidence(c) {
 function moves(c) {
   return c.moves == null ? '' : c.moves + (c.bound ? ' (fewest, certified)' : c.optimal ? ' (fewest)' : '');
 }
-function link(box, id, what, file) {  // a certificate's file and the command that checks it
+function link(box, id, what, file, levels) {  // a certificate's file and the command that checks it
   const p = document.createElement('div'), a = document.createElement('a');
   const code = document.createElement('code');
   a.id = id; a.href = file; a.textContent = file;
   code.textContent = 'pegsat check ' + file;
   p.append(what + ': ', a, '; check it with ', code);
+  if (levels) {  // its levels can be built by the checker: the file alone is the evidence
+    const alone = document.createElement('code');
+    alone.textContent = 'pegsat check ' + file + ' --rebuild';
+    p.append(' (or, from that file alone, ', alone, ')');
+  }
   box.appendChild(p);
 }
 function show(s) {
@@ -67,7 +72,7 @@ function show(s) {
     a.id = 'plan-link'; a.href = c.page; a.textContent = 'step through the plan';
     box.appendChild(a);
   }
-  if (c.certificate) link(box, 'certificate-link', 'certificate', c.certificate);
+  if (c.certificate) link(box, 'certificate-link', 'certificate', c.certificate, c.kind === 'levels');
   if (c.bound) link(box, 'bound-link', 'certificate of the fewest moves', c.bound);
 }
 function choose(v) {
