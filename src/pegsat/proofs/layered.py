@@ -375,7 +375,6 @@ class Levels:
                            f"nor in {name}"
         return None
 
-
     def build(self, d: int, q: int, seconds: float | None = None, side: str = "forward") -> str | None:
         """Rebuild partition ``q`` of ``side``'s level ``d + 1``: the distinct least images of
         the children level ``d`` sent it (the excluded ones dropped as they were made), written
@@ -537,8 +536,9 @@ def check(problem: Problem, levels: Sequence[Sequence[Loader]], group: list[list
     each pass walked is recorded in it. ``progress``: told a line as each pass ends.
     ``rebuild``: the level files are not read; ``levels[d]`` (``back[d]``) is the count the
     certificate states for each of its partitions, and the check builds every level itself
-    (the module's docstring), in a scratch directory (beside the journal, ``journal.path`` +
-    ".levels", when there is one, so that a stopped check goes on; removed at a verdict)."""
+    (the module's docstring), in a scratch directory (beside the journal, in ``journal.path``
+    + ".levels/" under the journal's key, when there is one, so that a stopped check goes on;
+    removed at a verdict)."""
     t0 = time.perf_counter()
     deadline = deadline or Deadline()
     board, goal = problem.board, problem.goal
@@ -618,7 +618,8 @@ def check(problem: Problem, levels: Sequence[Sequence[Loader]], group: list[list
         return done(None, f"the premises and the {sum(len(lv) for lv in [*levels, *back])} files of "
                     f"{len(levels) + len(back)} levels checked; their closure under jumps is not walked here")
     tops = tuple(sum(w[h] for h in range(n) if problem.start >> h & 1) for w, _ in pagodas)
-    kept = Path(f"{journal.path}.levels") if rebuild and journal is not None else None
+    # a journal's levels beside it, by its key (the same file may journal other checks)
+    kept = Path(f"{journal.path}.levels") / journal.key[:32] if rebuild and journal is not None else None
     with tempfile.TemporaryDirectory(prefix="pegsat-levels-", dir=scratch) as tmp:
         built = str(kept if kept is not None else Path(tmp) / "levels") if rebuild else ""
         stated: tuple[tuple[tuple[int, ...], ...], ...] = ()
@@ -683,6 +684,8 @@ def check(problem: Problem, levels: Sequence[Sequence[Loader]], group: list[list
                 pass
         if kept is not None and ran.ok is not None:
             shutil.rmtree(kept, ignore_errors=True)
+            if not any(kept.parent.iterdir()):
+                kept.parent.rmdir()
         if ran.ok is not True:
             return done(ran.ok, ran.message)
         taken = ran.taken
