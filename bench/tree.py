@@ -8,6 +8,7 @@ memory any single process of the tree reached (what a per-worker memory limit bo
 
 from __future__ import annotations
 
+import os
 import subprocess
 import tempfile
 import time
@@ -32,11 +33,12 @@ class Run:
 
 def _bytes(root: Path) -> int:
     total = 0
-    for f in root.rglob("*"):
-        try:
-            total += f.stat().st_size if f.is_file() else 0
-        except OSError:  # removed meanwhile
-            pass
+    for top, _, files in os.walk(root):  # (a directory removed meanwhile is skipped)
+        for name in files:
+            try:
+                total += os.stat(os.path.join(top, name)).st_size
+            except OSError:  # removed meanwhile
+                pass
     return total
 
 
