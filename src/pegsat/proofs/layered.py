@@ -310,10 +310,8 @@ class Levels:
                 c = y[legal] ^ t["flip"][j]
                 children += len(c)
                 if how == "closed":  # a child's images follow from its parent's (``Closure.expand``)
-                    least = c0.canonical(c, [im[legal] ^ fi[j]
-                                             for im, fi in zip(imgs, t["fimg"], strict=True)])
-                    # a level rebuilt holds no excluded position (weighed as a lookup's miss is)
-                    found.append(least[~self.excluded(side, least)] if self.built else least)
+                    found.append(c0.canonical(c, [im[legal] ^ fi[j]
+                                                  for im, fi in zip(imgs, t["fimg"], strict=True)]))
                     continue
                 keep = ~self.excluded(side, c)
                 c = c[keep]
@@ -377,9 +375,10 @@ class Levels:
 
     def build(self, d: int, q: int, seconds: float | None = None, side: str = "forward") -> str | None:
         """Rebuild partition ``q`` of ``side``'s level ``d + 1``: the distinct least images of
-        the children level ``d`` sent it (the excluded ones dropped as they were made), written
-        for the next step to read; None, or why not (more positions than the certificate states
-        for that part: its level could not have been closed)."""
+        the children level ``d`` sent it that are not excluded (weighed once each, after the
+        repeats are gone, as a lookup weighs its misses), written for the next step to read;
+        None, or why not (more positions than the certificate states for that part: its level
+        could not have been closed)."""
         if Deadline().within(seconds).expired():
             return f"{UNSETTLED}time limit while rebuilding {_name(side, d + 1)}"
         files = sorted(self.bucket_dir(side, d).glob(f"{q}-*.bkt"))
@@ -393,7 +392,7 @@ class Levels:
         except sealed.Stale as exc:
             return f"{UNSETTLED}a bucket file of the check was lost ({exc})"
         x = distinct(np.concatenate(kids)) if kids else np.zeros(0, dtype=np.uint64)
-        return self._write_built(side, d + 1, q, x)
+        return self._write_built(side, d + 1, q, x[~self.excluded(side, x)])
 
     def _write_built(self, side: str, d: int, q: int, x: np.ndarray) -> str | None:
         stated = self.stated[SIDES.index(side)][d][q]
