@@ -1,5 +1,6 @@
 import heapq
 import os
+import shutil
 from pathlib import Path
 
 import pytest
@@ -11,6 +12,36 @@ INSTANCES = ROOT / "instances"
 #: read them and are skipped, with this reason, where it names none
 IPC = Path(os.environ.get("PEGSAT_IPC_DIR") or "/nonexistent/pegsat-ipc")
 NO_IPC = "PEGSAT_IPC_DIR names no directory of the competitions' PDDL files (.ci/run sets it)"
+#: Debian's chromium and its driver, for the pages' tests (None where not installed)
+CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
+CHROMEDRIVER = shutil.which("chromedriver")
+NO_CHROMIUM = "Debian's chromium and chromium-driver are not installed (.ci/run installs them)"
+
+
+def chromium(*flags: str):
+    """Debian's chromium, headless, driven through its chromedriver, keeping the browser's
+    console log (for the tests that read it for errors)."""
+    from selenium import webdriver
+    from selenium.webdriver.chrome.service import Service
+
+    opts = webdriver.ChromeOptions()
+    opts.binary_location = CHROMIUM
+    for flag in ("--headless=new", "--no-sandbox", "--disable-gpu", *flags):
+        opts.add_argument(flag)
+    opts.set_capability("goog:loggingPrefs", {"browser": "ALL"})
+    return webdriver.Chrome(service=Service(CHROMEDRIVER), options=opts)
+
+
+def atlas_cell(driver, page: Path, vacancy: str, survivor: str):
+    """An atlas page's box for ``vacancy -> survivor``, opened as a reader would: the vacancy
+    picked, the survivor's hole clicked."""
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.support.ui import Select
+
+    driver.get(f"file://{page}")
+    Select(driver.find_element(By.ID, "vacancy")).select_by_value(vacancy)
+    driver.find_element(By.CSS_SELECTOR, f'circle.hole[data-hole="{survivor}"]').click()
+    return driver.find_element(By.ID, "cell")
 
 
 @pytest.fixture(scope="session")

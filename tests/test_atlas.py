@@ -7,6 +7,7 @@ import shutil
 
 import pytest
 from click.testing import CliRunner
+from conftest import CHROMEDRIVER, CHROMIUM, NO_CHROMIUM, atlas_cell, chromium
 
 from pegsat.apps.atlas import INDEX, build, check
 from pegsat.cli import main
@@ -116,28 +117,7 @@ def test_english_atlas_end_to_end(tmp_path):
     assert report.kinds["certificate: classes"] > 0 and report.kinds["plan"] > 0
 
 
-CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
-CHROMEDRIVER = shutil.which("chromedriver")
-
-
-needs_chromium = pytest.mark.skipif(
-    CHROMIUM is None or CHROMEDRIVER is None,
-    reason="Debian's chromium and chromium-driver are not installed (.ci/run installs them)")
-
-
-def chromium():
-    """Debian's chromium, headless, through its driver, keeping the browser's log."""
-    from selenium import webdriver
-    from selenium.webdriver.chrome.service import Service
-
-    opts = webdriver.ChromeOptions()
-    for flag in ("--headless", "--no-sandbox", "--disable-gpu"):
-        opts.add_argument(flag)
-    opts.set_capability("goog:loggingPrefs", {"browser": "ALL"})
-    return webdriver.Chrome(service=Service(CHROMEDRIVER), options=opts)
-
-
-@needs_chromium
+@pytest.mark.skipif(CHROMIUM is None or CHROMEDRIVER is None, reason=NO_CHROMIUM)
 def test_the_pages_in_headless_chromium(triangle, tmp_path):
     from selenium.webdriver.common.by import By
     from selenium.webdriver.support.ui import Select, WebDriverWait
@@ -284,15 +264,9 @@ def test_a_levels_certificate_the_survey_left_is_taken_into_the_atlas(triangle, 
     copy = tmp_path / "site" / "triangle-5" / level.relative_to(root)
     assert copy.is_file() and copy.stat().st_ino == level.stat().st_ino
     if CHROMIUM is not None and CHROMEDRIVER is not None:  # the page gives the command for the file alone
-        from selenium.webdriver.common.by import By
-        from selenium.webdriver.support.ui import Select
-
         driver = chromium()
         try:
-            driver.get(f"file://{tmp_path / 'site' / 'triangle-5' / 'index.html'}")
-            Select(driver.find_element(By.ID, "vacancy")).select_by_value("b3")
-            driver.find_element(By.CSS_SELECTOR, 'circle.hole[data-hole="b3"]').click()
-            said = driver.find_element(By.ID, "cell").text
+            said = atlas_cell(driver, tmp_path / "site" / "triangle-5" / "index.html", "b3", "b3").text
             assert "pegsat check certs/b3-b3.levels/certificate.json --rebuild" in said, said
             assert not [e for e in driver.get_log("browser") if e["level"] == "SEVERE"]
         finally:

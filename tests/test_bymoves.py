@@ -8,7 +8,7 @@ import shutil
 import numpy as np
 import pytest
 from click.testing import CliRunner
-from conftest import reference_min_moves
+from conftest import CHROMEDRIVER, CHROMIUM, NO_CHROMIUM, atlas_cell, chromium, reference_min_moves
 
 from pegsat.apps.atlas import INDEX
 from pegsat.apps.atlas import check as check_atlas
@@ -207,26 +207,18 @@ def test_solve_min_moves_writes_the_certificate(tmp_path):
     assert r.exit_code == 10 and "no certificate written" in r.output and not (tmp_path / "y.json").exists()
 
 
+@pytest.mark.skipif(CHROMIUM is None or CHROMEDRIVER is None, reason=NO_CHROMIUM)
 def test_the_pages_say_certified_and_link_the_certificate(atlas, tmp_path):
     """In headless chromium: a solvable cell of a --min-moves atlas shows its fewest moves as
     certified and links their certificate, with no console error."""
-    from selenium import webdriver
-    from selenium.webdriver.chrome.service import Service
     from selenium.webdriver.common.by import By
-    from selenium.webdriver.support.ui import Select
 
     site = tmp_path / "site"
     r = CliRunner().invoke(main, ["atlas", str(atlas), "--out", str(site)])
     assert r.exit_code == 0, r.output
-    opts = webdriver.ChromeOptions()
-    for flag in ("--headless", "--no-sandbox", "--disable-gpu"):
-        opts.add_argument(flag)
-    opts.set_capability("goog:loggingPrefs", {"browser": "ALL"})
-    driver = webdriver.Chrome(service=Service(shutil.which("chromedriver")), options=opts)
+    driver = chromium()
     try:
-        driver.get(f"file://{site / 'triangle-5' / 'index.html'}")
-        Select(driver.find_element(By.ID, "vacancy")).select_by_value("a1")
-        driver.find_element(By.CSS_SELECTOR, 'circle.hole[data-hole="a1"]').click()
+        atlas_cell(driver, site / "triangle-5" / "index.html", "a1", "a1")
         verdict = driver.find_element(By.ID, "verdict").text
         assert "one peg at a1: solvable, 10 (fewest, certified) moves" in verdict, verdict
         href = driver.find_element(By.ID, "bound-link").get_attribute("href")

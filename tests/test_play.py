@@ -3,11 +3,11 @@ Debian's headless chromium through Selenium and Debian's chromedriver."""
 
 import http.client
 import json
-import shutil
 import threading
 from pathlib import Path
 
 import pytest
+from conftest import CHROMEDRIVER, CHROMIUM, NO_CHROMIUM, chromium
 
 from pegsat.apps.play import make_server
 from pegsat.apps.pose import pose
@@ -18,8 +18,6 @@ BERGHOLT = ("f4-d4 e6-e4 g5-e5 d5-f5 b5-d5 c7-c5 c4-c6 e7-c7-c5 e3-e5 e1-e3 c2-c
             "g3-g5-e5-c5 a3-c3 d3-b3 a5-a3-c3 c1-e1-e3 f3-d3-b3-b5-d5-d3 d2-d4")
 LOSING = ["d2-d4", "d5-d3", "b4-d4", "d3-d5"]  # the fourth jump leaves no way to d4
 DOCS = Path(__file__).resolve().parent.parent / "docs"
-CHROMEDRIVER = shutil.which("chromedriver")
-CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
 
 
 @pytest.fixture(scope="module")
@@ -67,16 +65,8 @@ def test_api_replays_every_game(server):
 @pytest.fixture(scope="module")
 def browser():
     if CHROMEDRIVER is None or CHROMIUM is None:
-        pytest.skip("Debian's chromium and chromium-driver are not installed (.ci/run installs them)")
-    from selenium import webdriver
-    from selenium.webdriver.chrome.service import Service
-
-    opts = webdriver.ChromeOptions()
-    opts.binary_location = CHROMIUM
-    for flag in ("--headless=new", "--no-sandbox", "--disable-gpu", "--window-size=900,1000"):
-        opts.add_argument(flag)
-    opts.set_capability("goog:loggingPrefs", {"browser": "ALL"})
-    driver = webdriver.Chrome(service=Service(CHROMEDRIVER), options=opts)
+        pytest.skip(NO_CHROMIUM)
+    driver = chromium("--window-size=900,1000")
     yield driver
     driver.quit()
 
