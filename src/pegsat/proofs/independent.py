@@ -463,9 +463,9 @@ class Closure:
 
     def excluded(self, x: np.ndarray) -> np.ndarray:
         """Which positions are excluded: by their pegs, or by the pagodas, weighed one
-        pagoda at a time over the positions not yet settled (``WEIGH`` positions at a time:
-        a pagoda's byte-table sums over arrays that stay in the cache, about 2.7x faster than
-        over tens of millions at once)."""
+        pagoda at a time over the positions not yet settled; ``WEIGH`` positions at a time, so
+        that a pagoda's byte-table sums run over arrays that stay in the cache (over tens of
+        millions at once they run several times slower)."""
         if len(x) > WEIGH:
             return np.concatenate([self.excluded(x[lo:lo + WEIGH]) for lo in range(0, len(x), WEIGH)])
         t, g = self._tables, self.problem.goal
