@@ -51,8 +51,8 @@ def command(seed: Path, path: Path) -> list[str] | None:
         board, vacant, survivor = name.removesuffix(".plan").split("-")
         goal = [] if survivor == "one" else ["--survivor", survivor]
         return ["verify", board, str(path), "--vacant", vacant, *goal]
-    if name.endswith(".cert.json"):
-        return ["check", str(path)]
+    if name.endswith(".cert.json"):  # (a levels certificate alone: its levels rebuilt by the checker)
+        return ["check", str(path), *(["--rebuild"] if "-rebuild." in name else [])]
     if name.endswith(".cnf"):
         return ["decode", str(path), str(CORPUS / "t4.model")]
     if name.endswith(".model"):
