@@ -382,7 +382,6 @@ class Levels:
         if Deadline().within(seconds).expired():
             return f"{UNSETTLED}time limit while rebuilding {_name(side, d + 1)}"
         files = sorted(self.bucket_dir(side, d).glob(f"{q}-*.bkt"))
-        counts = []
         try:
             counts = [sealed.header(f, BUCKET, 1, "", 1 << 40)["count"] for f in files]
             if 3 * 8 * sum(counts) > memory_budget():  # the children, their sort and the level
@@ -662,9 +661,8 @@ def check(problem: Problem, levels: Sequence[Sequence[Loader]], group: list[list
             aim = check.target(side, d)
             into = "the goal test" if aim is None else _name(aim[1], aim[2]) + (
                 " mirrored" if aim[0] == "mirrored" else "")
-            look = None if aim is None else partial(
-                check.build if rebuild and aim[0] == "closed" else check.lookup, d, side=side)
-            built_into = rebuild and aim is not None and aim[0] == "closed"
+            built_into = rebuild and aim is not None and aim[0] == "closed"  # the next level built here
+            look = None if aim is None else partial(check.build if built_into else check.lookup, d, side=side)
             return Step(str(d) if side == "forward" else f"backward {d}", _name(side, d),
                         ("rebuilt " if built_into else "") + into,
                         partial(check.expand, d, side=side), len(check._side(side)[d]), look,
