@@ -178,16 +178,17 @@ def random_problems(rows: tuple[int, int], cols: tuple[int, int], special: bool)
 
 @pytest.fixture(scope="session", autouse=True)
 def _solvable_set_cache(tmp_path_factory):
-    """One cache of solvable sets (apps.hint) for the whole run, never the user's own."""
-    import os
-
-    old = os.environ.get("PEGSAT_CACHE")
+    """One cache of solvable sets (apps.hint) and one key signing checkpoints and journals
+    (``sealed.user_key``) for the whole run, never the user's own."""
+    saved = {name: os.environ.get(name) for name in ("PEGSAT_CACHE", "PEGSAT_KEY")}
     os.environ["PEGSAT_CACHE"] = str(tmp_path_factory.mktemp("pegsat-cache"))
+    os.environ["PEGSAT_KEY"] = str(tmp_path_factory.mktemp("pegsat-key") / "key")
     yield
-    if old is None:
-        os.environ.pop("PEGSAT_CACHE", None)
-    else:
-        os.environ["PEGSAT_CACHE"] = old
+    for name, old in saved.items():
+        if old is None:
+            os.environ.pop(name, None)
+        else:
+            os.environ[name] = old
 
 
 def reference_min_moves(problem) -> int | None:

@@ -275,3 +275,34 @@ def test_a_levels_certificate_the_survey_left_is_taken_into_the_atlas(triangle, 
     assert not check(root).ok
     report = check(root, rebuild=True)
     assert report.ok and report.kinds["certificate: levels"] == 1, report.lines()
+
+
+def test_an_atlas_is_checked_against_the_catalogue_board_of_its_name(triangle, tmp_path):
+    """An atlas whose board carries a line triangle-5 does not have (making a1 -> a2 look
+    solvable) is refused as a whole, through the CLI too; a board of the atlas's own, named
+    otherwise, is checked against its drawing, and the report says so."""
+    lines = {tuple(sorted((T5.names[a], T5.names[c]))) for a, _, c in T5.lines}
+    extra = next([a, b, c] for a in T5.names for b in T5.names for c in T5.names
+                 if len({a, b, c}) == 3 and tuple(sorted((a, c))) not in lines)
+    rep = tampered(triangle, tmp_path / "a",
+                   lambda d: edit_index(d, lambda x: x["board"]["lines"].append(extra)))
+    assert not rep.ok and "its holes and lines are not that board's" in rep.failures[0], rep.failures
+    r = CliRunner().invoke(main, ["check", str(tmp_path / "a" / "copy")])
+    assert r.exit_code == 1 and "not that board's" in r.output, r.output
+    rep = tampered(triangle, tmp_path / "b",
+                   lambda d: edit_index(d, lambda x: x["board"].update(name="mine")))
+    assert "not from the catalogue" in rep.board and rep.ok, rep.failures  # the same drawing: all true
+    assert "not from the catalogue" in rep.lines()[0]
+
+
+def test_pages_onto_their_own_atlas_are_refused(triangle, tmp_path):
+    """``atlas DIR --out DIR`` (or the directory holding it, or one inside it) would copy its
+    certificates onto themselves: one line, exit 2, and every certificate still there."""
+    home = tmp_path / "x" / "triangle-5"
+    shutil.copytree(triangle, home)
+    certs = sorted((home / "certs").rglob("*"))
+    for out in (home, home.parent, home / "pages"):
+        r = CliRunner().invoke(main, ["atlas", str(home), "--out", str(out)])
+        assert r.exit_code == 2 and "a directory of their own" in r.output and "Traceback" not in r.output, \
+            r.output
+    assert sorted((home / "certs").rglob("*")) == certs and check(home).ok

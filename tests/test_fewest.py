@@ -13,6 +13,7 @@ from pegsat.apps.fewest import fewest
 from pegsat.cli import main
 from pegsat.deadline import Deadline
 from pegsat.engine import spill
+from pegsat.errors import PegsatError
 from pegsat.model.catalogue import get_board
 from pegsat.model.problem import Goal, single_vacancy
 from pegsat.model.result import Status
@@ -83,7 +84,7 @@ def test_a_run_stopped_between_levels_resumes_to_the_same_answer(tmp_path, truth
     assert len(manifest["levels"]["forward"]) == 6
     b = len(manifest["levels"]["backward"]) - 1
     assert told[-1] == (f"interrupted after 5 forward + {b} backward levels; any plan needs >= {5 + b + 1} "
-                        f"moves; the levels are kept in {root}: rerun to go on")
+                        f"moves; the levels are kept in {root}: rerun with --spill {root} to go on")
     said = []
     r = fewest(GAME, root, scheduler=cluster, memory=MEMORY, upper=False, progress=said.append)
     assert said[0].startswith("resuming from 6 forward")
@@ -285,9 +286,14 @@ def test_a_plan_given_bounds_the_search_and_on_a_rerun_keeps_the_levels(tmp_path
     # between the two) is not believed, its fingerprint remade to match or not
     from pegsat.apps import fewest as F
 
+
     now["pruned_under"] = best - 1
     now["fingerprint"] = F.fingerprint(GAME, F._kernel(GAME).group, best - 1)
-    (root / "manifest.json").write_text(json.dumps(now))
+    (root / "manifest.json").write_text(json.dumps(now))  # edited by hand: not this user's pegsat's
+    with pytest.raises(PegsatError, match="not signed by this user's pegsat"):
+        F.fewest(GAME, root, scheduler=cluster, memory=MEMORY)
+    del now["signature"]
+    spill.save_manifest(root, now)  # signed, as if this user's pegsat had written it: still refused
     said.clear()
     F.fewest(GAME, root, scheduler=cluster, memory=MEMORY, progress=said.append)
     assert "a bound looser than the levels were pruned under" in said[0], said

@@ -46,3 +46,23 @@ def test_sigint_exits_130_at_once_and_leaves_no_process(planner):
             os.kill(q, signal.SIGKILL)
         if p.poll() is None:
             p.kill()
+
+
+def test_a_signal_during_a_heavy_import_is_an_interruption(monkeypatch):
+    """Ctrl-C while OR-Tools initialises surfaces as ``ImportError: initialization failed``
+    (the interrupt as its context): that is exit 130 and one line, never a traceback (a
+    clean install's run caught it by chance; here it is made to happen)."""
+    from click.testing import CliRunner
+
+    from pegsat.apps import solve
+    from pegsat.cli import main
+
+    def interrupted_import(*args, **kwargs):
+        try:
+            raise KeyboardInterrupt
+        except KeyboardInterrupt:
+            raise ImportError("initialization failed") from None
+
+    monkeypatch.setattr(solve, "solve", interrupted_import)
+    r = CliRunner().invoke(main, ["solve", "english", "--planner", "cpsat"])
+    assert r.exit_code == 130 and r.output.startswith("interrupted") and "Traceback" not in r.output, r.output

@@ -378,3 +378,41 @@ def test_an_empty_level_past_the_plans_jumps_proves_nothing(side):
     back = [[none]] * 15 if side == "backward" else []
     w = layered.check(p, levels, [list(range(T5.n))], [], None, ends_empty=side, back=back)
     assert w.ok is False and "past the 13 jumps" in w.message, w.message
+
+
+def test_a_part_stated_past_memory_or_linked_out_of_its_directory_is_rejected(refuted, tmp_path_factory):
+    """A part stated at 2^40 positions whose file holds a few is rejected (its header says
+    otherwise), not "not settled"; a level file that is a symbolic link out of the
+    certificate's directory is not read."""
+    root, cert = refuted
+    bad = json.loads(json.dumps(cert))
+    bad["evidence"]["levels"][2][0]["count"] = 1 << 40
+    v = certificate.check(bad, root)
+    assert v.finished and not v.ok and "does not hold the" in v.message, v.message
+    part = cert["evidence"]["levels"][2][0]
+    outside = tmp_path_factory.mktemp("elsewhere") / "part.lvl"
+    (root / part["file"]).rename(outside)
+    (root / part["file"]).symlink_to(outside)
+    v = certificate.check(cert, root)
+    assert v.finished and not v.ok and "leads out of the certificate's directory" in v.message, v.message
+    (root / part["file"]).unlink()
+    outside.rename(root / part["file"])
+    assert certificate.check(cert, root).ok
+
+
+def test_a_certificate_in_a_read_only_directory_is_checked_on_a_cluster(refuted, cluster, monkeypatch):
+    """Its buckets go to a temporary directory, not beside it (a PermissionError there made a
+    certificate that holds "rejected")."""
+    import os
+
+    from pegsat.apps.cluster import mapped
+
+    root, cert = refuted
+    real = os.access
+    monkeypatch.setattr(certificate.os, "access",
+                        lambda p, mode: False if Path(p).resolve() == root.resolve() else real(p, mode))
+    before = sorted(root.rglob("*"))
+    with mapped(2, cluster) as runner:
+        v = certificate.check(cert, root, runner=runner)
+    assert v.ok, v.message
+    assert sorted(root.rglob("*")) == before

@@ -13,6 +13,7 @@ from pegsat.apps.count import count
 from pegsat.apps.reach import reach
 from pegsat.cli import main
 from pegsat.engine import spill
+from pegsat.errors import PegsatError
 from pegsat.model.catalogue import get_board
 from pegsat.model.problem import single_vacancy
 
@@ -73,11 +74,12 @@ def test_a_run_stopped_between_levels_resumes_to_the_same_numbers(tmp_path, trut
     assert said[0].startswith("resuming from level 7")
     assert [lv.classes for lv in got.levels] == truth[0]
     assert [lv.raw for lv in got.levels] == truth[1]
-    # a manifest of another problem is not believed: the same directory starts afresh
+    # the directory of another problem's census is refused, named, and left as it was
+    before = (root / "manifest.json").read_bytes()
     other = single_vacancy(T6, T6.hole("c3"))
-    said.clear()
-    fresh = reach(other, root, scheduler=cluster, progress=said.append)
-    assert "starting afresh" in said[0] and fresh.levels[0].classes == 1
+    with pytest.raises(PegsatError, match="holds the levels of count triangle-6: vacancy a1"):
+        reach(other, root, scheduler=cluster)
+    assert (root / "manifest.json").read_bytes() == before
 
 
 def test_a_tree_that_ends_before_one_peg_ends_there(tmp_path, cluster):
@@ -187,3 +189,50 @@ def test_the_room_for_buckets_is_the_disk_limit_less_what_the_directory_holds(tm
     assert r.exit_code == 20 and "needs ~" in r.output and "give --disk-limit more" in r.output, r.output
     assert "levels before it are kept" in r.output
     assert len(json.loads((tmp_path / "l" / "manifest.json").read_text())["levels"]) >= 2
+
+
+def test_a_damaged_partition_of_the_level_being_built_is_rebuilt_not_read_as_empty(tmp_path, truth, cluster):
+    """A kill during level 7's merges leaves its partitions written, one of them then
+    damaged (its last byte flipped, its header still valid): the rerun reads every one whole,
+    removes the damaged one and rebuilds it from level 6, and counts what a run in one go
+    counts (the damaged file was read as an empty partition before)."""
+    from distributed import Future, wait
+
+    from pegsat.apps import reach as R
+    from pegsat.engine.bitboard import stabilizer
+    from pegsat.engine.kernel import kernel
+
+    root = tmp_path / "levels"
+
+    def stop(client, d):
+        if d == 6:
+            wait([Future(key, client) for key in list(client.futures)])  # level 7's buckets all written
+            raise Stop
+
+    with pytest.raises(Stop):
+        reach(GAME, root, scheduler=cluster, memory=1 << 20, on_level=stop)
+    parts = json.loads((root / "manifest.json").read_text())["building"]
+    k = kernel(GAME.board, tuple(tuple(p) for p in stabilizer(GAME)))
+    fp = R.fingerprint(GAME, k.group)
+    _, _, max_count = spill.prepare(root, 1 << 20, 2, R.FANOUT)
+    merged = [spill.merge(k, root, fp, 7, q, max_count) for q in range(parts)]  # the merges, then the kill
+    q = max(range(parts), key=lambda i: merged[i].classes)
+    path = spill.part_path(root, 7, q)
+    raw = bytearray(path.read_bytes())
+    raw[-1] ^= 0xFF
+    path.write_bytes(bytes(raw))
+    got = reach(GAME, root, scheduler=cluster, memory=1 << 20)
+    assert [lv.classes for lv in got.levels] == truth[0]
+    assert [lv.raw for lv in got.levels] == truth[1]
+
+
+def test_an_edited_count_in_the_manifest_is_refused(tmp_path, cluster):
+    """The checkpoint is signed: a level count edited by hand is not printed as the census."""
+    root = tmp_path / "levels"
+    reach(GAME, root, scheduler=cluster, memory=1 << 20)
+    data = json.loads((root / "manifest.json").read_text())
+    data["levels"][3]["classes"] += 1
+    (root / "manifest.json").write_text(json.dumps(data))
+    r = CliRunner().invoke(main, ["count", "triangle-6", "--vacant", "a1", "--spill", str(root),
+                                  "--scheduler", cluster])
+    assert r.exit_code == 2 and "not signed by this user's pegsat" in r.output, r.output

@@ -105,10 +105,39 @@ def position(on: Board | str, holes: str | Iterable[str | int]) -> Position:
     return Position(b, bits(parse_holes(b, holes)))
 
 
-def solve(p: Problem, planner: str = "auto", *, min_moves: bool = False, time_limit: float | None = None,
-          workers: int | None = None, solver: str = "cadical195", spill: str | Path | None = None,
-          upper_plan: str | Sequence[int] | None = None, disk_limit: int | None = None,
-          certificate: str | Path | None = None) -> Result:
+def _posed(p: Problem | Board | str, options: dict[str, Any]) -> Problem:
+    """``p`` as a problem: a ``Problem`` as it is, else ``problem(p, **options)``."""
+    if isinstance(p, Problem):
+        if options:
+            raise PegsatError(f"problem options {sorted(options)} with a posed Problem: give them to "
+                              "pegsat.problem(...), or pass the board's name here")
+        return p
+    if isinstance(p, str | Board | Path):
+        return problem(str(p) if isinstance(p, Path) else p, **options)
+    raise PegsatError(f"a problem is a Problem, a board or its name, not {type(p).__name__}")
+
+
+def _flag(value: object, what: str) -> bool:
+    """``value`` when it is a bool; a one-line error otherwise (``rebuild="no"`` must not rebuild)."""
+    if not isinstance(value, bool):
+        raise PegsatError(f"{what} must be True or False, not {value!r:.40}")
+    return value
+
+
+def _directory(value: str | Path | None, what: str) -> Path | None:
+    """A directory argument: None, or a non-empty path (``""`` would be the current directory)."""
+    if value is None:
+        return None
+    if not isinstance(value, str | Path) or not str(value).strip():
+        raise PegsatError(f"{what}: give a directory (an empty name would be the current directory)")
+    return Path(value)
+
+
+def solve(p: Problem | Board | str, planner: str = "auto", *, min_moves: bool = False,
+          time_limit: float | None = None, workers: int | None = None, solver: str = "cadical195",
+          spill: str | Path | None = None, upper_plan: str | Sequence[int] | None = None,
+          disk_limit: int | str | None = None, certificate: str | Path | None = None,
+          **options: Any) -> Result:
     """A plan (replayed by the verifier), a proof that there is none, or "unknown" past
     ``time_limit``. ``min_moves``: the fewest moves and the proof that none has fewer. The
     level searches (``min_moves``, ``planner="layers"``) put their levels on disk, on a local
@@ -123,20 +152,28 @@ def solve(p: Problem, planner: str = "auto", *, min_moves: bool = False, time_li
     replayed: its moves bound the search, which looks only for fewer. ``certificate``: with
     ``min_moves``, the ``moves`` certificate of the fewest moves is written there (JSON, its
     level files beside it; ``result.certificate``), for ``check`` or ``pegsat check``; with
-    ``spill``, it is ``spill/certificate.json``, naming the levels there.
+    ``spill``, it is ``spill/certificate.json``, naming the levels there. ``p`` may also be
+    a board's name (or a board file, a problem file) with the problem options as keywords,
+    as ``problem`` takes them: ``pegsat.solve("english", survivor="d4")``.
 
     >>> r = pegsat.solve(pegsat.problem("triangle-5", vacant="a1"))
     >>> r.status.value, len(r.plan)
     ('solved', 13)
     """
     from .apps.solve import solve as run
+    from .limits import size
     from .planners.config import Config
     from .planners.sat import check_solver
+    from .process import worker_count
 
+    p = _posed(p, options)
     check_solver(solver)
+    _flag(min_moves, "min_moves")
+    spill = _directory(spill, "spill")
+    disk_limit = None if disk_limit is None else size(disk_limit, "disk_limit")
     config = Config(solver=solver)
-    if workers:
-        config = replace(config, workers=workers)
+    if workers is not None:
+        config = replace(config, workers=worker_count(workers, "workers"))
     if upper_plan is not None:
         from .apps.verify import given_plan
 
@@ -194,7 +231,8 @@ def check(certificate: str | Path, *, time_limit: float | None = None, journal: 
     from .proofs.certificate import check as run
     from .proofs.certificate import load
 
-    kept = Path(journal) if journal is not None else None
+    kept = _directory(journal, "journal")
+    _flag(rebuild, "rebuild")
     if Path(certificate).is_dir():
         from .apps.atlas import check as check_atlas
 

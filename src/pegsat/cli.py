@@ -42,8 +42,12 @@ MESSAGE = 400  # characters of a one-line error at most (a 4 MB token is not ech
 JSON_COMMANDS = ("solve", "prove", "verify", "decode", "count", "hint")
 
 
+_SIGNALLED = threading.Event()  # Ctrl-C or SIGTERM arrived: whatever fails after it is the interrupt
+
+
 def _terminated(signum: int, frame: object) -> None:
-    raise KeyboardInterrupt  # a kill's SIGTERM (a batch scheduler's, ``timeout``'s) as Ctrl-C
+    _SIGNALLED.set()
+    raise KeyboardInterrupt  # Ctrl-C, or a kill's SIGTERM (a batch scheduler's, ``timeout``'s)
 
 
 class _Group(click.Group):
@@ -57,8 +61,10 @@ class _Group(click.Group):
         if not standalone_mode:
             return super().main(args, prog_name, complete_var, standalone_mode, **extra)
         argv = list(sys.argv[1:] if args is None else args)
+        _SIGNALLED.clear()
         if threading.current_thread() is threading.main_thread():
             signal.signal(signal.SIGTERM, _terminated)
+            signal.signal(signal.SIGINT, _terminated)
         command = next((a for a in argv if not a.startswith("-")), None)
         self.json_errors = command in JSON_COMMANDS and "--json" in argv
         try:
@@ -111,11 +117,17 @@ class _Group(click.Group):
                 raise
             self.unknown(f"disk full: {exc.filename or 'an output file'} could not be written")
         except ImportError as exc:  # under an address-space limit a library cannot be mapped
+            if _SIGNALLED.is_set() or isinstance(exc.__context__, KeyboardInterrupt):
+                self.interrupted()  # a signal during a heavy import ("initialization failed")
             if "failed to map segment" not in str(exc) and "annot allocate memory" not in str(exc):
                 raise
             self.unknown(f"out of memory: a library could not be loaded ({clip(exc, 80)})")
         except KeyboardInterrupt:
             self.interrupted()
+        except Exception:
+            if _SIGNALLED.is_set():  # what a signal broke on its way (a library's own error)
+                self.interrupted()
+            raise
 
 
 class Seconds(click.ParamType):
@@ -158,23 +170,17 @@ class SolverName(click.ParamType):
 
 
 class Bytes(click.ParamType):
-    """A size: a number of bytes, or with a unit (500MB, 2GB, 1.5GiB)."""
+    """A size: a number of bytes, or with a unit (500MB, 2GB, 1.5GiB): ``limits.size``."""
 
     name = "size"
-    UNITS = {"": 1, "b": 1, "kb": 10**3, "mb": 10**6, "gb": 10**9, "tb": 10**12,
-             "kib": 2**10, "mib": 2**20, "gib": 2**30, "tib": 2**40}
 
     def convert(self, value, param, ctx):
-        text = str(value).strip().lower().replace(" ", "")
-        num = text.rstrip("kmgtib")
-        unit = text[len(num):]
+        from .limits import size
+
         try:
-            x = float(num) * self.UNITS[unit]
-        except (ValueError, KeyError):
-            self.fail(f"{clip(value)!r} is not a size (write 2GB, 500MB, 1.5GiB)", param, ctx)
-        if not math.isfinite(x) or x < 1 << 20:
-            self.fail(f"{clip(value)!r}: give at least 1MB", param, ctx)
-        return int(x)
+            return size(value, "")
+        except PegsatError as exc:
+            self.fail(str(exc).removeprefix(": "), param, ctx)
 
 
 SECONDS = Seconds()
@@ -225,6 +231,14 @@ def spill_options(what: str):
             fn = option(fn)
         return fn
     return decorate
+
+
+def unused(why: str, used: bool, **given: object) -> None:
+    """One line when options given would be ignored (``used`` False): every option is
+    honoured or refused, never dropped in silence."""
+    named = [f"--{k.replace('_', '-')}" for k, v in given.items() if v is not None]
+    if named and not used:
+        raise PegsatError(f"{' and '.join(named)} {why}")
 
 
 def notes(lines: list[str]) -> None:
@@ -406,6 +420,8 @@ def solve(problem: str, planner: str, min_moves: bool, upper_plan: str | None, c
 
     if spill is not None and planner not in STEPS:
         raise PegsatError("--spill is a level search on disk: add --min-moves, or --planner layers")
+    unused("are for level searches: add --min-moves, or --planner layers", planner in STEPS,
+           scheduler=scheduler, memory_limit=memory_limit, disk_limit=disk_limit)
     if spill is not None and cert_out is not None:
         from .apps.fewest import SPILLED
 
@@ -527,6 +543,8 @@ def count(problem: str, time_limit: float | None, as_json: bool, quiet: bool, sp
     from .apps.pose import pose
 
     prob = pose(problem, options).problem
+    unused("count the reachable positions on disk: add --spill DIR", spill is not None,
+           scheduler=scheduler, memory_limit=memory_limit, disk_limit=disk_limit)
     progress = None if quiet else (lambda line: click.echo(line, err=True))
     if spill is not None:
         from .apps.reach import reach
@@ -660,7 +678,7 @@ def check(cert: str, time_limit: float | None, workers: int, scheduler: str | No
         from .apps.atlas import check as check_atlas
 
         deadline = Deadline(time_limit)
-        with mapped(workers, scheduler) as runner:
+        with mapped(workers, scheduler, deadline) as runner:
             reports = [check_atlas(where, deadline, runner, kept, say, rebuild)
                        for where in atlases(Path(cert))]
         for rep in reports:
@@ -670,8 +688,9 @@ def check(cert: str, time_limit: float | None, workers: int, scheduler: str | No
             sys.exit(1)
         sys.exit(20 if any(rep.unfinished for rep in reports) else 0)
     data = load(cert)
-    with mapped(workers, scheduler) as runner:
-        verdict = check_certificate(data, Path(cert).parent, deadline=Deadline(time_limit), runner=runner,
+    deadline = Deadline(time_limit)
+    with mapped(workers, scheduler, deadline) as runner:
+        verdict = check_certificate(data, Path(cert).parent, deadline=deadline, runner=runner,
                                     journal=kept, progress=say, rebuild=rebuild)
     word = "holds" if verdict.ok else ("NOT SETTLED" if not verdict.finished else "REJECTED")
     click.echo(f"{verdict.problem.describe()}: {verdict.kind} certificate {word}: {verdict.message}")

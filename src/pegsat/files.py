@@ -239,3 +239,41 @@ class JsonLines:
 
     def __exit__(self, *exc) -> None:
         self.fh.close()
+
+
+class Lock:
+    """A directory (or file) one pegsat run uses at a time: ``path`` + the lock file's
+    name, locked (``flock``, released by the system when the process ends however it ends)
+    for the ``with`` block. A second run on it is refused with one line naming the first,
+    never let in to drop what the first is writing."""
+
+    def __init__(self, target: Path, what: str, lock: Path | None = None) -> None:
+        self.target, self.what = Path(target), what
+        self.lock = lock or self.target / ".lock"
+        self.fd: int | None = None
+
+    def __enter__(self) -> Lock:
+        import fcntl
+
+        try:
+            self.lock.parent.mkdir(parents=True, exist_ok=True)
+            fd = os.open(self.lock, os.O_RDWR | os.O_CREAT, 0o644)
+        except OSError as exc:
+            raise PegsatError(f"cannot use {self.target} for {self.what}: {exc.strerror}") from None
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError:
+            held = os.pread(fd, 64, 0).decode("ascii", "replace").strip()
+            os.close(fd)
+            who = f" (process {held})" if held.isdigit() else ""
+            raise PegsatError(f"{self.target} is in use by another pegsat run{who}: wait for it to end, "
+                              f"or give {self.what} another directory") from None
+        os.ftruncate(fd, 0)
+        os.pwrite(fd, f"{os.getpid()}\n".encode(), 0)
+        self.fd = fd
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        if self.fd is not None:
+            os.close(self.fd)  # the lock goes with the descriptor
+            self.fd = None

@@ -91,3 +91,27 @@ def available() -> int:
     except OSError:
         pass
     return min(found)
+
+
+#: the units of a size (``size``), decimal and binary
+UNITS = {"": 1, "b": 1, "kb": 10**3, "mb": 10**6, "gb": 10**9, "tb": 10**12,
+         "kib": 2**10, "mib": 2**20, "gib": 2**30, "tib": 2**40}
+LEAST_SIZE = 10**6  # 1MB: no memory or disk limit is smaller
+
+
+def size(value: object, what: str = "a size") -> int:
+    """A size in bytes: a whole number of bytes, or text with a unit (500MB, 2GB, 1.5GiB), at
+    least ``LEAST_SIZE``; ``PegsatError`` (one line) for anything else."""
+    from .files import clip
+
+    if isinstance(value, bool) or not isinstance(value, int | float | str):
+        raise PegsatError(f"{what}: {clip(value)!r} is not a size (write 2GB, 500MB, 1.5GiB, or bytes)")
+    text = str(value).strip().lower().replace(" ", "")
+    num = text.rstrip("kmgtib")
+    try:
+        x = float(num) * UNITS[text[len(num):]]
+    except (ValueError, KeyError):
+        raise PegsatError(f"{what}: {clip(value)!r} is not a size (write 2GB, 500MB, 1.5GiB)") from None
+    if not math.isfinite(x) or x < LEAST_SIZE:
+        raise PegsatError(f"{what}: {clip(value)!r} is less than 1MB; give at least 1MB")
+    return int(x)

@@ -26,6 +26,23 @@ def cores() -> int:
         return max(1, os.cpu_count() or 1)
 
 
+def worker_count(value: object, what: str = "workers") -> int:
+    """``value`` as a number of workers: a whole number of at least 1; ``PegsatError`` (one
+    line) for anything else (``workers=-1`` would wait forever for a worker)."""
+    from .errors import PegsatError
+
+    if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+        raise PegsatError(f"{what}: {value!r:.40} is not a number of workers (a whole number, 1 or more)")
+    return value
+
+
+def local_workers(wanted: int) -> int:
+    """The worker processes a local cluster starts for ``wanted``: no more than this machine's
+    cores (``cores``): the tasks of one search are CPU-bound, and each process more only adds
+    its memory (about 100 MB) and its start (``--workers 256`` on 2 cores started 95)."""
+    return max(1, min(wanted, cores()))
+
+
 #: the message a child sends when the system refuses it memory (a limit: "unknown")
 OUT_OF_MEMORY = "memory"
 

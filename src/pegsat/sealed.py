@@ -24,23 +24,35 @@ empty or truncated file included, is ``Stale`` with the reason: the caller rebui
 guesses. Files are written atomically (``files.Staging``). What the array *means* (sorted,
 canonical, closed) is the caller's to check: this module vouches only that the file is the
 one written for that fingerprint, whole.
+
+A SHA-256 anyone can recompute proves a file whole, not whose it is. What pegsat believes
+because it wrote it — a search's checkpoint (``manifest.json``), a check's journal — is
+signed with this user's own key (``signature``: HMAC-SHA256 under ``user_key``, 32 random
+bytes kept at ``$PEGSAT_KEY``, else ``$XDG_CONFIG_HOME/pegsat/key``, made on first use,
+readable by its owner only). A file signed under another key, or edited, is not this user's:
+its claims are worth nothing, and pegsat says so rather than believing or overwriting it.
 """
 
 from __future__ import annotations
 
 import hashlib
+import hmac
 import json
+import os
+import secrets
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
+from .errors import PegsatError
 from .files import Staging
 
 MAGIC = b"pegsat-sealed 1\n"
 HEADER_MAX = 4096  # bytes of the JSON line at most
 DTYPE = np.dtype("<u8")
 CODECS = ("raw", "zstd-planes")
+FIELDS = frozenset(("kind", "version", "fingerprint", "dtype", "count", "codec", "bytes", "sha256"))
 ZSTD_LEVEL = 1
 
 
@@ -136,7 +148,9 @@ def _header(fh: Any, kind: str, version: int, fingerprint: str, max_count: int) 
         raise Stale("the header is not JSON") from None
     if not isinstance(head, dict):
         raise Stale("the header is not an object")
-    head.setdefault("codec", "raw")  # files written before codecs were named
+    if set(head) != FIELDS:  # a field missing, or one this reader does not know: not believed
+        odd = sorted(set(head) ^ FIELDS)
+        raise Stale(f"its header's fields are not {', '.join(sorted(FIELDS))} ({str(odd)[:60]})")
     for key, want in (("kind", kind), ("version", version), ("fingerprint", fingerprint),
                       ("dtype", DTYPE.str)):
         if head.get(key) != want:
@@ -151,6 +165,17 @@ def _header(fh: Any, kind: str, version: int, fingerprint: str, max_count: int) 
 
 def read(path: Path, kind: str, version: int, fingerprint: str, max_count: int) -> np.ndarray:
     """The array of a sealed file, or ``Stale`` saying why it cannot be believed."""
+    body, head = _body(path, kind, version, fingerprint, max_count)
+    return decode(body, head["codec"], head["count"])
+
+
+def verify(path: Path, kind: str, version: int, fingerprint: str, max_count: int) -> dict[str, Any]:
+    """The header of a sealed file whose bytes match their SHA-256 (not decoded), or
+    ``Stale``."""
+    return _body(path, kind, version, fingerprint, max_count)[1]
+
+
+def _body(path: Path, kind: str, version: int, fingerprint: str, max_count: int) -> tuple[bytes, dict]:
     try:
         with open(path, "rb") as fh:
             head = _header(fh, kind, version, fingerprint, max_count)
@@ -160,12 +185,74 @@ def read(path: Path, kind: str, version: int, fingerprint: str, max_count: int) 
                 most += most // 128 + 1024
             start = fh.tell()
             size = fh.seek(0, 2) - start
-            if size > most or ("bytes" in head and size != head["bytes"]):
-                raise Stale(f"{size} bytes follow the header, not the {head.get('bytes', most)} it states")
+            if size > most or size != head["bytes"]:
+                raise Stale(f"{size} bytes follow the header, not the {str(head['bytes'])[:40]} it states")
             fh.seek(start)
             body = fh.read(size)
     except OSError as exc:
         raise Stale(f"cannot read it ({exc.strerror})") from None
     if hashlib.sha256(body).hexdigest() != head.get("sha256"):
         raise Stale("its bytes do not match their SHA-256")
-    return decode(body, codec, count)
+    return body, head
+
+
+KEY_BYTES = 32
+
+
+def key_path() -> Path:
+    """Where this user's key is kept: ``$PEGSAT_KEY``, else ``$XDG_CONFIG_HOME/pegsat/key``
+    (``~/.config/pegsat/key``)."""
+    if os.environ.get("PEGSAT_KEY"):
+        return Path(os.environ["PEGSAT_KEY"])
+    base = os.environ.get("XDG_CONFIG_HOME") or Path.home() / ".config"
+    return Path(base) / "pegsat" / "key"
+
+
+def user_key() -> bytes:
+    """This user's key, made (readable by its owner only) the first time it is asked for;
+    two processes making it at once agree on one (the first link wins)."""
+    path = key_path()
+    for _ in range(2):
+        try:
+            data = path.read_bytes()
+        except FileNotFoundError:
+            data = b""
+        except OSError as exc:
+            raise PegsatError(f"cannot read pegsat's key {path}: {exc.strerror} (set PEGSAT_KEY to a file "
+                              "of your own)") from None
+        if len(data) >= KEY_BYTES:
+            return data
+        if data:
+            raise PegsatError(f"pegsat's key {path} is damaged ({len(data)} bytes): remove it, and every "
+                              "checkpoint and journal it signed is started afresh")
+        try:
+            path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
+            tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+            fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+            try:
+                os.write(fd, secrets.token_bytes(KEY_BYTES))
+                os.fsync(fd)
+            finally:
+                os.close(fd)
+            try:
+                os.link(tmp, path)  # fails when another process made it first: theirs is read
+            except FileExistsError:
+                pass
+            finally:
+                tmp.unlink(missing_ok=True)
+        except OSError as exc:
+            raise PegsatError(f"cannot make pegsat's key {path}: {exc.strerror} (set PEGSAT_KEY to a "
+                              "writable file)") from None
+    raise PegsatError(f"cannot make pegsat's key {path}")
+
+
+def signature(*parts: object) -> str:
+    """The HMAC-SHA256 of JSON-able ``parts`` under this user's key: only this user's pegsat
+    can make it."""
+    text = json.dumps(parts, sort_keys=True, separators=(",", ":")).encode()
+    return hmac.new(user_key(), text, hashlib.sha256).hexdigest()
+
+
+def signed(sig: object, *parts: object) -> bool:
+    """Whether ``sig`` is this user's ``signature`` of ``parts``."""
+    return isinstance(sig, str) and hmac.compare_digest(sig, signature(*parts))

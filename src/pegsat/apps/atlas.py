@@ -39,6 +39,7 @@ from ..errors import PegsatError
 from ..files import parse_json, read_text, write_atomic
 from ..formats.notation import format_plan, parse_plan
 from ..model.board import Board
+from ..model.catalogue import impostor, is_catalogued
 from ..model.codec import board_from_json, board_to_json, problem_from_json
 from ..model.problem import Goal, Problem, goal_positions, single_vacancy
 from ..model.result import Result, Status
@@ -98,25 +99,31 @@ def problem(board: Board, v: int, s: int) -> Problem:
 def cert_name(board: Board, v: int, s: int | None) -> str:
     """Where the certificate of vacancy ``v`` -> survivor ``s`` goes, relative to the atlas
     (``s`` None: the open game, one peg anywhere)."""
-    return f"{CERTS}/{board.names[v]}-{'any' if s is None else board.names[s]}.json"
+    return f"{CERTS}/{_pair(board, v, s)}.json"
 
 
 def levels_name(board: Board, v: int, s: int) -> str:
     """Where a ``levels`` certificate of vacancy ``v`` -> survivor ``s`` goes, with the
     search's level files beside it (``apps.fewest``), relative to the atlas."""
-    return f"{CERTS}/{board.names[v]}-{board.names[s]}.levels/certificate.json"
+    return f"{CERTS}/{_pair(board, v, s)}.levels/certificate.json"
 
 
 def bound_name(board: Board, v: int, s: int) -> str:
     """Where the ``moves`` certificate of vacancy ``v`` -> survivor ``s`` goes (its fewest
     moves), relative to the atlas."""
-    return f"{CERTS}/{board.names[v]}-{board.names[s]}.moves.json"
+    return f"{CERTS}/{_pair(board, v, s)}.moves.json"
 
 
 def bound_dir_name(board: Board, v: int, s: int) -> str:
     """Where the ``moves`` certificate of a search by moves on disk goes, in the directory of
     its level files (``apps.fewest``), relative to the atlas."""
-    return f"{CERTS}/{board.names[v]}-{board.names[s]}.moves/certificate.json"
+    return f"{CERTS}/{_pair(board, v, s)}.moves/certificate.json"
+
+
+def _pair(board: Board, v: int, s: int | None) -> str:
+    """Vacancy ``v`` -> survivor ``s`` (None: any) as a file name: ``V-S`` by the holes'
+    ``Board.slugs``, so no hole name, whatever it holds, becomes a path."""
+    return f"{board.slugs[v]}-{'any' if s is None else board.slugs[s]}"
 
 
 def open_game(board: Board, v: int) -> Problem:
@@ -271,7 +278,7 @@ def _bounded(root: Path, board: Board, v: int, s: int, plan: str, deadline: Dead
         return name
     if spill is not None and r.status is Status.UNKNOWN and not deadline.expired():
         name = bound_dir_name(board, v, s)
-        r = _on_disk(root, name, p, hops.plan, deadline, spill / f"{board.names[v]}-{board.names[s]}.moves",
+        r = _on_disk(root, name, p, hops.plan, deadline, spill / f"{_pair(board, v, s)}.moves",
                      scheduler)
         if r.status is Status.SOLVED_OPTIMAL and r.moves == hops.moves \
                 and _accepted(root, name, p, moves=hops.moves) is not None:
@@ -316,7 +323,7 @@ def _adopt(root: Path, spill: Path | None, board: Board, v: int, s: int, p: Prob
 
     name = levels_name(board, v, s)
     kind = _accepted(root, name, p)  # a rerun: adopted already
-    src = None if spill is None else spill / f"{board.names[v]}-{board.names[s]}"
+    src = None if spill is None else spill / _pair(board, v, s)
     if kind is not None or src is None or not (src / "certificate.json").is_file():
         return kind
     _move_in(src, (root / name).parent)
@@ -434,6 +441,13 @@ def check(root: Path, deadline: Deadline | None = None, runner: Any = None,
     deadline = deadline or Deadline()
     board, raw, _ = load(root)
     report = Report(board.name, len(raw))
+    lie = impostor(board)
+    if lie is not None:  # every verdict would be about a board the atlas only names
+        report.failures.append(f"the atlas's board: {lie}; nothing else is checked against it")
+        report.seconds = time.perf_counter() - t0
+        return report
+    if not is_catalogued(board):
+        report.board = f"{board.name} (a board drawn in {INDEX}, not from the catalogue)"
     names, n = board.names, board.n
     lines = {_line(a, b, c) for a, b, c in board.lines}
     seen: dict[tuple[int, int], dict[str, Any]] = {}
@@ -614,8 +628,9 @@ def site(root: Path, out: Path) -> list[tuple[str, int]]:
     written: list[tuple[str, int]] = []
     for where in atlases(root):
         board, cells, data = load(where)
-        slug = "".join(ch if ch.isalnum() or ch in "-_" else "_" for ch in board.name) or "board"
-        here = out / slug
+        slug = "".join(ch if ch.isascii() and (ch.isalnum() or ch in "-_") else "_" for ch in board.name)
+        here = out / (slug.strip("-_") and slug or "board")
+        _apart(where, here)
         try:
             (here / "plans").mkdir(parents=True, exist_ok=True)
         except OSError as exc:
@@ -629,7 +644,7 @@ def site(root: Path, out: Path) -> list[tuple[str, int]]:
                 v, s = board.hole(str(c["vacancy"])), board.hole(str(c["survivor"]))
                 hops = parse_plan(board, str(c["plan"]), "names")
                 page = plan_html(problem(board, v, s), replay(problem(board, v, s), hops).plan)
-                name = f"plans/{c['vacancy']}-{c['survivor']}.html"
+                name = f"plans/{_pair(board, v, s)}.html"
                 _write(here / name, page)
                 c["page"] = name
                 pages += 1
@@ -648,6 +663,17 @@ def site(root: Path, out: Path) -> list[tuple[str, int]]:
         written.append((board.name, pages + 1))
     _write(out / "index.html", index_page(boards))
     return written
+
+
+def _apart(atlas: Path, pages: Path) -> None:
+    """A one-line error when the pages of ``atlas`` would go into the atlas itself, or the
+    atlas lies inside its pages' directory: copying its certificates there would copy them
+    onto themselves (and remove them)."""
+    a, p = atlas.resolve(), pages.resolve()
+    if a == p or a.is_relative_to(p) or p.is_relative_to(a):
+        where = "the atlas itself" if a == p else "inside it" if p.is_relative_to(a) else "around it"
+        raise PegsatError(f"--out: the pages of the atlas {atlas} would go to {pages}, {where}: give the "
+                          "pages a directory of their own")
 
 
 def _link_or_copy(src: str, dst: str) -> None:

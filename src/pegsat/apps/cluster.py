@@ -14,6 +14,7 @@ from typing import Any
 
 from ..deadline import Deadline
 from ..errors import PegsatError
+from ..process import local_workers, worker_count
 
 CONNECT_S = 10.0  # seconds to reach an existing scheduler
 
@@ -31,13 +32,48 @@ def finished(fs: list[Any], deadline: Deadline) -> bool:
         return False
 
 
+def _connect(Client: Any, where: Any, deadline: Deadline | None) -> Any:
+    """A client of ``where`` (a local cluster, or a scheduler's address) that answers within
+    ``CONNECT_S`` seconds, and within ``deadline``: a scheduler that accepts the connection
+    and never answers is a TimeoutError, not a hang past the time limit."""
+    left = None if deadline is None else deadline.remaining()
+    timeout = CONNECT_S if left is None else max(0.5, min(CONNECT_S, left))
+    if isinstance(where, str):
+        import asyncio
+
+        from distributed.comm import connect
+
+        async def probe() -> None:  # the handshake a scheduler answers at once
+            comm = await connect(where, timeout=timeout)
+            try:
+                await comm.write({"op": "identity"})
+                reply = await asyncio.wait_for(comm.read(), timeout)
+                if not isinstance(reply, dict) or reply.get("type") != "Scheduler":
+                    raise OSError(f"{where} answered, but not as a Dask scheduler")
+            finally:
+                comm.abort()
+
+        try:
+            asyncio.run(asyncio.wait_for(probe(), timeout))
+        except TimeoutError:
+            raise TimeoutError(f"no answer within {timeout:.0f} s") from None
+        except (OSError, ValueError, TypeError, EOFError) as exc:
+            raise OSError(str(exc) or type(exc).__name__) from None
+        except Exception as exc:  # what a garbled answer makes the protocol raise
+            raise OSError(f"it does not speak Dask's protocol ({type(exc).__name__})") from None
+    return Client(where, timeout=timeout)
+
+
 @contextmanager
 def client(workers: int, scheduler: str | None, settings: dict[str, Any] | None = None,
            memory_limit: int | str | None = None,
-           interrupted: Callable[[], None] | None = None) -> Iterator[Any]:
+           interrupted: Callable[[], None] | None = None,
+           deadline: Deadline | None = None) -> Iterator[Any]:
     """A connected ``distributed.Client`` for the ``with`` block: a local cluster of
-    ``workers`` single-threaded processes (each limited to ``memory_limit`` bytes, where
-    given), or the scheduler at ``scheduler``; closed, and the local cluster stopped, after.
+    ``workers`` single-threaded processes (``process.local_workers``: at most the cores; each
+    limited to ``memory_limit`` bytes, where given), or the scheduler at ``scheduler``
+    (reached, and answering as a scheduler, within ``CONNECT_S`` seconds and ``deadline``);
+    closed, and the local cluster stopped, after.
     ``interrupted()``: called on Ctrl-C inside the block, before the interrupt goes on (a
     long run says what it knew and where it can resume)."""
     # Dask's own warnings and errors (cancelled tasks, workers killed on Ctrl-C, a heartbeat
@@ -54,6 +90,7 @@ def client(workers: int, scheduler: str | None, settings: dict[str, Any] | None 
     with dask.config.set(settings or {}):
         cluster = None
         if scheduler is None:
+            workers = local_workers(worker_count(workers))
             extra = {} if memory_limit is None else {"memory_limit": memory_limit}
             # the scheduler's HTTP server (no dashboard) on loopback, on a free port: two
             # runs side by side neither clash nor warn, and nothing listens beyond this machine
@@ -62,7 +99,7 @@ def client(workers: int, scheduler: str | None, settings: dict[str, Any] | None 
                                    scheduler_kwargs={"dashboard": False, "dashboard_address": "127.0.0.1:0"},
                                    **extra)
         try:
-            c = Client(cluster if cluster is not None else scheduler, timeout=CONNECT_S)
+            c = _connect(Client, cluster if cluster is not None else scheduler, deadline)
         except (ValueError, OSError, TimeoutError) as exc:  # a bad address, nobody listening
             if cluster is not None:
                 cluster.close()
@@ -81,7 +118,8 @@ def client(workers: int, scheduler: str | None, settings: dict[str, Any] | None 
 
 
 @contextmanager
-def mapped(workers: int, scheduler: str | None) -> Iterator[Callable[..., list[Any]] | None]:
+def mapped(workers: int, scheduler: str | None,
+           deadline: Deadline | None = None) -> Iterator[Callable[..., list[Any]] | None]:
     """For the ``with`` block, a runner of independent tasks, ``run(fn, items) ->
     [fn(item), ...]``: Dask's map on a cluster (``client``: ``workers`` local processes, or
     the scheduler at ``scheduler``), or None — one after the other in this process — for a
@@ -89,5 +127,5 @@ def mapped(workers: int, scheduler: str | None) -> Iterator[Callable[..., list[A
     if scheduler is None and workers <= 1:
         yield None
         return
-    with client(workers, scheduler) as c:
+    with client(workers, scheduler, deadline=deadline) as c:
         yield lambda fn, items: c.gather(c.map(fn, items, pure=False))

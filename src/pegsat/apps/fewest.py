@@ -44,7 +44,7 @@ from ..engine.bitboard import Perm, count_moves, mirror, permute, replay, replay
 from ..engine.kernel import Kernel, kernel, words
 from ..engine.levels import walk
 from ..errors import PegsatError, PlanError
-from ..files import parse_json, write_atomic
+from ..files import write_atomic
 from ..model.codec import problem_to_json
 from ..model.problem import Problem, goal_positions
 from ..model.result import Proof, Result, Stats, Status
@@ -244,11 +244,18 @@ def _final(r: Result, root: Path) -> Result:
     return r
 
 
-def fewest(problem: Problem, root: Path, *, workers: int = 2, scheduler: str | None = None,
-           memory: int | None = None, deadline: Deadline | None = None, config: Any = None,
-           progress: Callable[[str], None] | None = None, upper: bool = True,
-           on_level: Callable[[Any, str, int], None] | None = None, by: str = "moves",
-           disk: int | None = None, certify: bool = True) -> Result:
+def fewest(problem: Problem, root: Path, **options: Any) -> Result:
+    """``_fewest`` (its options) in ``root``, holding the directory's lock for the run: a
+    second run on the same directory is refused (``engine.spill.claim``)."""
+    with spill.claim(root, "--spill"):
+        return _fewest(problem, root, **options)
+
+
+def _fewest(problem: Problem, root: Path, *, workers: int = 2, scheduler: str | None = None,
+            memory: int | None = None, deadline: Deadline | None = None, config: Any = None,
+            progress: Callable[[str], None] | None = None, upper: bool = True,
+            on_level: Callable[[Any, str, int], None] | None = None, by: str = "moves",
+            disk: int | None = None, certify: bool = True) -> Result:
     """The fewest moves of ``problem`` (a replayed plan, with the proof that none has fewer),
     its levels under ``root``, resumed from ``root/manifest.json`` when a run of the same
     problem left one. ``memory``: bytes per worker process (default: the memory budget shared
@@ -345,7 +352,7 @@ def fewest(problem: Problem, root: Path, *, workers: int = 2, scheduler: str | N
             size = spill.write_part(root / side, _side_fp(fp, side), 0, 0, zero)
             state.levels[side] = [Level(1, len(zero), size,
                                         *spill.peg_range(k, zero))]
-        _save(root, problem, fp, state)
+        _save(root, problem, fp, state, by)
     levels = state.levels
     stats: Stats = {"upper_s": upper_s, "symmetries": len(k.group), "workers": workers}
 
@@ -452,9 +459,10 @@ def fewest(problem: Problem, root: Path, *, workers: int = 2, scheduler: str | N
         a, b = depths()
         proven = "" if jumps else f"; any plan needs >= {a + b + 1} moves"
         say(f"interrupted after {grown()}{proven}; the levels are kept in "
-            f"{root}: rerun to go on")
+            f"{root}: rerun with --spill {root} to go on")
 
-    with connect(workers, scheduler, settings, memory_limit=None, interrupted=interrupted) as client:
+    with connect(workers, scheduler, settings, memory_limit=None, interrupted=interrupted,
+                 deadline=deadline) as client:
         from distributed import as_completed
 
         while True:
@@ -497,7 +505,7 @@ def fewest(problem: Problem, root: Path, *, workers: int = 2, scheduler: str | N
                     if pieces is not None:
                         piece = of[done.key]
                         state.probed.append(piece)
-                        _save(root, problem, fp, state)
+                        _save(root, problem, fp, state, by)
                         if time.perf_counter() - told >= PROBE_SAY:
                             told = time.perf_counter()
                             count = sum(1 for x in state.probed if x[:2] == piece[:2])
@@ -550,7 +558,7 @@ def fewest(problem: Problem, root: Path, *, workers: int = 2, scheduler: str | N
                 parts_next = spill.partitions(last.classes, FANOUT, per_worker, last.parts, spread)
                 spill.drop_level(root / side, d + 1)  # what a killed run left of it; a run that
                 state.building = (side, d + 1, parts_next)  # had these partitions keeps its passes'
-                _save(root, problem, fp, state)
+                _save(root, problem, fp, state, by)
             m = state.building[2]
 
             def lost(exc: Exception, lower: int | None = None if jumps else a + b + 1) -> Result:
@@ -567,7 +575,7 @@ def fewest(problem: Problem, root: Path, *, workers: int = 2, scheduler: str | N
                 for step in spill.passes(root / side, _side_fp(fp, side), d + 1, m, last.classes, mine_disk):
                     if 0 < len(step.targets) < m:
                         say(f"{side} level {d + 1}: a pass for {len(step.targets)} of its {m} partitions "
-                            "(their buckets are what the disk has room for)")
+                            "(the rest written already, or their buckets past the room on the disk)")
                     if step.targets:
                         futures = client.map(_expand, [problem] * n, [str(root)] * n, [fp] * n, [side] * n,
                                              [d] * n, tasks, [m] * n, [chunk] * n, [max_count] * n, [by] * n,
@@ -626,7 +634,7 @@ def fewest(problem: Problem, root: Path, *, workers: int = 2, scheduler: str | N
             level = Level(m, sum(x.classes for x in merged), sum(x.bytes for x in merged),
                           min(x.pegs[0] for x in merged), max(x.pegs[1] for x in merged))
             mine.append(level)
-            _save(root, problem, fp, state)
+            _save(root, problem, fp, state, by)
             secs = time.perf_counter() - t
             stored = sum(lv.bytes for s in SIDES for lv in levels[s])
             growth = level.classes / max(1, last.classes)
@@ -718,7 +726,7 @@ def _moves_certificate(problem: Problem, root: Path, fp: str, group: Any, state:
 
 def _unknown(answer: Callable[..., Result], state: State, lower: int | None, why: str, root: Path) -> Result:
     """"Unknown", with the levels kept; ``lower``: the moves proven (None by jumps)."""
-    kept = f"; the levels are kept in {root}: rerun to go on"
+    kept = f"; the levels are kept in {root}: rerun with --spill {root} to go on"
     if lower is None:
         return answer(Status.UNKNOWN, None, None, f"{why}{kept}")
     if state.first is not None:
@@ -748,15 +756,22 @@ def _read(root: Path, fp: str, d: int, r: int, max_count: int) -> np.ndarray:
 
 def _resume(root: Path, problem: Problem, k: Kernel, say: Callable[[str], None], by: str = "moves"
             ) -> State | None:
-    """The state an earlier run of this problem left, or None (none, or another problem's: a
-    manifest that is not this problem's is not believed, and the directory is reused)."""
+    """The state an earlier run of this search left, or None when there is none. The
+    manifest is believed only as this user's pegsat signed it for this very search
+    (``engine.spill.manifest``: another search's directory, or an edited manifest, is
+    refused, never emptied); its first plan only once replayed."""
     from ..formats.notation import parse_plan
 
-    path = root / "manifest.json"
-    if not path.exists():
+    def expected(data: dict) -> str:  # the fingerprint of this search pruned as the manifest says
+        built = data.get("pruned_under", data["upper"])
+        pagodas = [(tuple(int(x) for x in w), int(f)) for w, f in data.get("pagodas", [])]
+        return fingerprint(problem, k.group, built, by, pagodas)
+
+    data = spill.manifest(root, expected)
+    if data is None:
         return None
+    path = root / spill.MANIFEST
     try:
-        data = parse_json(path.read_text(encoding="utf-8"), str(path))
         if data.get("format") != FORMAT or data.get("version") != VERSION:
             raise ValueError("not a manifest of this version")
         upper, built = data["upper"], data.get("pruned_under", data["upper"])
@@ -767,8 +782,6 @@ def _resume(root: Path, problem: Problem, k: Kernel, say: Callable[[str], None],
         pagodas = [(tuple(int(x) for x in w), int(f)) for w, f in data.get("pagodas", [])]
         if any(len(w) != problem.board.n for w, _ in pagodas):
             raise ValueError("a pagoda of another board")
-        if data.get("fingerprint") != fingerprint(problem, k.group, built, by, pagodas):
-            raise ValueError("another search's")
         first = None
         if data["first"] is not None:  # believed only once replayed, with the moves it claims
             rep = replay(problem, parse_plan(problem.board, data["first"], "names"))
@@ -797,15 +810,17 @@ def _resume(root: Path, problem: Problem, k: Kernel, say: Callable[[str], None],
     return State(upper, first, str(data.get("first_by", "")), levels, pagodas, built, probed, building)
 
 
-def _save(root: Path, problem: Problem, fp: str, state: State) -> None:
+def _save(root: Path, problem: Problem, fp: str, state: State, by: str) -> None:
+    """The checkpoint: the bound, the first plan, both sides' levels, what was probed and
+    the level being built, signed (``engine.spill.save_manifest``) and named after the
+    search (a directory reused for another is refused by that name)."""
     from ..formats.notation import format_plan
 
     first = None if state.first is None else format_plan(problem.board, state.first)
-    text = json.dumps({"format": FORMAT, "version": VERSION, "fingerprint": fp, "upper": state.upper,
-                       "first": first, "first_by": state.first_by, "pruned_under": state.built,
-                       "pagodas": [[list(w), f] for w, f in state.pagodas],
-                       "probed": [list(x) for x in state.probed],
-                       "building": None if state.building is None else list(state.building),
-                       "levels": {side: [lv.__dict__ for lv in state.levels[side]] for side in SIDES}},
-                      indent=1) + "\n"
-    write_atomic(root / "manifest.json", lambda fh: fh.write(text))
+    search = "solve --planner layers" if by == "jumps" else "solve --min-moves"
+    spill.save_manifest(root, {
+        "format": FORMAT, "version": VERSION, "fingerprint": fp, "search": f"{search} {problem.describe()}",
+        "upper": state.upper, "first": first, "first_by": state.first_by, "pruned_under": state.built,
+        "pagodas": [[list(w), f] for w, f in state.pagodas], "probed": [list(x) for x in state.probed],
+        "building": None if state.building is None else list(state.building),
+        "levels": {side: [lv.__dict__ for lv in state.levels[side]] for side in SIDES}})

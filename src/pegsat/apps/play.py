@@ -30,6 +30,7 @@ from ..engine.bitboard import count_moves, replay, replay_plan
 from ..errors import PegsatError, PlanError
 from ..files import clip, parse_json
 from ..formats.notation import format_plan
+from ..formats.render import script_json
 from ..formats.svg import RADIUS, layout
 from .hint import Hinter
 from .pose import Posed
@@ -49,7 +50,7 @@ def page(posed: Posed) -> str:
             "lines": board.lines, "jumps": board.jumps,
             "start": [h for h in range(board.n) if problem.start >> h & 1]}
     text = resources.files("pegsat.apps").joinpath("play.html").read_text(encoding="utf-8")
-    blob = json.dumps(game).replace("</", "<\\/")
+    blob = script_json(game)
     return text.replace("/*GAME*/null", blob)
 
 

@@ -19,7 +19,6 @@ still win, winning sequences, games — is the in-memory ``count``'s.
 
 from __future__ import annotations
 
-import json
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -31,7 +30,6 @@ from ..deadline import Deadline
 from ..engine.bitboard import stabilizer
 from ..engine.kernel import kernel, words
 from ..errors import PegsatError, Unknown
-from ..files import parse_json, write_atomic
 from ..model.codec import problem_to_json
 from ..model.problem import Problem
 
@@ -123,8 +121,6 @@ def reach(problem: Problem, root: Path, *, workers: int = 2, scheduler: str | No
     from its last pass). ``on_level(client, d)``: called as level ``d``
     is being expanded (tests kill a worker there)."""
     from ..engine import spill
-    from .cluster import client as connect
-    from .cluster import finished
 
     if problem.special is not None or words(problem.board) != 1:
         raise PegsatError("count --spill: boards of at most 64 holes and no special peg")
@@ -133,28 +129,43 @@ def reach(problem: Problem, root: Path, *, workers: int = 2, scheduler: str | No
     k = kernel(problem.board, tuple(tuple(p) for p in stabilizer(problem)))
     fp = fingerprint(problem, k.group)
     per_worker, chunk, max_count = spill.prepare(root, memory, workers, FANOUT)
+    with spill.claim(root, "count --spill"):
+        return _reach(problem, root, k, fp, workers, scheduler, per_worker, chunk, max_count, deadline,
+                      keep, progress, on_level, disk, t0)
+
+
+def _reach(problem: Problem, root: Path, k: Any, fp: str, workers: int, scheduler: str | None,
+           per_worker: int, chunk: int, max_count: int, deadline: Deadline, keep: bool,
+           progress: Callable[[str], None] | None, on_level: Callable[[Any, int], None] | None,
+           disk: int | None, t0: float) -> Reach:
+    """``reach`` in its directory, once it holds the directory's lock."""
+    from ..engine import spill
+    from .cluster import client as connect
+    from .cluster import finished
+
     levels, complete, building = _resume(root, fp, progress)
     if not levels:
         spill.drop_level(root, 0)
         start = k.unique(k.canon(k.array([problem.start])))
         size = spill.write_part(root, fp, 0, 0, start)
         levels = [Level(0, 1, 1, spill.orbit_total(k, start), size)]
-        _save(root, fp, levels)
+        _save(root, fp, levels, problem)
     settings = {"distributed.worker.daemon": False}
 
     def interrupted() -> None:
         if progress is not None:
             progress(f"interrupted after {len(levels) - 1} levels by jumps "
                      f"({sum(lv.classes for lv in levels):,} positions up to symmetry); they are kept in "
-                     f"{root}: rerun to go on")
+                     f"{root}: rerun with --spill {root} to go on")
 
-    with connect(workers, scheduler, settings, memory_limit=None, interrupted=interrupted) as client:
+    with connect(workers, scheduler, settings, memory_limit=None, interrupted=interrupted,
+                 deadline=deadline) as client:
         def within(fs: list[Any]) -> list[Any]:
             """The tasks' results; Unknown when the deadline passes first, or when a task
             failed on every try (workers lost): the levels finished are kept, and the rerun
             that goes on keeps the level's partitions written so far."""
             n = len(levels)  # levels finished
-            kept = (f"the {n} levels before it are kept in {root}: rerun to go on",
+            kept = (f"the {n} levels before it are kept in {root}: rerun with --spill {root} to go on",
                     {"levels_finished": n, "classes_per_level": [lv.classes for lv in levels]})
             if not finished(fs, deadline):
                 client.cancel(fs)
@@ -169,14 +180,14 @@ def reach(problem: Problem, root: Path, *, workers: int = 2, scheduler: str | No
             d = len(levels) - 1
             if deadline.expired():
                 raise Unknown(f"the time limit came after {d + 1} levels by jumps; they are kept in "
-                              f"{root}: rerun to go on", {"levels_finished": d + 1,
+                              f"{root}: rerun with --spill {root} to go on", {"levels_finished": d + 1,
                                                           "classes_per_level": [lv.classes for lv in levels]})
             last = levels[-1]
             spread = 2 * (len(client.scheduler_info()["workers"]) or workers)  # tasks to keep them busy
             if building is None:  # a killed run's passes of this level are kept when it had
                 building = spill.partitions(last.classes, FANOUT, per_worker, spread=spread)
                 spill.drop_level(root, d + 1)  # these partitions; else what it left is dropped
-                _save(root, fp, levels, building=building)
+                _save(root, fp, levels, problem, building=building)
             parts_next = building
             t = time.perf_counter()
             tasks = spill.pieces(root, fp, d, last.parts, spread)
@@ -186,7 +197,8 @@ def reach(problem: Problem, root: Path, *, workers: int = 2, scheduler: str | No
                 for step in spill.passes(root, fp, d + 1, parts_next, last.classes, disk):
                     if 0 < len(step.targets) < parts_next and progress is not None:
                         progress(f"level {d + 1}: a pass for {len(step.targets)} of its {parts_next} "
-                                 "partitions (their buckets are what the disk has room for)")
+                                 "partitions (the rest written already, or their buckets past the room on "
+                                 "the disk)")
                     if step.targets:
                         futures = client.map(_expand, [problem] * n, [str(root)] * n, [fp] * n, [d] * n,
                                              tasks, [parts_next] * n, [chunk] * n, [max_count] * n,
@@ -198,7 +210,8 @@ def reach(problem: Problem, root: Path, *, workers: int = 2, scheduler: str | No
                     merged += within(client.map(_merge, [problem] * m, [str(root)] * m, [fp] * m, [d + 1] * m,
                                                 step.merges, [max_count] * m, pure=False))
             except spill.NoRoom as exc:
-                raise Unknown(f"{exc}; the {d + 1} levels before it are kept in {root}: rerun to go on",
+                raise Unknown(f"{exc}; the {d + 1} levels before it are kept in {root}: rerun with --spill "
+                              f"{root} to go on",
                               {"levels_finished": d + 1,
                                "classes_per_level": [lv.classes for lv in levels]}) from None
             building = None
@@ -206,10 +219,10 @@ def reach(problem: Problem, root: Path, *, workers: int = 2, scheduler: str | No
                           sum(m[2] for m in merged))
             if not level.classes:  # no jump from the last level: the game tree ends there
                 spill.drop_level(root, d + 1)
-                _save(root, fp, levels, complete=True)
+                _save(root, fp, levels, problem, complete=True)
                 break
             levels.append(level)
-            _save(root, fp, levels)
+            _save(root, fp, levels, problem)
             if not keep and d >= 1:
                 spill.drop_level(root, d)
             if progress is not None:
@@ -231,40 +244,40 @@ def _done(problem: Problem, levels: list[Level]) -> bool:
 def _resume(root: Path, fp: str, progress: Callable[[str], None] | None
             ) -> tuple[list[Level], bool, int | None]:
     """The finished levels of an earlier run of this search, whether they were all, and the
-    partitions of the level it was building; or ([], False, None) (none, or another
-    search's: a manifest that is not this problem's is not believed, and the directory is
-    reused)."""
-    path = root / "manifest.json"
-    if not path.exists():
+    partitions of the level it was building; or ([], False, None) when there is none.
+    ``engine.spill.manifest`` refuses a directory of another search, or a manifest this
+    user's pegsat did not sign; one whose last level's files are gone is started afresh."""
+    from ..engine import spill
+
+    data = spill.manifest(root, fp)
+    if data is None:
         return [], False, None
     try:
-        data = parse_json(path.read_text(encoding="utf-8"), str(path))
-        if data.get("format") != FORMAT or data.get("version") != VERSION or data.get("fingerprint") != fp:
-            raise ValueError("another search's")
+        if data.get("format") != FORMAT or data.get("version") != VERSION:
+            raise ValueError("not a census's manifest")
         levels = [Level(**lv) for lv in data["levels"]]
         complete = data.get("complete") is True
         building = data.get("building")
         if building is not None and (type(building) is not int or not 1 <= building <= 1 << 16):
             raise ValueError("a bad partition count")
-        from ..engine import spill
-
         for p in range(levels[-1].parts):  # the last level's files are all there, and whole
-            if not spill.part_path(root, len(levels) - 1, p).is_file():
-                raise ValueError(f"partition {p} of level {len(levels) - 1} is missing")
-    except (OSError, PegsatError, ValueError, TypeError, KeyError, AttributeError, IndexError) as exc:
+            if not spill.written(root, fp, len(levels) - 1, p):
+                raise ValueError(f"partition {p} of level {len(levels) - 1} is missing or damaged")
+    except (ValueError, TypeError, KeyError, AttributeError, IndexError) as exc:
         if progress is not None:
-            progress(f"{path}: not resumed ({str(exc)[:80]}); starting afresh")
+            progress(f"{root / spill.MANIFEST}: not resumed ({str(exc)[:80]}); starting afresh")
         return [], False, None
     if progress is not None:
         progress(f"resuming from level {len(levels) - 1} ({levels[-1].classes:,} positions)")
     return levels, complete, building
 
 
-def _save(root: Path, fp: str, levels: list[Level], complete: bool = False,
+def _save(root: Path, fp: str, levels: list[Level], problem: Problem, complete: bool = False,
           building: int | None = None) -> None:
     """The manifest: the finished levels, whether they are all, and the partitions of the
     level being built (its passes' partitions are kept by a rerun only with that count)."""
-    text = json.dumps({"format": FORMAT, "version": VERSION, "fingerprint": fp, "complete": complete,
-                       "building": building, "levels": [lv.__dict__ for lv in levels]}, indent=1) + "\n"
-    write_atomic(root / "manifest.json", lambda fh: fh.write(text))
+    from ..engine import spill
 
+    spill.save_manifest(root, {"format": FORMAT, "version": VERSION, "fingerprint": fp,
+                               "search": f"count {problem.describe()}", "complete": complete,
+                               "building": building, "levels": [lv.__dict__ for lv in levels]})

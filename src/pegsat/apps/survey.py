@@ -115,8 +115,8 @@ def settle(board: Board, v: int, s: int, planner: str, time_limit: float | None,
         from .fewest import solve as searched
 
         assert spill is not None
-        return searched(problem, Config(), deadline, planner=name, overflow=spill / f"{names[v]}-{names[s]}",
-                        scheduler=scheduler)
+        where = spill / f"{board.slugs[v]}-{board.slugs[s]}"
+        return searched(problem, Config(), deadline, planner=name, overflow=where, scheduler=scheduler)
 
     if planner == "moves" and spill is not None:
         r = level_search("moves", budget(time_limit))

@@ -27,10 +27,19 @@ in passes (``passes``): each pass expands the whole source level again but write
 buckets of a group of target partitions, merges them and drops them before the next — disk
 traded for repeated expansion. The groups are sized from the disk's room, after the first
 pass from what the last one wrote, and a killed build keeps the partitions its passes wrote.
+
+A search's directory is its own: one run at a time holds it (``claim``: a lock), and its
+checkpoint, ``manifest.json``, is signed with this user's key (``sealed.signature``) and
+names the search. A directory holding another search's levels, an unsigned or edited
+manifest, or a certificate without its manifest is refused with one line, never resumed
+from, never emptied. A partition file that the manifest's level or a finished pass needs
+is read whole before it is believed (``written``); one that is damaged is removed and
+rebuilt from its source level, never read as empty (``merge``).
 """
 
 from __future__ import annotations
 
+import json
 import shutil
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
@@ -39,7 +48,8 @@ from pathlib import Path
 import numpy as np
 
 from .. import sealed
-from ..errors import PegsatError
+from ..errors import PegsatError, Unknown
+from ..files import Lock, clip, parse_json, read_text, write_atomic
 from ..limits import memory_budget
 from .kernel import Kernel
 
@@ -182,6 +192,24 @@ def read_part(root: Path, fingerprint: str, d: int, p: int, max_count: int) -> n
     return sealed.read(part_path(root, d, p), LEVEL_KIND, VERSION, _fp(fingerprint, d, p), max_count)
 
 
+def readable(root: Path, fingerprint: str, d: int, p: int, max_count: int) -> np.ndarray:
+    """A partition a finished level holds, read whole; ``Damaged`` (the search cannot go on
+    from this directory: "unknown", never a guess) when it is missing, damaged, or holds
+    more positions than a worker may load (``max_count``: a smaller memory limit than the
+    run that wrote it had)."""
+    try:
+        return read_part(root, fingerprint, d, p, max_count)
+    except sealed.Stale as exc:
+        raise Damaged(f"partition {p} of level {d} in {root} cannot be used ({exc}): rerun with the "
+                      "memory limit the levels were built with, or remove the directory and start "
+                      "afresh") from None
+
+
+class Damaged(Unknown):
+    """A level file a finished level needs is missing, damaged or too large to load: the
+    search stops there ("unknown"), its checkpoint kept."""
+
+
 @dataclass(frozen=True)
 class Merged:
     """One partition of a new level: its classes and the raw positions they stand for."""
@@ -220,7 +248,7 @@ def expand(k: Kernel, root: Path, fingerprint: str, d: int, p: int, parts_next: 
     backwards; the canonical children go to bucket files of level ``d + 1`` by ``route``,
     those of the partitions in ``targets`` only (a pass: ``passes``; None: all). Returns the
     children written."""
-    level = read_part(root, fingerprint, d, p, max_count)[lo:end]
+    level = readable(root, fingerprint, d, p, max_count)[lo:end]
     out = level_dir(root, d + 1)
     out.mkdir(parents=True, exist_ok=True)
     held: list[list[np.ndarray]] = [[] for _ in range(parts_next)]
@@ -264,7 +292,7 @@ def probe(k: Kernel, root: Path, fingerprint: str, d: int, p: int, parts: int, c
     matters only by its meeting: no buckets, no merge. ``image``: the children are met as
     these canonical images of them (a self-dual search meets the mirror of its own level),
     and the least is an image."""
-    level = read_part(root, fingerprint, d, p, max_count)[lo:end]
+    level = readable(root, fingerprint, d, p, max_count)[lo:end]
     held: list[list[np.ndarray]] = [[] for _ in range(parts)]
     size = hits = 0
     least: int | None = None
@@ -311,9 +339,9 @@ def merge(k: Kernel, root: Path, fingerprint: str, d: int, q: int, max_count: in
     once and nothing is written (the search ends there). The raw count weighs each class by
     its orbit: |G| over the number of symmetries fixing it."""
     path = part_path(root, d, q)
-    try:
-        level = read_part(root, fingerprint, d, q, max_count)
-    except sealed.Stale:
+    if path.exists():  # a rerun task: the partition it wrote, read back whole (or a damaged one:
+        level = readable(root, fingerprint, d, q, max_count)  # never guessed empty from no buckets)
+    else:
         buckets = sorted(level_dir(root, d).glob(f"B{q:04d}-*.bkt"))
         arrays = [sealed.read(b, BUCKET_KIND, VERSION, _fp(fingerprint, d, q), max_count) for b in buckets]
         level = k.concat(arrays)
@@ -356,11 +384,17 @@ def drop_buckets(root: Path, d: int) -> int:
 
 
 def written(root: Path, fingerprint: str, d: int, q: int) -> bool:
-    """Whether partition ``q`` of level ``d`` is written, sealed by this search (a header
-    check: the merge that reads it checks it whole)."""
+    """Whether partition ``q`` of level ``d`` is written, sealed by this search and whole
+    (its header and its bytes' SHA-256: a file damaged after a kill is not counted as
+    written). A file there that is not is removed, so the partition is rebuilt from its
+    buckets, never read as empty (``merge``)."""
+    path = part_path(root, d, q)
+    if not path.exists():
+        return False
     try:
-        sealed.header(part_path(root, d, q), LEVEL_KIND, VERSION, _fp(fingerprint, d, q), 1 << 62)
+        sealed.verify(path, LEVEL_KIND, VERSION, _fp(fingerprint, d, q), 1 << 62)
     except sealed.Stale:
+        path.unlink(missing_ok=True)
         return False
     return True
 
@@ -447,3 +481,57 @@ def drop_level(root: Path, d: int) -> None:
 
 def _mb(n: float) -> str:
     return f"{max(0.0, n) / 1e6:,.1f} MB"
+
+
+MANIFEST = "manifest.json"
+
+
+class Foreign(PegsatError):
+    """A directory this search may neither resume from nor overwrite (exit 2)."""
+
+
+def claim(root: Path, what: str) -> Lock:
+    """The lock a run holds on its directory ``root`` for the ``with`` block (``files.Lock``):
+    a second run on the same directory is refused with one line."""
+    return Lock(root, what)
+
+
+def manifest(root: Path, fingerprint: str | Callable[[dict], str]) -> dict | None:
+    """The checkpoint an earlier run of this search left in ``root``, or None when there is
+    none. Believed only when this user's pegsat signed it (``sealed.signed``) for this
+    search's ``fingerprint`` (or the one ``fingerprint(manifest)`` computes from what the
+    manifest says it was pruned with); ``Foreign`` (exit 2, naming what the directory holds) when it
+    is another search's, unsigned, edited or damaged, or when a certificate lies there
+    without its manifest: such a directory is never emptied."""
+    path = root / MANIFEST
+    if not path.exists():
+        if (root / "certificate.json").exists():
+            raise Foreign(f"{root} holds a certificate.json and no {MANIFEST}: use another directory, "
+                          "or remove it")
+        return None
+    try:
+        data = parse_json(read_text(path, "manifest"), str(path))
+    except PegsatError:
+        data = None
+    if not isinstance(data, dict):
+        raise Foreign(f"{path} is damaged: use another directory, or remove it")
+    body = {k: v for k, v in data.items() if k != "signature"}
+    if not sealed.signed(data.get("signature"), MANIFEST, body):
+        raise Foreign(f"{path} is not signed by this user's pegsat (edited, or written elsewhere or by "
+                      "another version): its levels are not believed; use another directory, or remove it")
+    if callable(fingerprint):
+        try:
+            fingerprint = fingerprint(data)
+        except (ValueError, TypeError, KeyError, AttributeError, IndexError):
+            fingerprint = ""
+    if data.get("fingerprint") != fingerprint:
+        search = data.get("search")
+        named = clip(search, 100) if isinstance(search, str) else "another search"
+        raise Foreign(f"{root} holds the levels of {named}: use another directory, or remove it")
+    return data
+
+
+def save_manifest(root: Path, body: dict) -> None:
+    """The checkpoint, signed with this user's key, written atomically."""
+    text = json.dumps({**body, "signature": sealed.signature(MANIFEST, body)}, indent=1) + "\n"
+    write_atomic(root / MANIFEST, lambda fh: fh.write(text))

@@ -221,6 +221,16 @@ if (hash.includes("selftest")) {{
 """
 
 
+def script_json(data: object, **dumps: object) -> str:
+    """``data`` as JSON safe inside an HTML ``<script>`` element: ``<``, ``>`` and ``&`` (and
+    the line separators JavaScript ends a line at) written as escapes, so no value — a hole
+    named ``</script><script>...`` — can close the element or open another."""
+    text = json.dumps(data, **dumps)  # type: ignore[arg-type]
+    for ch in "<>&\u2028\u2029":
+        text = text.replace(ch, f"\\u{ord(ch):04x}")
+    return text
+
+
 def plan_html(problem: Problem, plan) -> str:
     """A self-contained page stepping through the plan move by move."""
     board = problem.board
@@ -241,4 +251,4 @@ def plan_html(problem: Problem, plan) -> str:
         "final_pegs": rep.final.bit_count(),
     }
     return _PAGE.format(title=escape(problem.describe()), width=width, height=height, arrow=ARROW,
-                        data=json.dumps(data), radius=RADIUS, peg=round(RADIUS * 0.6, 1))
+                        data=script_json(data), radius=RADIUS, peg=round(RADIUS * 0.6, 1))

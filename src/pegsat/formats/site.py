@@ -12,11 +12,12 @@ that checks it. ``index_page`` lists the boards.
 
 from __future__ import annotations
 
-import json
+import re
 from html import escape
 from typing import Any
 
 from ..model.board import Board
+from .render import script_json
 from .svg import board_svg
 
 STYLE = """body{font-family:sans-serif;margin:1.5em;max-width:60em}
@@ -114,17 +115,27 @@ choose(m && A.holes.includes(decodeURIComponent(m[1])) ? decodeURIComponent(m[1]
 """
 
 
+def local(link: object) -> bool:
+    """Whether ``link`` is a file below the page's directory, as the page may link to it: a
+    relative path of plain names (no scheme such as ``javascript:``, no ``..``, no leading
+    ``/``); an atlas from anyone chooses its links."""
+    return isinstance(link, str) and bool(_LOCAL.fullmatch(link)) and ".." not in link.split("/")
+
+
+_LOCAL = re.compile(r"[A-Za-z0-9_.][A-Za-z0-9_.\-]*(?:/[A-Za-z0-9_.][A-Za-z0-9_.\-]*)*")
+
+
 def board_page(board: Board, cells: list[dict[str, Any]], summary: str) -> str:
     """The page of one board's atlas; ``cells``: the atlas's cells, each with ``page`` (its
     plan page) and ``certificate`` (its certificate's file) as links relative to the page."""
     table: dict[str, dict[str, Any]] = {}
     for c in cells:
-        keep = {k: c.get(k) for k in ("status", "kind", "moves", "optimal", "via", "of", "note", "page",
-                                      "certificate", "bound")}
+        keep = {k: c.get(k) for k in ("status", "kind", "moves", "optimal", "via", "of", "note")}
+        keep.update({k: c.get(k) if local(c.get(k)) else None for k in ("page", "certificate", "bound")})
         table.setdefault(c["vacancy"], {})[c["survivor"]] = keep
     first = board.centre if board.centre is not None else 0
     data = {"board": board.name, "holes": list(board.names), "first": first, "cells": table}
-    blob = json.dumps(data, separators=(",", ":")).replace("</", "<\\/")
+    blob = script_json(data, separators=(",", ":"))
     options = "".join(f'<option value="{escape(n)}">{escape(n)}</option>' for n in board.names)
     svg = board_svg(board, title=f"{board.name}: pick a vacancy, then a hole")
     return f"""<!DOCTYPE html>

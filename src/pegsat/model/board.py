@@ -31,6 +31,8 @@ MAX_SYMMETRIES = 1000  # more (identical disconnected pieces permute freely): th
 MAX_SPAN = 1000  # rows and columns a board's coordinates may span (drawings are printed whole)
 
 
+_SLUG = re.compile(r"[A-Za-z0-9_]{1,40}")  # a hole name that is a file name as it is
+
 @dataclass(frozen=True)
 class Board:
     """An immutable board. ``lines`` are normalised ``(a, b, c)`` with ``a < c``, sorted."""
@@ -99,6 +101,15 @@ class Board:
     def has_hole(self, name: str) -> bool:
         """Whether ``name`` names a hole of this board."""
         return name in self._index
+
+    @cached_property
+    def slugs(self) -> tuple[str, ...]:
+        """Each hole's name as a file name takes it: the names themselves when every one is
+        letters, digits and ``_`` (every catalogue board's), else ``h0 .. h{n-1}`` for all
+        (a name such as ``../x`` or ``</script>`` never becomes a path)."""
+        if all(_SLUG.fullmatch(nm) for nm in self.names):
+            return self.names
+        return tuple(f"h{h}" for h in range(self.n))
 
     @cached_property
     def symmetries(self) -> tuple[Perm, ...]:

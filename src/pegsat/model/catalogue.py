@@ -104,3 +104,28 @@ def get_board(name: str) -> Board:
 
 #: Default vacancy where the centroid rule gives none (the asymmetric board's cross centre).
 HOME = {"asymmetric": "e5"}
+
+
+def impostor(board: Board) -> str | None:
+    """Why ``board``, named like a catalogue board, is not that board (its holes or lines
+    differ), or None: a board of the user's own, named otherwise, is checked by its lines."""
+    try:
+        known = get_board(board.name)
+    except BoardError:
+        return None
+    if known.names != board.names or known.lines != board.lines:
+        return f"the board is called {board.name!r} but its holes and lines are not that board's"
+    return None
+
+
+def is_catalogued(board: Board) -> bool:
+    """Whether ``board`` is the catalogue's board of its name."""
+    return impostor(board) is None and _known(board.name)
+
+
+def _known(name: str) -> bool:
+    try:
+        get_board(name)
+    except BoardError:
+        return False
+    return True

@@ -89,6 +89,7 @@ Weights are exact fractions written as strings ("3/8"); checking uses ``fraction
 from __future__ import annotations
 
 import hashlib
+import os
 import zipfile
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -100,10 +101,10 @@ from typing import Any, cast
 from ..analysis import pagoda
 from ..analysis.invariants import check_witness, odd_line
 from ..deadline import Deadline, Timeout
-from ..errors import BoardError, PegsatError
+from ..errors import PegsatError
 from ..files import parse_json, read_text
 from ..limits import memory_budget
-from ..model.catalogue import get_board
+from ..model.catalogue import impostor
 from ..model.codec import problem_from_json, problem_to_json
 from ..model.problem import Goal, Problem, dual, goal_positions, holes_of
 from ..model.result import CERTIFICATE_FORMAT, CERTIFICATE_VERSION, Certificate, certificate
@@ -160,14 +161,7 @@ def _stated(data: dict[str, Any], problem: Problem) -> str | None:
     if stated is not None and stated != problem.describe():
         return (f"the certificate describes its problem as {str(stated)[:80]!r}, but its board, "
                 f"start and goal are {problem.describe()!r}")
-    name = problem.board.name
-    try:
-        known = get_board(name)
-    except BoardError:
-        return None  # a board of the user's own: named as they like, checked by its lines
-    if known.names != problem.board.names or known.lines != problem.board.lines:
-        return f"the board is called {name!r} but its holes and lines are not that board's"
-    return None
+    return impostor(problem.board)
 
 
 UNFINISHED = "unfinished: "
@@ -278,6 +272,13 @@ def _pagoda(problem: Problem, ev: dict, base: Path, staged: dict, deadline: Dead
             f"({len(problem.board.jumps)} jumps checked)")
 
 
+def _scratch(base: Path, runner: object) -> str | None:
+    """Where a walk on a cluster writes its buckets: beside the certificate's files, which
+    every worker reads anyway, when that directory is writable; else (None) a temporary
+    directory, which the local workers see (a certificate in a read-only directory)."""
+    return str(base.resolve()) if runner is not None and os.access(base, os.W_OK) else None
+
+
 def sha256(path: Path) -> str:
     """The SHA-256 of a file, read in chunks."""
     h = hashlib.sha256()
@@ -288,9 +289,10 @@ def sha256(path: Path) -> str:
 
 
 def companion(base: Path, name: object, staged: dict[str, Path]) -> Path:
-    """The file a certificate names: beside it or below it, never an absolute path or one
-    that climbs out with ``..`` (a certificate from elsewhere must not make ``check`` read,
-    or hash, any file of the checker's machine). ValueError for any other name."""
+    """The file a certificate names: beside it or below it, never an absolute path, one
+    that climbs out with ``..`` or one whose symbolic links lead out (a certificate from
+    elsewhere must not make ``check`` read, or hash, any file of the checker's machine).
+    ValueError for any other name."""
     if isinstance(name, str) and name in staged:
         return staged[name]
     if not isinstance(name, str) or not name or "\0" in name or "\\" in name:
@@ -298,7 +300,14 @@ def companion(base: Path, name: object, staged: dict[str, Path]) -> Path:
     rel = PurePosixPath(name)
     if rel.is_absolute() or ".." in rel.parts:
         raise ValueError(f"{name[:60]!r} is not beside the certificate (absolute, or with ..)")
-    return base / rel
+    path = base / rel
+    try:
+        inside = path.resolve().is_relative_to(base.resolve())
+    except (OSError, RuntimeError):  # a symlink loop
+        inside = False
+    if not inside:
+        raise ValueError(f"{name[:60]!r} leads out of the certificate's directory (a symbolic link)")
+    return path
 
 
 def _sat(problem: Problem, ev: dict, base: Path, staged: dict, deadline: Deadline) -> str:
@@ -427,7 +436,7 @@ def _dead_set(problem: Problem, ev: dict, base: Path, staged: dict, deadline: De
         loaders = [partial(_load_part, f.resolve(), part["count"])
                    for f, part in zip(files, items, strict=True)]
         # on a cluster the buckets go beside the parts, which every worker reads anyway
-        scratch = str(base.resolve()) if runner is not None else None
+        scratch = _scratch(base, runner)
         walk = independent.dead_parts(problem, loaders, group, pagodas, deadline, classes, runner, scratch,
                                       walk=walk_above is None or count <= walk_above)
     except _Bad as exc:
@@ -449,6 +458,19 @@ def pagodas_of(problem: Problem, ev: dict) -> list[tuple[list[int], int]]:
             w[index[h]] = v
         out.append((w, it["floor"]))
     return out
+
+
+def _overstated(f: Path, it: dict) -> str | None:
+    """Why a level part stated larger than the memory budget holds is rejected (its file's
+    header does not state that count and SHA-256), or None: a count too large to check here
+    is "not settled" only when the file really claims it."""
+    if 3 * 8 * it["count"] <= memory_budget():
+        return None
+    try:
+        layered.load_level_part(f.resolve(), it["count"], it["sha256"], whole=False)
+    except ValueError as exc:
+        return f"rejected: {exc}"
+    return None
 
 
 def _levels(problem: Problem, ev: dict, base: Path, staged: dict, deadline: Deadline,
@@ -483,6 +505,9 @@ def _levels(problem: Problem, ev: dict, base: Path, staged: dict, deadline: Dead
                 f = companion(base, it["file"], staged)
                 if not f.is_file():
                     return f"rejected: {f} is missing"
+                lie = _overstated(f, it)
+                if lie is not None:
+                    return lie
                 row.append(partial(layered.load_level_part, f.resolve(), it["count"], it["sha256"], whole))
                 largest = max(largest, it["count"])
             out.append(row)
@@ -491,7 +516,7 @@ def _levels(problem: Problem, ev: dict, base: Path, staged: dict, deadline: Dead
                 "(PEGSAT_MEMORY_GB)")
     group = [[int(x) for x in p] for p in ev["symmetries"]]
     mirror = None if ev["mirror"] is None else [int(x) for x in ev["mirror"]]
-    scratch = str(base.resolve()) if runner is not None else None
+    scratch = _scratch(base, runner)
     sizes = [sum(it["count"] for it in lv) for lv in levels]
     back_sizes = [sum(it["count"] for it in lv) for lv in back]
     empty = "forward" if sizes[-1] == 0 else "backward" if back_sizes and back_sizes[-1] == 0 else ""
@@ -552,6 +577,9 @@ def _moves(problem: Problem, ev: dict, base: Path, staged: dict, deadline: Deadl
                 f = companion(base, it["file"], staged)
                 if not f.is_file():
                     return f"rejected: {f} is missing"
+                lie = _overstated(f, it) if parted else None
+                if lie is not None:
+                    return lie
                 if parted:
                     load = partial(layered.load_level_part, f.resolve(), it["count"], it["sha256"], whole)
                     if not whole:
@@ -572,8 +600,7 @@ def _moves(problem: Problem, ev: dict, base: Path, staged: dict, deadline: Deadl
     sizes = {side: [sum(it["count"] for it in lv) for lv in lvs] for side, lvs in sides.items()}
     kept = None if walking.journal is None else layered.Journal(walking.journal, layered.journal_key(
         {"problem": problem_to_json(problem), "evidence": ev}, Path(bymoves.__file__)))
-    # on a cluster the buckets go beside the parts, which every worker reads anyway
-    scratch = str(base.resolve()) if walking.runner is not None else None
+    scratch = _scratch(base, walking.runner)
     walk, moves = bymoves.check(problem, loaders["forward"], loaders["backward"], group, regions, upper,
                                 probe, deadline, sizes=sizes, inline=inline, runner=walking.runner,
                                 scratch=scratch, journal=kept, progress=walking.progress)

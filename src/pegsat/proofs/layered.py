@@ -115,8 +115,10 @@ class Journal:
     each pass: ``key`` (``journal_key``: the certificate and this checker's own code) maps
     each step ``d`` to the children it walked and the partitions of its target level whose
     lookups passed. A check given it skips what it holds and says how many steps it took
-    from it. It is the checker's memory, not evidence: it is trusted as far as whoever ran
-    the earlier check is, so give a check only a journal your own checks wrote."""
+    from it. It is the checker's memory, not evidence: ``key`` is signed with this user's
+    key (``sealed.signature``), so a journal written by anyone else — or computed by anyone
+    from the public certificate and code — holds no step this check takes: it is walked
+    again, never believed."""
 
     path: Path
     key: str
@@ -137,9 +139,12 @@ class Journal:
 
 
 def read_journal(path: Path) -> dict:
-    """A journal's checks (none when the file does not exist), or JournalError."""
+    """A journal's checks (none when the file does not exist), or JournalError (a directory,
+    a FIFO or a device is refused before it is opened: reading one would block)."""
     if not path.exists():
         return {}
+    if not path.is_file():
+        raise JournalError(f"{path}: not a regular file, so not a journal")
     data = parse_json(read_text(path, "journal", JournalError), str(path), JournalError)
     checks = data.get("checks") if isinstance(data, dict) and data.get("format") == JOURNAL else None
     if not isinstance(checks, dict) or not all(
@@ -154,12 +159,12 @@ def read_journal(path: Path) -> dict:
 
 def journal_key(certificate: object, *code: Path) -> str:
     """A certificate's (JSON) digest with this checker's code's (and ``code``'s, the module
-    that checks the kind): a journal's steps stand for that certificate checked by that code
-    only."""
+    that checks the kind), signed with this user's key: a journal's steps stand for that
+    certificate checked by that code, by this user's own checks only."""
     h = hashlib.sha256(json.dumps(certificate, sort_keys=True).encode())
     for f in (Path(__file__), Path(__file__).with_name("independent.py"), *code):
         h.update(f.read_bytes())
-    return h.hexdigest()
+    return sealed.signature("journal", h.hexdigest())
 
 
 Loader = Callable[[], np.ndarray]
