@@ -225,7 +225,7 @@ def check(certificate: str | Path, *, time_limit: float | None = None, journal: 
     ``kind``, ``message``, ``finished``); or an atlas (the directory ``survey(...,
     certificates=DIR)`` wrote): a ``Report`` (``ok``, ``kinds``, ``failures``). ``journal``:
     a file where the steps of levels and moves certificates' walks are remembered, so that a check
-    stopped goes on where it was (give it only a journal your own checks wrote). ``rebuild``:
+    stopped goes on where it was (signed with your key: one anyone else wrote takes no step). ``rebuild``:
     levels certificates' levels are built by the checker, not read from their files, so the
     certificate file alone is checked."""
     from .proofs.certificate import check as run
