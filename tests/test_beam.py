@@ -88,6 +88,7 @@ def test_a_goal_with_too_many_positions_to_list_is_tested_directly():
     assert found is not None and replay_plan(p, found[1]).final.bit_count() <= 4
 
 
+@pytest.mark.slow  # 8 s; the two-word beam is covered by test_two_word_board_beam
 def test_german_e2_to_e2_the_depth_first_search_left_open():
     """Open after 150 s of depth-first search (2 cores); a beam of 25-50,000 positions has
     a plan in a few seconds."""

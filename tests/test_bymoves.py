@@ -62,6 +62,7 @@ def test_the_certified_fewest_moves_are_dijkstras(tmp_path):
     assert sides == {"forward", "backward"}
 
 
+@pytest.mark.slow  # 15 s; the triangle cases above walk the same checker in the default run
 def test_the_english_central_game_needs_18_moves_checked_by_the_command(tmp_path):
     e = get_board("english")
     path = tmp_path / "d4.json"

@@ -270,14 +270,14 @@ def test_a_scheduler_that_never_answers_ends_at_the_time_limit(tmp_path, silent)
     for where in (quiet, junk):
         t = time.perf_counter()
         one_line(cli("solve", "triangle-5", "--vacant", "b4", "--survivor", "b4", "--planner", "layers",
-                     "--spill", tmp_path / "l", "--scheduler", where, "--time-limit", "3"), 2,
+                     "--spill", tmp_path / "l", "--scheduler", where, "--time-limit", "1"), 2,
                  "cannot reach the Dask scheduler", progress=True)
         assert time.perf_counter() - t < 20
     cert = tmp_path / "c.json"
     proved = cli("prove", "triangle-5", "--vacant", "b4", "--survivor", "b4", "--certificate", cert)
     assert proved.exit_code == 10, proved.output
     t = time.perf_counter()
-    one_line(cli("check", cert, "--scheduler", quiet, "--time-limit", "3"), 2,
+    one_line(cli("check", cert, "--scheduler", quiet, "--time-limit", "1"), 2,
              "cannot reach the Dask scheduler")
     assert time.perf_counter() - t < 20
 
