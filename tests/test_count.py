@@ -14,6 +14,9 @@ from pegsat.model.catalogue import get_board
 from pegsat.model.problem import Goal, Problem, single_vacancy
 
 # OEIS A112737: English central game, positions after n jumps up to symmetry
+#: raw positions after 0, 1, 2, ... jumps of the English central game: the levels of A112737
+#: without the reduction by symmetry (4 first jumps, 12 positions after two, ...)
+RAW = [1, 4, 12, 60, 296, 1338, 5648, 21842, 77559]
 A112737 = [1, 1, 2, 8, 39, 171, 719, 2757, 9751, 31312, 89927, 229614, 517854, 1022224, 1753737,
            2598215, 3312423, 3626632, 3413313, 2765623, 1930324, 1160977, 600372, 265865, 100565,
            32250, 8688, 1917, 348, 50, 7, 2]
@@ -90,6 +93,11 @@ def test_count_limits_are_unknown_with_the_levels_finished(monkeypatch):
     assert data["status"] == "unknown" and "time limit" in data["message"]
     done = data["classes_per_level"]
     assert 3 <= len(done) < len(A112737) and done == A112737[:len(done)]
+    raw = data["positions_per_level"]  # the raw positions, as published tables count them
+    assert raw[:9] == RAW[:len(raw[:9])] and len(raw) == len(done)
+    r = CliRunner().invoke(main, ["count", "english", "--quiet", "--time-limit", "1"])
+    assert r.exit_code == 20 and "the levels finished before the limit" in r.output, r.output
+    assert "    8   24          9,751             77,559" in r.output or len(done) <= 8, r.output
     monkeypatch.setenv("PEGSAT_MEMORY_GB", "abc")
     r = CliRunner().invoke(main, ["count", "triangle-5", "--vacant", "a1", "--quiet"])
     assert r.exit_code == 2 and "PEGSAT_MEMORY_GB='abc'" in r.output and "Traceback" not in r.output

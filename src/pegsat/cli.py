@@ -28,6 +28,7 @@ from .files import clip
 from .formats.notation import NOTATIONS
 from .limits import memory_budget
 from .model.options import ProblemOptions
+from .model.problem import Problem
 from .model.result import EXIT, INTERRUPTED, Status
 from .planners import PLANNERS
 
@@ -231,6 +232,18 @@ def spill_options(what: str):
             fn = option(fn)
         return fn
     return decorate
+
+
+def finished_levels(problem: Problem, facts: dict) -> list[str]:
+    """The levels a stopped count finished, as a table (its classes and raw positions)."""
+    classes, raw = facts.get("classes_per_level") or [], facts.get("positions_per_level") or []
+    if not classes:
+        return []
+    out = [f"{problem.describe()}: the levels finished before the limit", f"{'jumps':>5} {'pegs':>4} "
+           f"{'reachable':>14} {'(raw)':>18}"]
+    for j, c in enumerate(classes):
+        out.append(f"{j:>5} {problem.pegs - j:>4} {c:>14,} " + (f"{raw[j]:>18,}" if j < len(raw) else ""))
+    return out
 
 
 def unused(why: str, used: bool, **given: object) -> None:
@@ -554,7 +567,13 @@ def count(problem: str, time_limit: float | None, as_json: bool, quiet: bool, sp
         for line in [json.dumps(got.to_dict())] if as_json else got.table():
             click.echo(line)
         return
-    res = count_or_spill(prob, deadline_of(time_limit), progress, workers)
+    try:
+        res = count_or_spill(prob, deadline_of(time_limit), progress, workers)
+    except Unknown as exc:  # a count stopped early: the levels it finished, then the one line
+        if not as_json:
+            for line in finished_levels(prob, exc.facts):
+                click.echo(line)
+        raise
     if as_json:
         click.echo(json.dumps(res.to_dict()))
     else:

@@ -83,6 +83,11 @@ def clip(text: object, limit: int = 60) -> str:
     return s if len(s) <= limit else f"{s[:limit]}... ({len(s)} characters)"
 
 
+def plural(n: int, word: str, many: str | None = None) -> str:
+    """``n`` and ``word``, the plural after any count but one: "1 position", "2 positions"."""
+    return f"{n:,} {word if n == 1 else many or word + 's'}"
+
+
 def read_text(path: Path | str, what: str = "file", error: type[PegsatError] = PegsatError) -> str:
     """The file's text as UTF-8 (a byte-order mark is accepted), or one line saying why not."""
     path = Path(path)

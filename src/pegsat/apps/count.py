@@ -42,6 +42,7 @@ from ..deadline import Deadline, Timeout
 from ..engine.bitboard import mirror, stabilizer
 from ..engine.kernel import kernel, words
 from ..errors import PegsatError, Unknown
+from ..files import plural
 from ..limits import MemoryBudget, memory_budget
 from ..model.problem import Problem, goal_positions
 from ..process import cores
@@ -154,7 +155,8 @@ def count(problem: Problem, deadline: Deadline | None = None,
             done = sweep.done
             raise Unfinished(f"{why} came before the count was complete; {len(done)} levels by jumps "
                              "were finished, no total is reported",
-                             {"levels_finished": len(done), "classes_per_level": done},
+                             {"levels_finished": len(done), "classes_per_level": done,
+                              "positions_per_level": sweep.raw},
                              budget=isinstance(exc, MemoryBudget)) from None
 
 
@@ -202,6 +204,7 @@ class _Sweep:
         self.budget = memory_budget()
         self.held = 0  # bytes of the levels kept
         self.done: list[int] = []  # classes of each level finished
+        self.raw: list[int] = []  # the raw positions they stand for (what published tables count)
 
     def account(self, extra: int) -> None:
         """Deadline and memory budget, with ``extra`` bytes of a level under way."""
@@ -213,6 +216,7 @@ class _Sweep:
     def keep(self, level: np.ndarray) -> None:
         self.held += level.nbytes
         self.done.append(len(level))
+        self.raw.append(int(self.k.orbit_sizes(level).sum()))
 
     def slices(self, n: int) -> list[slice]:
         """Slices of a level: at most SLICE long, and at least one per thread."""
@@ -294,8 +298,8 @@ class _Sweep:
             levels.append(nxt)
             self.keep(nxt)
             if self.progress is not None:
-                self.progress(f"level {len(levels) - 1}: {len(nxt):,} positions up to symmetry "
-                              f"({time.perf_counter() - t0:.1f} s)")
+                self.progress(f"level {len(levels) - 1}: {plural(len(nxt), 'position')} up to symmetry, "
+                              f"{self.raw[-1]:,} raw ({time.perf_counter() - t0:.1f} s)")
         alive = _alive(k, levels, goal, deadline)
         G = len(k.group)
         out = []
