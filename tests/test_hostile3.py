@@ -307,7 +307,9 @@ def test_sizes_flags_and_options_are_honoured_or_refused_in_one_line(tmp_path, c
             "--memory-limit", "1MB", "--quiet")
     assert r.exit_code in (0, 20) and "at least" not in r.output, r.output
     one_line(cli("count", "triangle-5", "--scheduler", cluster), 2, "--scheduler", "add --spill DIR")
-    one_line(cli("solve", "triangle-5", "--memory-limit", "1GB"), 2, "--memory-limit", "level searches")
+    one_line(cli("solve", "triangle-5", "--memory-limit", "1GB"), 2, "--memory-limit: for level searches")
+    one_line(cli("survey", "triangle-5", "--certificates", tmp_path / "e", "--json", tmp_path / "e.json"), 2,
+             "--json: not written with --certificates")
     one_line(cli("count", "triangle-5", "--spill", tmp_path / "b", "--disk-limit", "1kB"), 2, "at least 1MB")
     p = pegsat.problem("triangle-5", vacant="b4", survivor="b4")
     r = pegsat.solve(p, "layers", spill=tmp_path / "c", disk_limit="1GB", workers=1)

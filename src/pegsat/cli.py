@@ -251,7 +251,7 @@ def unused(why: str, used: bool, **given: object) -> None:
     honoured or refused, never dropped in silence."""
     named = [f"--{k.replace('_', '-')}" for k, v in given.items() if v is not None]
     if named and not used:
-        raise PegsatError(f"{' and '.join(named)} {why}")
+        raise PegsatError(f"{' and '.join(named)}: {why}")
 
 
 def notes(lines: list[str]) -> None:
@@ -433,7 +433,7 @@ def solve(problem: str, planner: str, min_moves: bool, upper_plan: str | None, c
 
     if spill is not None and planner not in STEPS:
         raise PegsatError("--spill is a level search on disk: add --min-moves, or --planner layers")
-    unused("are for level searches: add --min-moves, or --planner layers", planner in STEPS,
+    unused("for level searches only: add --min-moves, or --planner layers", planner in STEPS,
            scheduler=scheduler, memory_limit=memory_limit, disk_limit=disk_limit)
     if spill is not None and cert_out is not None:
         from .apps.fewest import SPILLED
@@ -556,7 +556,7 @@ def count(problem: str, time_limit: float | None, as_json: bool, quiet: bool, sp
     from .apps.pose import pose
 
     prob = pose(problem, options).problem
-    unused("count the reachable positions on disk: add --spill DIR", spill is not None,
+    unused("for the count on disk only: add --spill DIR", spill is not None,
            scheduler=scheduler, memory_limit=memory_limit, disk_limit=disk_limit)
     progress = None if quiet else (lambda line: click.echo(line, err=True))
     if spill is not None:
@@ -758,6 +758,8 @@ def survey(board: str, results: str | None, min_moves: bool, time_limit: float, 
 
     if scheduler and not spill:
         raise PegsatError("--scheduler runs the searches on disk on a cluster: add --spill DIR")
+    unused("not written with --certificates (the atlas's table is DIR/atlas.json, and 'pegsat atlas DIR "
+           "--out SITE' draws it)", not certificates, json=json_out, picture=picture)
     b = load_board(board)
     default = Path(certificates) / "survey.jsonl" if certificates else Path(f"survey-{b.name}.jsonl")
     path = Path(results) if results else default
