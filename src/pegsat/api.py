@@ -364,6 +364,15 @@ def _result_html(self: Result) -> str:
     return head + f"; {len(self.plan)} jumps, {self.moves} moves</p>" + plan_strip(self.problem, self.plan)
 
 
+def _plan_text(self: Result, notation: str = "names") -> str | None:
+    """The plan move by move in ``notation`` (``names``, ``ids``, ``coords``, ``ipc``), as the
+    command line prints it; None without a plan."""
+    from .formats.notation import format_plan
+
+    return None if self.plan is None else format_plan(self.problem.board, self.plan, notation)
+
+
+Result.plan_text = _plan_text  # type: ignore[attr-defined]
 Board._repr_svg_ = _board_svg  # type: ignore[attr-defined]
 Problem._repr_svg_ = _problem_svg  # type: ignore[attr-defined]
 Result._repr_html_ = _result_html  # type: ignore[attr-defined]

@@ -98,6 +98,9 @@ class Board:
         except KeyError:
             raise BoardError(f"board {self.name!r} has no hole named {name!r}") from None
 
+    def __repr__(self) -> str:
+        return f"<Board {self.name!r}: {self.n} holes, {len(self.lines)} lines>"
+
     def has_hole(self, name: str) -> bool:
         """Whether ``name`` names a hole of this board."""
         return name in self._index

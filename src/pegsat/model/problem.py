@@ -151,6 +151,9 @@ class Problem:
         hi_left = self.pegs if g.max_pegs is None else min(g.max_pegs, self.pegs)
         return range(self.pegs - hi_left, self.pegs - lo_left + 1)
 
+    def __repr__(self) -> str:
+        return f"<Problem {self.describe()}>"
+
     def describe(self) -> str:
         """The problem in words: board, start and goal."""
         b = self.board

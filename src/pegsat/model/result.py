@@ -155,6 +155,14 @@ class Result:
     lower_bound: int | None = None  # minimum-moves mode: proven fewest moves of any plan
     certificate: Certificate | None = None  # a checkable record of the proof
 
+    def __repr__(self) -> str:
+        said = [self.status.value, self.problem.describe()]
+        if self.plan is not None:
+            said.append(f"{len(self.plan)} jumps, {self.moves} moves")
+        if self.proof is not None:
+            said.append(f"proof: {self.proof.value}")
+        return f"<Result {'; '.join(said)} (by {self.planner})>"
+
     @property
     def optimal(self) -> bool:
         return self.status is Status.SOLVED_OPTIMAL
