@@ -821,7 +821,9 @@ def survey(board: str, results: str | None, min_moves: bool, time_limit: float, 
 def batch(jobs: str, results: str | None, workers: int, planner: str, scheduler: str | None,
           time_limit: float, min_moves: bool, quiet: bool) -> None:
     """Solve many problems on Dask: JOBS is a file of problems (one per line, as on the command
-    line) or a board name (all its single-vacancy -> single-survivor problems)."""
+    line) or a board name: its single-vacancy -> single-survivor problems, one per orbit of the
+    board's symmetries (151 on the English board; 'survey' also pairs each problem with its
+    time-reversed game, vacancy and survivor swapped, and so settles 88)."""
     from collections import Counter
 
     from .apps.batch import load_jobs
