@@ -236,3 +236,29 @@ def test_compact_reorders_a_plan_into_fewer_moves_to_the_same_end():
     assert best.plan is not None
     assert count_moves(e, compact(e, best.plan)) == count_moves(e, best.plan) == 18
     assert compact(e, best.plan, 1) == tuple(best.plan)  # a narrow beam: never worse than the plan
+
+
+def test_a_level_search_says_each_level_to_whoever_listens(monkeypatch):
+    """Progress: each level finished, its positions and the moves proven so far, heard by the
+    ``reporting`` block's listener only (after ``QUIET_S``: a quick run stays silent)."""
+    from pegsat import progress
+    from pegsat.deadline import Deadline
+    from pegsat.model.catalogue import get_board
+    from pegsat.model.problem import Goal, single_vacancy
+    from pegsat.planners import moves
+    from pegsat.planners.config import Config
+
+    b = get_board("triangle-6")
+    p = single_vacancy(b, b.hole("a1"), Goal.survivor(b, b.hole("a1")))
+    lines: list[str] = []
+    with progress.reporting(lines.append):
+        moves.solve(p, Deadline(), Config())
+    assert lines == []  # under a second: silent
+    monkeypatch.setattr(progress, "QUIET_S", 0.0)
+    with progress.reporting(lines.append):
+        r = moves.solve(p, Deadline(), Config())
+    assert any("level 1 by moves:" in line and "proven >= " in line for line in lines), lines
+    assert all(line.endswith(" s)") for line in lines)
+    lines.clear()
+    moves.solve(p, Deadline(), Config())  # nobody listening: nothing said
+    assert lines == [] and r.plan is not None

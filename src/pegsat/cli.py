@@ -392,11 +392,13 @@ def verify(problem: str, plan: str, notation: str, domain: str | None, show_posi
 @click.option("--show", "show_positions", is_flag=True, help="Print every position of the plan.")
 @click.option("--json", "as_json", is_flag=True, help="Machine-readable result.")
 @click.option("--out", type=OUT_FILE, help="Also write the plan to this file.")
+@click.option("--quiet", is_flag=True, help="No progress lines on stderr (a level search says each level "
+              "it finishes once it has run a few seconds).")
 def solve(problem: str, planner: str, min_moves: bool, upper_plan: str | None, cert_out: str | None,
           solver: str, workers: int | None, spill: str | None, scheduler: str | None,
           memory_limit: int | None, disk_limit: int | None, time_limit: float | None, steps: str,
           no_symmetry: bool, notation: str | None, domain: str | None, show_positions: bool, as_json: bool,
-          out: str | None,
+          out: str | None, quiet: bool,
           options: ProblemOptions) -> None:
     """Find a plan for PROBLEM, prove there is none, or say it is unknown.
 
@@ -439,14 +441,16 @@ def solve(problem: str, planner: str, min_moves: bool, upper_plan: str | None, c
         from .apps.fewest import SPILLED
 
         raise PegsatError(f"--certificate with --spill: {SPILLED}")
-    say = None if as_json else (lambda line: click.echo(line, err=True))
+    say = None if as_json or quiet else (lambda line: click.echo(line, err=True))
     deadline = deadline_of(time_limit)
     if planner in STEPS:  # level searches: on disk when asked, or past the memory budget
         from .apps.fewest import solve as level_search
+        from .progress import reporting
 
-        result = level_search(posed.problem, config, deadline,
-                              spill=Path(spill) if spill else None, scheduler=scheduler, memory=memory_limit,
-                              progress=say, planner=planner, disk=disk_limit)
+        with reporting(say):
+            result = level_search(posed.problem, config, deadline, spill=Path(spill) if spill else None,
+                                  scheduler=scheduler, memory=memory_limit, progress=say, planner=planner,
+                                  disk=disk_limit)
     else:
         result = solve_problem(posed.problem, planner, config, deadline)
     if cert_out is not None:

@@ -158,7 +158,7 @@ class Result:
     def __repr__(self) -> str:
         said = [self.status.value, self.problem.describe()]
         if self.plan is not None:
-            said.append(f"{len(self.plan)} jumps, {self.moves} moves")
+            said.append(f"{len(self.plan)} jumps" + ("" if self.moves is None else f", {self.moves} moves"))
         if self.proof is not None:
             said.append(f"proof: {self.proof.value}")
         return f"<Result {'; '.join(said)} (by {self.planner})>"

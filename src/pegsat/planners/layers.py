@@ -42,12 +42,14 @@ from typing import Any
 
 import numpy as np
 
+from .. import progress
 from ..analysis import pagoda
 from ..deadline import Deadline, Timeout
 from ..engine.bitboard import mirror, stabilizer
 from ..engine.kernel import MAX_HOLES
 from ..engine.levels import SLICE, Levels
 from ..errors import PegsatError
+from ..files import plural
 from ..limits import MemoryBudget
 from ..model.problem import Goal, Problem, goal_positions
 from ..model.result import Proof, Result, Stats, Status, certificate
@@ -220,7 +222,10 @@ class Layers:
                 return (a, b) if lv.kernel.member(lv.level("backward", b), lv.fwd[a]).any() else None
             if a + b + 1 == self.total:
                 return self._final(side, a, b)
-            if not len(lv.grow(side, self.deadline, self._keep(side))):
+            new = lv.grow(side, self.deadline, self._keep(side))
+            progress.say(f"{side} level {lv.depth(side)} by jumps: {plural(len(new), 'position')} up to "
+                         f"symmetry (a plan has {self.total} jumps)")
+            if not len(new):
                 return None
 
     def _final(self, side: str, a: int, b: int) -> tuple[int, int] | None:

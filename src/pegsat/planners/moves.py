@@ -39,12 +39,14 @@ from dataclasses import replace
 
 import numpy as np
 
+from .. import progress
 from ..analysis import merson
 from ..deadline import Deadline, Timeout
 from ..engine.bitboard import count_moves, replay_plan, stabilizer
 from ..engine.kernel import MAX_HOLES, Kernel
 from ..engine.levels import Levels
 from ..errors import PlanError
+from ..files import plural
 from ..limits import MemoryBudget
 from ..model.board import Board, Perm
 from ..model.problem import Goal, Problem, goal_positions, single_vacancy
@@ -211,6 +213,10 @@ class Search:
                                                      prune=self._prune(side))
             if met:
                 return a + b + 1, a + b + 1, self._beyond(side, new)
+            bound = "" if self.upper is None else f" (a plan of {self.upper} moves known)"
+            d = len(self.levels.side(side)) - 1
+            progress.say(f"{side} level {d} by moves: {plural(len(new), 'position')} up to symmetry; "
+                         f"proven >= {a + b + 2} moves{bound}")
             if not len(new):
                 # This side is exhausted: nothing lies beyond, so no plan (below ``upper``).
                 return None, self.upper if self.upper is not None else -1, None
@@ -367,8 +373,12 @@ def solve(problem: Problem, deadline: Deadline, config: Config) -> Result:
             search.deadline = deadline
             search.pause_above = None
             t = time.perf_counter()
+            progress.say("no quick answer: looking for a first plan, whose moves bound the search")
             first, upper = first_plan(search, deadline, config)
             upper_s = time.perf_counter() - t
+            if upper is not None:
+                progress.say(f"a first plan of {upper} moves (by {first.planner if first else '?'}): "
+                             f"the search looks for fewer")
             if first is not None and first.status is Status.UNSOLVABLE:
                 return replace_planner(first)
             search.upper = upper
