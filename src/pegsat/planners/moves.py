@@ -416,11 +416,13 @@ def replace_planner(r: Result) -> Result:
 
 
 def _how(search: Search) -> str:
-    a = len(search.fwd) - 1 + (search.probed == "forward")
+    """The levels searched, named as ``pegsat check`` names a certificate's: by their depths."""
+    a = len(search.fwd) - 1
+    probe = f", one move beyond the {search.probed} side probed" if search.probed else ""
     if search.bwd is None:
-        return f"breadth-first search by moves ({a} levels)"
-    b = len(search.bwd) - 1 + (search.probed == "backward")
-    return f"breadth-first search by moves ({a} forward + {b} backward levels)"
+        return f"breadth-first search by moves (levels 0..{a}{probe})"
+    b = len(search.bwd) - 1
+    return f"breadth-first search by moves (forward levels 0..{a}, backward 0..{b}{probe})"
 
 
 def _stats(search: Search, t0: float, upper_s: float, lower0: int) -> Stats:

@@ -448,7 +448,7 @@ def check(problem: Problem, forward: Sequence[Sequence[Loader]], backward: Seque
     split = sum(len(lv) for lv in [*forward, *backward])
     split_note = f" in {split} partitions" if split > a + b + 2 else ""
     taken = f" ({ran.taken} of the {len(steps)} steps taken from the journal)" if ran.taken else ""
-    return done(True, f"{a + 1} forward and {b + 1} backward levels by moves{split_note} checked "
+    return done(True, f"forward levels 0..{a} and backward levels 0..{b} by moves{split_note} checked "
                 f"({len(group)} symmetries, {len(regions)} Merson regions, bound {upper}): each closed under "
                 f"moves into the levels up to the next (backward: moves undone), {how}; {walked} positions "
                 f"one move away walked{taken}: every plan has at least {moves} moves", moves)

@@ -102,7 +102,7 @@ from ..analysis import pagoda
 from ..analysis.invariants import check_witness, odd_line
 from ..deadline import Deadline, Timeout
 from ..errors import PegsatError
-from ..files import parse_json, read_text
+from ..files import parse_json, plural, read_text
 from ..limits import memory_budget
 from ..model.catalogue import impostor
 from ..model.codec import problem_from_json, problem_to_json
@@ -258,7 +258,7 @@ def _classes(problem: Problem, ev: dict, base: Path, staged: dict, deadline: Dea
             return f"rejected: the weighting for {name} is odd on line {line}"
         if not check_witness(board, problem.start, target, w):
             return f"rejected: the weighting for {name} has the same parity at start and goal"
-    return (f"ok: {len(targets)} weighting(s), each even on all {len(board.lines)} lines, "
+    return (f"ok: {plural(len(targets), 'weighting')}, each even on all {len(board.lines)} lines, "
             "separate start and goal")
 
 
