@@ -335,3 +335,27 @@ def test_the_sealed_header_refuses_a_missing_or_unknown_field(tmp_path):
             sealed.read(path, "k", 1, "f", 10)
     path.write_bytes(raw)
     assert list(sealed.read(path, "k", 1, "f", 10)) == [0, 1, 2, 3, 4]
+
+
+def test_a_partition_past_what_a_worker_may_load_is_never_guessed_empty(tmp_path):
+    """A merge rerun over a written partition that holds more positions than this run's
+    memory limit lets a worker load (a smaller ``--memory-limit`` on the rerun), or a damaged
+    one, stops as "unknown" naming it; it is never rebuilt from no buckets as empty."""
+    import numpy as np
+
+    from pegsat.engine import spill
+    from pegsat.engine.kernel import kernel
+    from pegsat.errors import Unknown
+
+    k = kernel(T5, tuple(tuple(p) for p in T5.symmetries))
+    root = tmp_path / "levels"
+    spill.write_part(root, "fp", 3, 0, np.arange(1, 1001, dtype=np.uint64))
+    with pytest.raises(Unknown, match="partition 0 of level 3"):
+        spill.merge(k, root, "fp", 3, 0, max_count=100)
+    path = spill.part_path(root, 3, 0)
+    raw = bytearray(path.read_bytes())
+    raw[-1] ^= 1
+    path.write_bytes(bytes(raw))
+    with pytest.raises(Unknown, match="cannot be used"):
+        spill.merge(k, root, "fp", 3, 0, max_count=10_000)
+    assert not spill.written(root, "fp", 3, 0) and not path.exists()  # a rerun's pass rebuilds it
