@@ -16,6 +16,8 @@ import shutil
 import signal
 import subprocess
 import sys
+import time
+import urllib.request
 from pathlib import Path
 
 import pytest
@@ -82,9 +84,17 @@ def _served(line: str, where: Path, env: dict) -> subprocess.CompletedProcess:
                          stderr=subprocess.PIPE, text=True)
     assert p.stdout is not None
     said = p.stdout.readline()
+    url = said.split()[2] if said.startswith("playing at http://127.0.0.1:") else ""
+    for _ in range(120):  # serving: the page answers (a Ctrl-C before that is an interruption, 130)
+        try:
+            with urllib.request.urlopen(url, timeout=5) as page:
+                if page.status == 200:
+                    break
+        except (OSError, ValueError):
+            time.sleep(0.5)
     p.send_signal(signal.SIGINT)
     out, err = p.communicate(timeout=60)
-    assert said.startswith("playing at http://127.0.0.1:"), said + err
+    assert url, said + err
     return subprocess.CompletedProcess(line, p.returncode, said + out, err)
 
 
