@@ -51,8 +51,11 @@ CASES = [single_vacancy(T5, T5.hole(v)) for v in ("a1", "b2", "b3", "c3")] + [
 ]
 
 
-@pytest.mark.parametrize("problem", CASES, ids=[p.describe() for p in CASES])
+@pytest.mark.parametrize("problem", [pytest.param(p, marks=[pytest.mark.slow] if p.board is T6 else [])
+                                     for p in CASES], ids=[p.describe() for p in CASES])
 def test_census_matches_the_reference(problem):
+    """Triangle-6 (7 s of brute force) under the slow marker: the five triangle-5 cases walk
+    the same code in the default run."""
     c = count(problem)
     raw, alive, dead, winning, games = reference(problem)
     assert [lv.positions for lv in c.levels] == raw

@@ -101,3 +101,18 @@ def test_moves_left_on_a_small_position():
     h = H.Hinter(p, per_jump=10)
     alive = [v for v in h.jumps(p.start) if v.status == "alive"]
     assert alive and all(v.moves_left is not None and v.moves_left >= 1 for v in alive)
+
+
+def test_the_default_time_per_position_grows_with_the_board():
+    """2 s up to 33 holes, doubling every 4 holes more, at most 30 s."""
+    from pegsat.apps.hint import per_position
+    from pegsat.model.catalogue import get_board
+    from pegsat.model.problem import single_vacancy
+
+    def limit(name):
+        b = get_board(name)
+        return per_position(single_vacancy(b, 0))
+
+    assert limit("english") == limit("triangle-5") == 2.0
+    assert limit("french") == 4.0 and limit("diamond") == 8.0 and limit("german") == 16.0
+    assert limit("square-10x10") == 30.0

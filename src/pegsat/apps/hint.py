@@ -206,7 +206,15 @@ class Hinter:
         return Verdict(-1, "unknown", f"time limit ({self.per_jump:g} s per position)")
 
 
-def report(posed, plan_text: str | None, notation: str = "auto", per_jump: float = 2.0,
+def per_position(problem: Problem) -> float:
+    """The default seconds the planners get per position: 2 on boards of up to 33 holes,
+    doubling every 4 holes more (French 4, diamond 8, German 16; at most 30): a larger board's
+    live positions take the search longer to prove alive, and a known-solvable line must not
+    come out all "unknown". Only the positions not settled at once use it whole."""
+    return min(30.0, 2.0 * 2 ** (max(0, problem.board.n - 33) / 4))
+
+
+def report(posed, plan_text: str | None, notation: str = "auto", per_jump: float | None = None,
            moves_left: bool = True, sweep: Deadline | None = None) -> dict:
     """``pegsat hint``'s answer: the position after the game so far and every legal jump."""
     from ..formats.notation import format_plan
@@ -217,6 +225,7 @@ def report(posed, plan_text: str | None, notation: str = "auto", per_jump: float
     pos = rep.final if rep else posed.problem.start
     from ..formats.render import hint_strip
 
+    per_jump = per_position(posed.problem) if per_jump is None else per_jump
     hinter = Hinter(posed.problem, per_jump, moves_left=moves_left, sweep=sweep)
     here = hinter.position(pos)
     verdicts = hinter.jumps(pos)
