@@ -11,7 +11,8 @@ The package is layered; a module imports only from its own layer and the layers 
 this list (``tests/test_architecture.py`` fails on a back-edge):
 
 =============  ==========================================================================
-foundation     ``errors``, ``deadline``, ``files``, ``process``, ``limits``, ``sealed``
+foundation     ``errors``, ``deadline``, ``files``, ``process``, ``limits``, ``sealed``,
+               ``progress``
 ``model``      boards, problems, problem files and options, the Problem codec, results
 ``engine``     bitboards: the verifier, symmetry, bulk level operations, the level search
 ``analysis``   invariants, pagoda functions, Merson regions: the mathematics of proofs
