@@ -614,3 +614,23 @@ def test_a_dead_set_check_past_its_time_limit_is_not_settled(dead_cert):
     """A task handed no time left says "not settled", never "rejected"."""
     v = certificate.check(certificate.load(dead_cert), dead_cert.parent, deadline=Deadline.passed())
     assert not v.ok and "rejected" not in v.message, v.message
+
+
+def test_one_standing_and_one_registry_of_kinds(tmp_path):
+    """A verdict's standing is typed (holds / rejected / not settled) with its exit code in
+    one place; every kind the loader accepts has its checker in the one registry, and a kind
+    outside it is not a certificate."""
+    import json
+
+    from pegsat.errors import PegsatError
+
+    S = certificate.Standing
+    assert [S.of(m) for m in ("ok: fine", "rejected: no", f"{certificate.UNFINISHED}time")] == [
+        S.HOLDS, S.REJECTED, S.NOT_SETTLED]
+    assert [s.exit_code for s in S] == [0, 1, 20]
+    assert set(certificate.KINDS) == set(certificate.CHECKERS) and "levels" in certificate.KINDS
+    p = tmp_path / "c.json"
+    p.write_text(json.dumps({"format": certificate.FORMAT, "version": certificate.VERSION, "kind": "hunch",
+                             "problem": {}, "evidence": {}}))
+    with pytest.raises(PegsatError, match="unknown certificate kind"):
+        certificate.load(p)

@@ -688,8 +688,8 @@ def check(cert: str, time_limit: float | None, workers: int, scheduler: str | No
     the journal not a journal), 20 when a checker did not finish within --time-limit."""
     from .apps.cluster import mapped
     from .deadline import Deadline
+    from .proofs.certificate import Standing, load
     from .proofs.certificate import check as check_certificate
-    from .proofs.certificate import load
 
     kept = Path(journal) if journal else None
     say = None if quiet else (lambda line: click.echo(line, err=True))
@@ -708,17 +708,17 @@ def check(cert: str, time_limit: float | None, workers: int, scheduler: str | No
         for rep in reports:
             for line in rep.lines():
                 click.echo(line)
-        if any(rep.failures for rep in reports):
-            sys.exit(1)
-        sys.exit(20 if any(rep.unfinished for rep in reports) else 0)
+        standings = {rep.standing for rep in reports}  # the worst of the atlases
+        sys.exit(next(s for s in (Standing.REJECTED, Standing.NOT_SETTLED, Standing.HOLDS)
+                      if s in standings).exit_code)
     data = load(cert)
     deadline = Deadline(time_limit)
     with mapped(workers, scheduler, deadline) as runner:
         verdict = check_certificate(data, Path(cert).parent, deadline=deadline, runner=runner,
                                     journal=kept, progress=say, rebuild=rebuild)
-    word = "holds" if verdict.ok else ("NOT SETTLED" if not verdict.finished else "REJECTED")
+    word = verdict.standing.value if verdict.ok else verdict.standing.value.upper()
     click.echo(f"{verdict.problem.describe()}: {verdict.kind} certificate {word}: {verdict.message}")
-    sys.exit(0 if verdict.ok else (20 if not verdict.finished else 1))
+    sys.exit(verdict.standing.exit_code)
 
 
 @main.command()

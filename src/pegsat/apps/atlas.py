@@ -43,6 +43,7 @@ from ..model.catalogue import impostor, is_catalogued
 from ..model.codec import board_from_json, board_to_json, problem_from_json
 from ..model.problem import Goal, Problem, goal_positions, single_vacancy
 from ..model.result import Result, Status
+from ..proofs.certificate import Standing
 
 FORMAT, VERSION = "pegsat-atlas", 1
 INDEX = "atlas.json"
@@ -391,7 +392,14 @@ class Report:
 
     @property
     def ok(self) -> bool:
-        return not self.failures and not self.unfinished
+        return self.standing is Standing.HOLDS
+
+    @property
+    def standing(self) -> Standing:
+        """Rejected when any cell fails, else not settled when any check was cut short."""
+        if self.failures:
+            return Standing.REJECTED
+        return Standing.NOT_SETTLED if self.unfinished else Standing.HOLDS
 
     def lines(self) -> list[str]:
         """The printed report: the counts by kind, then a line per failure."""

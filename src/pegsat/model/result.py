@@ -91,7 +91,7 @@ class Certificate(TypedDict):
 
     format: str  # "pegsat-certificate"
     version: int
-    kind: str  # counting, classes, pagoda, sat, exhaustive, dead-set, split
+    kind: str  # one of ``proofs.certificate.KINDS`` (its registry of checkers)
     problem: dict[str, Any]
     evidence: dict[str, Any]
 

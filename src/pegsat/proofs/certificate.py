@@ -93,6 +93,7 @@ import os
 import zipfile
 from collections.abc import Callable
 from dataclasses import dataclass
+from enum import Enum
 from fractions import Fraction
 from functools import partial
 from pathlib import Path, PurePosixPath
@@ -111,8 +112,6 @@ from ..model.result import CERTIFICATE_FORMAT, CERTIFICATE_VERSION, Certificate,
 from . import drat, independent, layered
 
 FORMAT, VERSION = CERTIFICATE_FORMAT, CERTIFICATE_VERSION
-KINDS = ("counting", "classes", "pagoda", "sat", "exhaustive", "dead-set", "levels", "split", "reversed",
-         "moves")
 WRAPPERS = ("split", "reversed")  # kinds that hold other certificates (of the plain kinds only)
 BOUNDS = ("moves",)  # kinds that bound a plan's moves: they refute nothing (never held, never a refutation)
 
@@ -121,17 +120,47 @@ class CertificateError(PegsatError):
     """The file is not a certificate (exit 2); a certificate that fails its check is exit 1."""
 
 
+class Standing(Enum):
+    """What a check found: the certificate holds, is rejected, or is not settled (a limit —
+    time, memory, disk — came first: never taken for either). ``exit_code`` is the command
+    line's, here and nowhere else."""
+
+    HOLDS = "holds"
+    REJECTED = "rejected"
+    NOT_SETTLED = "not settled"
+
+    @property
+    def exit_code(self) -> int:
+        return {Standing.HOLDS: 0, Standing.REJECTED: 1, Standing.NOT_SETTLED: 20}[self]
+
+    @classmethod
+    def of(cls, message: str) -> Standing:
+        """The standing a checker's message reports: it starts with "ok", with ``UNFINISHED``,
+        or with anything else (a rejection). The one place a message's words are read."""
+        if message.startswith("ok"):
+            return cls.HOLDS
+        return cls.NOT_SETTLED if message.startswith(UNFINISHED) else cls.REJECTED
+
+
 @dataclass(frozen=True)
 class Verdict:
-    ok: bool
+    standing: Standing
     kind: str
     message: str
     problem: Problem  # the problem the evidence was checked against
-    finished: bool = True  # False: a checker ran out of time (then ok is False too)
+
+    @property
+    def ok(self) -> bool:
+        return self.standing is Standing.HOLDS
+
+    @property
+    def finished(self) -> bool:
+        """False when a limit cut the check short (then it neither holds nor is rejected)."""
+        return self.standing is not Standing.NOT_SETTLED
 
     def to_dict(self) -> dict[str, Any]:
         """The verdict as plain JSON values."""
-        return {"ok": self.ok, "kind": self.kind, "message": self.message,
+        return {"standing": self.standing.value, "ok": self.ok, "kind": self.kind, "message": self.message,
                 "problem": self.problem.describe(), "finished": self.finished}
 
 
@@ -204,20 +233,17 @@ def _check(data: Certificate, base: Path, staged: dict[str, Path], deadline: Dea
     kind = data["kind"]
     lie = _stated(data["problem"], problem)
     if lie is not None:
-        return Verdict(False, kind, f"rejected: {lie}", problem)
+        return Verdict(Standing.REJECTED, kind, f"rejected: {lie}", problem)
     if problem.special is not None:
-        return Verdict(False, kind, "rejected: certificates do not cover the special-peg rule", problem)
+        return Verdict(Standing.REJECTED, kind, "rejected: certificates do not cover the special-peg rule",
+                       problem)
     try:
-        checkers: dict[str, Callable[..., str]] = {
-            "counting": _counting, "classes": _classes, "pagoda": _pagoda, "sat": _sat,
-            "exhaustive": _exhaustive, "dead-set": partial(_dead_set, walking=walking),
-            "levels": partial(_levels, walking=walking), "split": partial(_split, walking=walking),
-            "reversed": partial(_reversed, walking=walking), "moves": partial(_moves, walking=walking)}
-        checker = checkers[kind]
-        msg = checker(problem, data["evidence"], base, staged, deadline)
+        checker, walks = CHECKERS[kind]
+        extra = {"walking": walking} if walks else {}
+        msg = checker(problem, data["evidence"], base, staged, deadline, **extra)
     except (KeyError, TypeError, ValueError, AttributeError, ZeroDivisionError, IndexError) as exc:
         msg = f"rejected: malformed evidence ({type(exc).__name__}: {str(exc)[:80]})"
-    return Verdict(msg.startswith("ok"), kind, msg, problem, finished=not msg.startswith(UNFINISHED))
+    return Verdict(Standing.of(msg), kind, msg, problem)
 
 
 def _counting(problem: Problem, ev: dict, base: Path, staged: dict, deadline: Deadline) -> str:
@@ -701,3 +727,13 @@ def _split(problem: Problem, ev: dict, base: Path, staged: dict, deadline: Deadl
     return (f"ok: {len(ruled)} survivors ruled out by position classes; refuted: {said}; {images} more "
             "as their images under symmetries of the start; a time-reversed game is solvable "
             "exactly when its game is")
+
+
+#: every kind of certificate, once: kind -> (its checker, whether it takes ``walking``: the
+#: large kinds walked on a cluster, with a journal). ``load`` accepts these kinds and no other.
+CHECKERS: dict[str, tuple[Callable[..., str], bool]] = {
+    "counting": (_counting, False), "classes": (_classes, False), "pagoda": (_pagoda, False),
+    "sat": (_sat, False), "exhaustive": (_exhaustive, False), "dead-set": (_dead_set, True),
+    "levels": (_levels, True), "split": (_split, True), "reversed": (_reversed, True),
+    "moves": (_moves, True)}
+KINDS = tuple(CHECKERS)
