@@ -37,6 +37,7 @@ def test_score_is_the_weighted_pegs_plus_the_isolated_ones(name):
         assert s == sum(weights[h] for h in pegs) + 1000 * lonely, hex(pos)
 
 
+@pytest.mark.slow  # 9 s: every triangle-5 orbit; the tests below cover the beam in the default run
 def test_a_beam_as_wide_as_the_levels_finds_every_plan_and_claims_nothing_else():
     t = get_board("triangle-5")
     for v, s in orbit_pairs(t):

@@ -88,6 +88,7 @@ def _play(driver, srv, board, hops, played=0):
 
 
 @pytest.mark.external
+@pytest.mark.slow  # 9 s; the default run plays in the browser through the next two tests
 def test_click_through_the_18_move_solution(server, browser):
     from selenium.webdriver.common.by import By
     from selenium.webdriver.support.ui import WebDriverWait
