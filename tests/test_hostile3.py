@@ -23,6 +23,7 @@ from conftest import CHROMEDRIVER, CHROMIUM, NO_CHROMIUM, chromium
 
 import pegsat
 from pegsat import sealed
+from pegsat.apps.fewest import fewest
 from pegsat.cli import main
 from pegsat.errors import PegsatError
 from pegsat.model.catalogue import get_board
@@ -81,7 +82,7 @@ def test_a_directory_of_another_search_is_refused_and_left_as_it_was(tmp_path, c
     library's ``spill=""`` (the current directory) is refused."""
     root = tmp_path / "levels"
     p = pegsat.problem("triangle-5", vacant="b4", survivor="b4")
-    r = pegsat.solve(p, "layers", spill=root, workers=1)
+    r = fewest(p, root, scheduler=cluster, by="jumps")  # what solve --planner layers --spill runs
     assert r.status.value == "unsolvable" and (root / "certificate.json").is_file()
     before = {f: f.read_bytes() for f in root.rglob("*") if f.is_file() and f.name != ".lock"}
     one_line(cli("solve", "triangle-5", "--vacant", "b4", "--survivor", "b4", "--min-moves", "--spill", root,
@@ -120,7 +121,7 @@ def test_a_forged_journal_takes_no_step(tmp_path, cluster, monkeypatch):
 
     p = pegsat.problem("triangle-5", vacant="b4", survivor="b4")
     root = tmp_path / "levels"
-    pegsat.solve(p, "layers", spill=root, workers=1)
+    fewest(p, root, scheduler=cluster, by="jumps")
     cert = json.loads((root / "certificate.json").read_text())
     good = tmp_path / "good.json"
     assert certificate.check(cert, root, journal=good).ok
