@@ -763,8 +763,7 @@ def _resume(root: Path, problem: Problem, k: Kernel, say: Callable[[str], None],
     from ..formats.notation import parse_plan
 
     def expected(data: dict) -> str:  # the fingerprint of this search pruned as the manifest says
-        built = data.get("pruned_under", data["upper"])
-        pagodas = [(tuple(int(x) for x in w), int(f)) for w, f in data.get("pagodas", [])]
+        _, built, pagodas = _pruning(data)
         return fingerprint(problem, k.group, built, by, pagodas)
 
     data = spill.manifest(root, expected)
@@ -774,12 +773,11 @@ def _resume(root: Path, problem: Problem, k: Kernel, say: Callable[[str], None],
     try:
         if data.get("format") != FORMAT or data.get("version") != VERSION:
             raise ValueError("not a manifest of this version")
-        upper, built = data["upper"], data.get("pruned_under", data["upper"])
+        upper, built, pagodas = _pruning(data)
         if any(x is not None and not isinstance(x, int) for x in (upper, built)):
             raise ValueError("a bad upper bound")
         if built is not None and (upper is None or upper > built):  # levels missing plans under upper
             raise ValueError("a bound looser than the levels were pruned under")
-        pagodas = [(tuple(int(x) for x in w), int(f)) for w, f in data.get("pagodas", [])]
         if any(len(w) != problem.board.n for w, _ in pagodas):
             raise ValueError("a pagoda of another board")
         first = None
@@ -808,6 +806,13 @@ def _resume(root: Path, problem: Problem, k: Kernel, say: Callable[[str], None],
         return None
     say(f"resuming from {len(levels['forward'])} forward and {len(levels['backward'])} backward levels")
     return State(upper, first, str(data.get("first_by", "")), levels, pagodas, built, probed, building)
+
+
+def _pruning(data: dict) -> tuple[Any, Any, list[tuple[tuple[int, ...], int]]]:
+    """A manifest's bound, the bound its levels were pruned under, and its pagodas (read once:
+    the fingerprint is checked against them, then they are validated)."""
+    pagodas = [(tuple(int(x) for x in w), int(f)) for w, f in data.get("pagodas", [])]
+    return data["upper"], data.get("pruned_under", data["upper"]), pagodas
 
 
 def _save(root: Path, problem: Problem, fp: str, state: State, by: str) -> None:
