@@ -145,6 +145,37 @@ def test_tampering_is_refused(a1, tmp_path):
 
 
 @pytest.fixture(scope="module")
+def cut(tmp_path_factory):
+    """Triangle-5 a1 -> a1's certificate from a search cut by pagodas (learned at once: here
+    no quick phase runs without them)."""
+    from pegsat.planners import moves
+
+    path = tmp_path_factory.mktemp("cut") / "a1.json"
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(moves, "QUICK_S", 0.0)
+        bounded(T5, "a1", "a1", path)
+    assert json.loads(path.read_text())["evidence"]["pagodas"]
+    return path
+
+
+def test_the_pagodas_that_cut_the_levels_are_checked(cut, tmp_path):
+    """The pagodas in a certificate are verified (no jump raises one; no goal position below
+    a floor) and are what lets its levels be smaller: without them a child is unaccounted."""
+    v = verdict(cut)
+    assert v.ok and "pagodas" in v.message, v.message
+    n = len(json.loads(cut.read_text())["evidence"]["pagodas"])
+    assert f"{n} pagodas" in v.message
+    cases = {
+        "neither excluded nor in": lambda e: e.update(pagodas=[]),
+        "increases on jump": lambda e: e["pagodas"][0]["weights"].update(a1=10**6),
+        "weighs less than its floor": lambda e: e["pagodas"][0].update(floor=e["pagodas"][0]["floor"] + 99),
+    }
+    for why, edit in cases.items():
+        v = verdict(copy_with(cut, tmp_path, edit))
+        assert not v.ok and why in v.message, (why, v.message)
+
+
+@pytest.fixture(scope="module")
 def atlas(tmp_path_factory):
     """The triangle-5 atlas with its fewest moves, built once through the CLI."""
     root = tmp_path_factory.mktemp("atlas") / "triangle-5"

@@ -92,14 +92,15 @@ def test_a_run_stopped_between_levels_resumes_to_the_same_answer(tmp_path, truth
 
 
 def test_under_a_bound_the_levels_are_the_in_memory_ones_and_a_time_limit_is_unknown(tmp_path, cluster):
-    """With a first plan as the upper bound, the levels are pruned by Merson's regions as the
-    in-memory search prunes them under the same bound; a deadline passed is "unknown" with
-    the bound proven so far, never a proof."""
+    """With a first plan as the upper bound, the levels are pruned by Merson's regions and the
+    pagodas as the in-memory search prunes them under the same bound and pagodas; a deadline
+    passed is "unknown" with the bound proven so far, never a proof."""
     b = get_board("english")
     p = single_vacancy(b, b.hole("d4"), Goal.survivor(b, b.hole("d4")))
     r = fewest(p, tmp_path / "levels", scheduler=cluster, memory=8 << 20)
-    bound = json.loads((tmp_path / "levels" / "manifest.json").read_text())["upper"]
-    s = Search(p, Deadline(), upper=bound)
+    manifest = json.loads((tmp_path / "levels" / "manifest.json").read_text())
+    bound, pagodas = manifest["upper"], [(tuple(w), f) for w, f in manifest["pagodas"]]
+    s = Search(p, Deadline(), upper=bound, pagodas=pagodas)
     s.run()
     assert bound >= 18 and r.status is Status.SOLVED_OPTIMAL and r.moves == 18 and r.lower_bound == 18
     assert r.stats["total_s"] >= r.stats["search_s"] > 0  # the report's time line reads both

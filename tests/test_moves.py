@@ -10,7 +10,7 @@ from conftest import reference_min_moves
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from pegsat.analysis import merson
+from pegsat.analysis import merson, pagoda
 from pegsat.apps.solve import solve
 from pegsat.deadline import Deadline
 from pegsat.engine.bitboard import engine, replay_plan
@@ -166,6 +166,52 @@ def test_search_by_moves_agrees_with_dijkstra(case):
                 assert best == want
                 start, plan = s.walk(meeting)
                 assert start == p.start and replay_plan(p, plan).moves == want
+
+
+def _with_and_without_pagodas(board, v, s, upper=None):
+    """The search by moves of ``v`` -> ``s`` without pagodas and cut by ``for_levels``'s:
+    (its problem, the plain search, the cut one, each one's optimum)."""
+    p = single_vacancy(board, board.hole(v), Goal.survivor(board, board.hole(s)))
+    plain = Search(p, Deadline(), upper=upper)
+    cut = Search(p, Deadline(), upper=upper, pagodas=pagoda.for_levels(p, Deadline(30)))
+    assert cut.pagodas
+    return p, plain, cut, plain.run()[0], cut.run()[0]
+
+
+def _inside(cut, plain):
+    """Every level the cut search built lies inside the plain search's level of its depth: a
+    pagoda cuts positions, it never moves one to another depth."""
+    pairs = [*zip(cut.fwd, plain.fwd, strict=False), *zip(cut.bwd or [], plain.bwd or [], strict=False)]
+    for mine, theirs in pairs:
+        assert set(mine.tolist()) <= set(theirs.tolist())
+    assert any(len(mine) < len(theirs) for mine, theirs in pairs)
+
+
+@pytest.mark.parametrize("v,s", [("a1", "a1"), ("a2", "c3"), ("b3", "c5"), ("a1", "c5"), ("c3", "a3")])
+def test_pagodas_cut_positions_and_keep_the_fewest_moves(v, s):
+    """Differential: with and without the pagodas of ``analysis.pagoda.for_levels``, the
+    same fewest moves, Dijkstra's; the cut levels inside the plain ones."""
+    p, plain, cut, best, fewest = _with_and_without_pagodas(T5, v, s)
+    assert best == fewest == reference_min_moves(p)
+    _inside(cut, plain)
+
+
+@pytest.mark.slow  # 27 s (Dijkstra's)
+def test_pagodas_cut_triangle_6_as_brute_force_says():
+    """Triangle-6 (21 holes): the optimum with pagodas is Dijkstra's, with far fewer
+    positions."""
+    p, plain, cut, best, fewest = _with_and_without_pagodas(get_board("triangle-6"), "a1", "a1")
+    assert best == fewest == reference_min_moves(p)
+    _inside(cut, plain)
+
+
+@pytest.mark.slow  # 15 s
+@pytest.mark.parametrize("v,s,moves", [("d4", "d1", 17), ("d1", "d1", 18)])
+def test_pagodas_cut_english_levels_by_half_and_keep_the_optimum(v, s, moves):
+    _, plain, cut, best, fewest = _with_and_without_pagodas(ENGLISH, v, s)
+    assert best == fewest == moves
+    _inside(cut, plain)
+    assert 2 * sum(map(sum, cut.sizes().values())) < sum(map(sum, plain.sizes().values()))
 
 
 @pytest.mark.parametrize("vacancy", ["a1", "b2", "c3", "c5"])

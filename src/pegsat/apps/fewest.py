@@ -3,8 +3,9 @@ its levels on disk and expanded on a Dask cluster.
 
 The search is the in-memory one's (``planners.moves``): breadth-first by moves from the start
 and from the goal positions, one position per orbit of the symmetries fixing both, the
-smaller side grown next, Merson's bounds pruning under the moves of a first plan, the first
-meeting optimal. Each level is a set of partition files (``engine.spill``) grown in two
+smaller side grown next, pagodas cutting what can no longer reach the goal (backward: what
+the start cannot reach) and Merson's bounds pruning under the moves of a first plan, the
+first meeting optimal. Each level is a set of partition files (``engine.spill``) grown in two
 rounds of Dask tasks: every partition of a side's last level expanded by one move on its
 own, then every partition of the new level merged from its buckets, less the positions of
 the side's earlier levels (a move may reach a position again later: delayed duplicate
@@ -74,8 +75,8 @@ class Level:
 
 @dataclass
 class State:
-    """What the manifest holds: the bound, the plan it came from, both sides' levels; for a
-    search by jumps, the pagodas its levels were pruned with."""
+    """What the manifest holds: the bound, the plan it came from, both sides' levels, the
+    pagodas its levels were pruned with."""
 
     upper: int | None
     first: tuple[int, ...] | None  # the first plan, the upper bound's
@@ -108,9 +109,10 @@ def _mirror(problem: Problem, by: str) -> Perm | None:
 def fingerprint(problem: Problem, group: Any, upper: int | None, by: str = "moves",
                 pagodas: list[tuple[tuple[int, ...], int]] | None = None) -> str:
     """What the level files and the manifest belong to: the problem, its symmetries, the bound
-    the levels were pruned under (by jumps: the step, the pagodas, whether the backward side
+    the levels were pruned under, the pagodas (by jumps: the step, whether the backward side
     is the forward one mirrored), the format."""
-    extra = [] if by == "moves" else [by, [[list(w), f] for w, f in pagodas or []]]
+    cut = [[list(w), f] for w, f in pagodas or []]
+    extra: list[Any] = [by, cut] if by == "jumps" else [["pagodas", cut]] if cut else []
     if _mirror(problem, by) is not None:
         extra.append("mirrored")
     return sealed.digest(problem_to_json(problem), [list(p) for p in group], upper, FORMAT, VERSION, *extra)
@@ -135,23 +137,19 @@ def _merge(problem: Problem, root: str, fp: str, side: str, d: int, q: int, part
            other: tuple[int, int] | None,
            prune: tuple[list[tuple[int, ...]], list[int]] | None = None) -> spill.Merged:
     """A Dask task: partition ``q`` of ``side``'s new level ``d`` merged, less the side's
-    earlier levels and what the bounds prune (by moves: Merson's under ``upper``; by jumps:
-    ``prune``, integer weightings and floors a position must reach), and met against the
-    other side's last level (``other``: its depth and partitions; None: against the goal)."""
+    earlier levels and what the bounds prune (``prune``: integer weightings and floors a
+    position must reach, the pagodas' cut; by moves, Merson's bounds under ``upper`` too), and
+    met against the other side's last level (``other``: its depth and partitions; None:
+    against the goal)."""
     from ..planners.moves import Bounds
 
     k = _kernel(problem)
-    keep = None
-    if prune is not None and prune[0]:
-        weights, floors = prune
+    bounds = Bounds(problem, k) if upper is not None else None
 
-        def keep(level: np.ndarray) -> np.ndarray:
-            return k.keep(level, weights, floors)[0]
-    elif upper is not None:
-        bounds = Bounds(problem, k)
-
-        def keep(level: np.ndarray) -> np.ndarray:
-            return bounds.keep(side, level, d, upper)
+    def keep(level: np.ndarray) -> np.ndarray:
+        if prune is not None and prune[0]:
+            level = k.keep(level, *prune)[0]
+        return level if bounds is None else bounds.keep(side, level, d, upper)
 
     def meets(level: np.ndarray) -> np.ndarray:
         if other is None:
@@ -264,7 +262,8 @@ def _fewest(problem: Problem, root: Path, *, workers: int = 2, scheduler: str | 
     last pass; default: what the disk has free). ``upper=False``: no first plan, no pruning
     (every level whole, as the in-memory search builds them without a bound). Past
     ``deadline``, or with no room on the disk for a level: "unknown" with the proven lower
-    bound (the levels are kept: a rerun goes on). ``on_level(client, side, d)``: called
+    bound (the levels are kept: a rerun goes on). Levels are cut by the pagodas of
+    ``analysis.pagoda.for_levels`` (none with ``upper=False``). ``on_level(client, side, d)``: called
     while the tasks growing ``side``'s level ``d + 1`` are out (tests kill a worker there).
 
     ``by="jumps"``: the ``layers`` planner's search out of core (``--planner layers
@@ -273,9 +272,8 @@ def _fewest(problem: Problem, root: Path, *, workers: int = 2, scheduler: str | 
     proves the problem unsolvable; a search that grew one side only (a self-dual problem, or
     one whose goal positions are too many to list) then writes ``root/certificate.json``
     (``certify``), a ``levels`` certificate naming its level files (``proofs.layered``
-    checks it). Levels are pruned by the pagodas the searches learn
-    (``pagoda.learn_for``, exactly checked): forward a position must weigh at least the
-    goal's floor, backward at most what the start weighs; the plan found is not claimed to
+    checks it). Forward a position must weigh at least each pagoda's floor, backward at most
+    what the start weighs; the plan found is not claimed to
     have the fewest moves. A self-dual problem (``_mirror``: every single-vacancy complement
     problem, v -> v) grows its forward side only, to half the jumps: its last level's
     children are probed as their mirror images against a forward level, half the work and
@@ -311,13 +309,14 @@ def _fewest(problem: Problem, root: Path, *, workers: int = 2, scheduler: str | 
     state = _resume(root, problem, k, say, by)
     upper_s = 0.0
     given = None if jumps or config is None else config.upper_plan
+    # the pagodas that cut the levels (none for ``upper=False``: every level whole)
+    learned = (lambda: pagoda.for_levels(problem, deadline)) if upper or jumps else list
     if state is None and jumps:
-        state = State(None, None, "", {"forward": [], "backward": []},
-                      pagoda.learn_for(problem, deadline) if pagoda.applies(problem) else [])
+        state = State(None, None, "", {"forward": [], "backward": []}, learned())
     if given is not None:
         m = count_moves(problem.board, given)
         if state is None:
-            state = State(m, given, GIVEN, {"forward": [], "backward": []}, built=m)
+            state = State(m, given, GIVEN, {"forward": [], "backward": []}, learned(), built=m)
         elif state.upper is None or m < state.upper:
             say(f"the plan given has {m} moves: the bound goes from {state.upper} to {m}")
             state.upper, state.first, state.first_by = m, given, GIVEN
@@ -335,14 +334,9 @@ def _fewest(problem: Problem, root: Path, *, workers: int = 2, scheduler: str | 
                 return first
             first_by = first.planner if first is not None else ""
         state = State(bound, first.plan if first is not None and bound is not None else None, first_by,
-                      {"forward": [], "backward": []}, built=bound)
+                      {"forward": [], "backward": []}, learned(), built=bound)
     fp = fingerprint(problem, k.group, state.built, by, state.pagodas)
-    prune: dict[str, Any] = {side: None for side in SIDES}
-    if state.pagodas:  # forward: w(P) >= the goal's floor; backward: w(Q) <= w(start)
-        ws = [w for w, _ in state.pagodas]
-        prune["forward"] = (ws, [f for _, f in state.pagodas])
-        held = [h for h in range(problem.board.n) if problem.start >> h & 1]
-        prune["backward"] = ([tuple(-x for x in w) for w in ws], [-sum(w[h] for h in held) for w in ws])
+    prune = pagoda.cuts(problem, state.pagodas)  # forward: w(P) >= its floor; backward: w(Q) <= w(start)
     if not state.levels["forward"]:
         for side, positions in (("forward", [problem.start]), ("backward", goals)):
             spill.drop_level(root / side, 0)
@@ -694,14 +688,13 @@ def _certificate(problem: Problem, root: Path, fp: str, group: Any, flip: Perm |
     and backward when it grew both sides), symmetries, pagodas and mirror
     (``proofs.certificate``)."""
     from ..model.result import certificate
+    from ..proofs.certificate import named_pagodas
 
-    names = problem.board.names
     levels = _named(root, fp, state.levels)
     back = {"backward": levels["backward"]} if levels["backward"] else {}
     return certificate(problem, "levels", {
         "symmetries": [list(p) for p in group], "mirror": None if flip is None else list(flip),
-        "pagodas": [{"weights": {names[h]: x for h, x in enumerate(w) if x}, "floor": f}
-                    for w, f in state.pagodas],
+        "pagodas": named_pagodas(problem, state.pagodas),
         "partition": f"{int(spill.GOLDEN):#x}", "levels": levels["forward"], **back})
 
 
@@ -713,6 +706,7 @@ def _moves_certificate(problem: Problem, root: Path, fp: str, group: Any, state:
     the side whose last level was probed (``probe``) or none."""
     from ..analysis import merson
     from ..model.result import certificate
+    from ..proofs.certificate import named_pagodas
 
     names = problem.board.names
     levels = _named(root, fp, state.levels)
@@ -721,6 +715,7 @@ def _moves_certificate(problem: Problem, root: Path, fp: str, group: Any, state:
         "symmetries": [list(p) for p in group],
         "regions": [[names[h] for h in range(problem.board.n) if r >> h & 1]
                     for r in merson.region_family(problem.board)],
+        "pagodas": named_pagodas(problem, state.pagodas),
         "partition": f"{int(spill.GOLDEN):#x}", **levels})
 
 

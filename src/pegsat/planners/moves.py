@@ -40,7 +40,7 @@ from dataclasses import replace
 import numpy as np
 
 from .. import progress
-from ..analysis import merson
+from ..analysis import merson, pagoda
 from ..deadline import Deadline, Timeout
 from ..engine.bitboard import count_moves, replay_plan, stabilizer
 from ..engine.kernel import MAX_HOLES, Kernel
@@ -88,14 +88,20 @@ def covers_open_goal(problem: Problem) -> bool:
 
 
 class Bounds:
-    """Merson's lower bounds on the moves of a plan through a position (``analysis.merson``),
-    over arrays of positions: forward, the full regions still to break before the goal;
-    backward, the regions full at the start that the position has broken. Under an upper
-    bound ``U`` (a known plan's moves) a position ``depth`` moves from its side's end whose
-    bound ``h`` has ``depth + h >= U`` lies on no plan of fewer moves."""
+    """What cuts a level's positions, over arrays of them. Merson's lower bounds on the moves
+    of a plan through a position (``analysis.merson``): forward, the full regions still to
+    break before the goal; backward, the regions full at the start that the position has
+    broken. Under an upper bound ``U`` (a known plan's moves) a position ``depth`` moves from
+    its side's end whose bound ``h`` has ``depth + h >= U`` lies on no plan of fewer moves.
+    And, with or without a bound, ``pagodas`` (``analysis.pagoda.for_levels``): a forward
+    position that can no longer reach the goal, a backward one the start cannot reach, lies
+    on no plan at all."""
 
-    def __init__(self, problem: Problem, k: Kernel) -> None:
+    def __init__(self, problem: Problem, k: Kernel,
+                 pagodas: Sequence[tuple[tuple[int, ...], int]] = ()) -> None:
         self.problem, self.kernel = problem, k
+        self.pagodas = list(pagodas)
+        self.cuts = pagoda.cuts(problem, self.pagodas)
         self.must, self.optional, self.cap = merson.regions_to_break(problem.board, problem.goal)
         self.start_full = [r for r in merson.region_family(problem.board) if problem.start & r == r]
 
@@ -124,9 +130,14 @@ class Bounds:
         """Which positions satisfy the goal."""
         return self.kernel.goals(pos, self.problem.goal)
 
-    def keep(self, side: str, new: np.ndarray, depth: int, upper: int) -> np.ndarray:
-        """The positions of a new level ``depth`` of ``side`` that may lie on a plan of fewer
-        than ``upper`` moves."""
+    def keep(self, side: str, new: np.ndarray, depth: int, upper: int | None) -> np.ndarray:
+        """The positions of a new level ``depth`` of ``side`` that may lie on a plan (of fewer
+        than ``upper`` moves, when there is a bound)."""
+        cut = self.cuts[side]
+        if cut is not None:
+            new = self.kernel.keep(new, *cut)[0]
+        if upper is None:
+            return new
         if side == "forward":
             h = self.forward(new)
             h[self.goal_mask(new)] = 0
@@ -140,16 +151,18 @@ class Search:
 
     def __init__(self, problem: Problem, deadline: Deadline, *, upper: int | None = None,
                  starts: Sequence[int] | None = None, group: Sequence[Perm] | None = None,
-                 bidirectional: bool = True) -> None:
+                 bidirectional: bool = True, pagodas: Sequence[tuple[tuple[int, ...], int]] = ()) -> None:
         """``starts``: several starts at once (the fewest moves from any of them); they and
-        the goal must be invariant under ``group`` (default: the problem's stabilizer)."""
+        the goal must be invariant under ``group`` (default: the problem's stabilizer).
+        ``pagodas``: cut the levels with these (``Bounds``; see ``learn``)."""
         p = self.problem = problem
         self.board = p.board
         self.upper = upper  # moves of a known plan: look for fewer only
         goals = goal_positions(p) if bidirectional else None
         self.levels = Levels(p.board, group or stabilizer(p), starts or (p.start,), goals, by="moves")
         self.deadline = deadline  # the budget of the search's next steps (``solve`` extends it)
-        self.bounds = Bounds(p, self.levels.kernel)
+        self.single = starts is None or len(starts) == 1  # pagodas cut backward against one start
+        self.bounds = Bounds(p, self.levels.kernel, pagodas if self.single else ())
         self.pruned = 0
         self.probed: str | None = None  # the side whose last level was probed, not built
         self.pause_above: int | None = None  # see ``Paused``
@@ -169,11 +182,38 @@ class Search:
         """Which positions satisfy the goal."""
         return self.bounds.goal_mask(pos)
 
+    @property
+    def pagodas(self) -> list[tuple[tuple[int, ...], int]]:
+        """The pagodas the levels are cut with (``Bounds``)."""
+        return self.bounds.pagodas
+
+    def learn(self, deadline: Deadline) -> None:
+        """Cut the levels still to grow with the pagodas of ``analysis.pagoda.for_levels``
+        (a search of more than seconds: learning takes up to a few). The levels grown
+        before stay as they are: each is still exact (what a pagoda cuts, it cuts together
+        with everything reachable from it and everything that reaches it)."""
+        if self.single and not self.pagodas:
+            self.bounds = Bounds(self.problem, self.levels.kernel, pagoda.for_levels(self.problem, deadline))
+
+    def run_learning(self, deadline: Deadline) -> tuple[int | None, int, tuple[int, int, int] | None]:
+        """``run``, alone for ``QUICK_S`` (small problems end there); a search that lasts
+        longer learns its pagodas (``learn``: a second or two of LPs, which pay on a long
+        search only) and goes on until ``deadline``."""
+        self.deadline = deadline.share(QUICK_SHARE, QUICK_S).within(QUICK_S)
+        try:
+            return self.run()
+        except Timeout as exc:
+            if deadline.expired() or isinstance(exc, MemoryBudget):
+                raise
+        self.deadline = deadline
+        self.learn(deadline)
+        return self.run()
+
     def _prune(self, side: str):
-        """The bound's pruning of the side's next level, a slice at a time (on the slices'
-        threads, before the slices are merged: the whole level's bounds, eight bytes and more
-        a position, never exist at once)."""
-        if self.upper is None:
+        """The pagodas' and the bound's pruning of the side's next level, a slice at a time
+        (on the slices' threads, before the slices are merged: the whole level's bounds,
+        eight bytes and more a position, never exist at once)."""
+        if self.upper is None and not self.pagodas:
             return None
         depth, upper = len(self.levels.side(side)), self.upper
 
@@ -366,7 +406,8 @@ def solve(problem: Problem, deadline: Deadline, config: Config) -> Result:
         search.pause_above = QUICK_LEVEL
     try:
         try:
-            best, lower, meeting = search.run()
+            given = config.upper_plan is not None
+            best, lower, meeting = search.run_learning(deadline) if given else search.run()
         except Timeout:
             if deadline.expired() or config.upper_plan is not None:
                 raise
@@ -382,6 +423,7 @@ def solve(problem: Problem, deadline: Deadline, config: Config) -> Result:
             if first is not None and first.status is Status.UNSOLVABLE:
                 return replace_planner(first)
             search.upper = upper
+            search.learn(deadline)
             best, lower, meeting = search.run()
     except Timeout as exc:
         if config.spill and isinstance(exc, MemoryBudget):
@@ -435,6 +477,7 @@ def _stats(search: Search, t0: float, upper_s: float, lower0: int) -> Stats:
         "backward_levels": sizes["backward"],
         "positions": sum(sizes["forward"]) + sum(sizes["backward"]),
         "pruned": search.pruned,
+        "pagodas": len(search.pagodas),
         "symmetries": len(search.levels.group),
     }
 

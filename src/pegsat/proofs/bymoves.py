@@ -5,9 +5,10 @@ move, ``x_0`` (the start) to ``x_L`` (a goal position). The certificate gives th
 a breadth-first search by moves from both ends (``planners.moves``), each a sorted array of
 positions up to the symmetries ``group`` (each stored as its least image): forward
 ``F_0 .. F_a``, backward ``B_0 .. B_b``; the upper bound ``U`` (a plan's moves) the search
-pruned under; and pairwise disjoint Merson regions (``analysis.merson``: every line whose
-middle hole is in a region has an end in it). The check, sharing no search code (the board
-model, ``independent.Closure``'s least images), verifies:
+pruned under; the integer pagodas it pruned with; and pairwise disjoint Merson regions
+(``analysis.merson``: every line whose middle hole is in a region has an end in it). The
+check, sharing no search code (the board model, ``independent.Closure``'s least images and
+weights), verifies:
 
 1. the premises: every symmetry maps lines onto lines and fixes the start and the goal;
    every region is a Merson region, and no two share a hole. While a region is full no jump
@@ -19,7 +20,10 @@ model, ``independent.Closure``'s least images), verifies:
    position that is not a goal), and at least ``h_b(x)`` moves from the start (the regions
    full at the start, not in it). A position ``d`` moves from its end with ``d + h >= U``
    lies on no plan of fewer than ``U`` moves: it is *excluded at depth d* (and at any
-   greater depth);
+   greater depth). Every pagoda (integer weights, raised by no jump, with a floor no goal
+   position weighs less than) excludes, at any depth, a forward position weighing less than
+   its floor (it cannot reach the goal) and a backward one weighing more than the start (the
+   start cannot reach it);
 2. every level sorted, without repeats, on the board; the start in ``F_0`` (its least
    image) or excluded, every goal position in ``B_0`` or excluded;
 3. closure: every position one move from ``F_d`` (``d < a``) is excluded at depth ``d + 1``
@@ -110,12 +114,16 @@ def one_move(x: np.ndarray, jumps: Sequence[tuple[int, int, int]], back: bool = 
 
 
 class Bound:
-    """Merson's bounds over arrays of positions (the module's docstring, 1)."""
+    """Merson's bounds and the pagodas' cuts over arrays of positions (the module's
+    docstring, 1)."""
 
     def __init__(self, problem: Problem, regions: Sequence[int], goals: Sequence[int], closure: Closure,
                  upper: int) -> None:
         self.regions = [np.uint64(r) for r in regions]
         self.closure, self.upper = closure, upper
+        # no position of a plan weighs more than the start under a pagoda (no jump raises one)
+        self.tops = [sum(w[h] for h in range(problem.board.n) if problem.start >> h & 1)
+                     for w, _ in closure.pagodas]
         # per goal position, the regions it leaves full (those cost no move there): a
         # position's count is its full regions less the most of them one goal position
         # keeps; goal positions keeping the same ones are taken once
@@ -150,11 +158,22 @@ class Bound:
         full = self._full(x)
         return self._count([~full[i] for i in self.start_full], len(x))
 
+    def cut(self, side: str, x: np.ndarray) -> np.ndarray:
+        """Which of ``x`` a pagoda cuts: forward, weighing below its floor (no goal position
+        does, and no jump raises a pagoda: the goal is out of reach); backward, weighing
+        more than the start (out of the start's reach)."""
+        out = np.zeros(len(x), dtype=bool)
+        for k, (_, floor) in enumerate(self.closure.pagodas):
+            wsum = self.closure.weighs(x, k)
+            out |= wsum < floor if side == "forward" else wsum > self.tops[k]
+        return out
+
     def excluded(self, side: str, x: np.ndarray, depth: int) -> np.ndarray:
         """Which of ``x``, ``depth`` moves from ``side``'s end, lie on no plan of fewer than
         ``upper`` moves."""
         h = self.forward(x) if side == "forward" else self.backward(x)
-        return depth + h >= self.upper
+        out = depth + h >= self.upper
+        return out | self.cut(side, x) if self.closure.pagodas else out
 
 
 Loader = Callable[[], np.ndarray]
@@ -343,7 +362,8 @@ class Moves:
 
 def check(problem: Problem, forward: Sequence[Sequence[Loader]], backward: Sequence[Sequence[Loader]],
           group: Sequence[Sequence[int]], regions: Sequence[int], upper: int, probe: str,
-          deadline: Deadline | None = None, *, sizes: dict[str, list[int]] | None = None, inline: bool = True,
+          deadline: Deadline | None = None, *, pagodas: Sequence[tuple[Sequence[int], int]] = (),
+          sizes: dict[str, list[int]] | None = None, inline: bool = True,
           runner: Runner | None = None, scratch: str | None = None, room: int | None = None,
           journal: Journal | None = None, progress: Callable[[str], None] | None = None) -> tuple[Walk, int]:
     """(the walk, the moves ``M`` every plan has at least) of a ``moves`` certificate (the
@@ -365,7 +385,7 @@ def check(problem: Problem, forward: Sequence[Sequence[Loader]], backward: Seque
 
     if n > 64:
         return done(False, "move bounds are checked on boards of at most 64 holes")
-    why = premises(problem, group, [], start=True)
+    why = premises(problem, group, pagodas, start=True)
     if why is not None:
         return done(False, why)
     goals = goal_positions(problem)
@@ -392,7 +412,8 @@ def check(problem: Problem, forward: Sequence[Sequence[Loader]], backward: Seque
         return done(False, "every level must be a power of two of partitions")
     if probe not in ("", *SIDES):
         return done(False, f"the probed side is {probe!r}")
-    closure = Closure(problem, (), tuple(tuple(p) for p in group), (), None)
+    cuts = tuple((tuple(w), f) for w, f in pagodas)
+    closure = Closure(problem, (), tuple(tuple(p) for p in group), cuts, None)
     with tempfile.TemporaryDirectory(prefix="pegsat-moves-", dir=scratch) as tmp:
         levels = {"forward": tuple(map(tuple, forward)), "backward": tuple(map(tuple, backward))}
         check = Moves(Bound(problem, regions, goals, closure, upper), levels, tmp, inline)
@@ -449,9 +470,10 @@ def check(problem: Problem, forward: Sequence[Sequence[Loader]], backward: Seque
     split_note = f" in {split} partitions" if split > a + b + 2 else ""
     taken = f" ({ran.taken} of the {len(steps)} steps taken from the journal)" if ran.taken else ""
     return done(True, f"forward levels 0..{a} and backward levels 0..{b} by moves{split_note} checked "
-                f"({len(group)} symmetries, {len(regions)} Merson regions, bound {upper}): each closed under "
-                f"moves into the levels up to the next (backward: moves undone), {how}; {walked} positions "
-                f"one move away walked{taken}: every plan has at least {moves} moves", moves)
+                f"({len(group)} symmetries, {len(regions)} Merson regions, bound {upper}, {len(pagodas)} "
+                f"pagodas): each closed under moves into the levels up to the next (backward: moves "
+                f"undone), {how}; {walked} positions one move away walked{taken}: every plan has at least "
+                f"{moves} moves", moves)
 
 
 class _Bad(Exception):

@@ -77,11 +77,14 @@ them, or an unknown format version, is refused. Kinds:
               replayed plan of that many, the fewest). The levels of a breadth-first search
               by moves from both ends (``planners.moves``: one file of positions a level, as
               ``dead-set`` packs them), the bound they were pruned under, the disjoint Merson
-              regions that pruned them and the side whose last level was probed. Checked by
-              ``proofs.bymoves``, sharing no search code: each level closed under moves into
-              the levels up to the next (backward: moves undone), no forward level meeting a
-              backward one. Never held by ``split`` or ``reversed``, never an atlas cell's
-              refutation (``BOUNDS``).
+              regions and the integer pagodas that pruned them (optional; as ``levels``
+              writes them: forward a position below a floor is cut, backward one weighing
+              more than the start) and the side whose last level was probed. Checked by
+              ``proofs.bymoves``, sharing no search code: each pagoda a pagoda whose floor no
+              goal position is below, each level closed under moves into the levels up to
+              the next (backward: moves undone), no forward level meeting a backward one.
+              Never held by ``split`` or ``reversed``, never an atlas cell's refutation
+              (``BOUNDS``).
 
 Weights are exact fractions written as strings ("3/8"); checking uses ``fractions.Fraction``.
 """
@@ -91,7 +94,7 @@ from __future__ import annotations
 import hashlib
 import os
 import zipfile
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from enum import Enum
 from fractions import Fraction
@@ -474,6 +477,12 @@ def _dead_set(problem: Problem, ev: dict, base: Path, staged: dict, deadline: De
     return f"ok: dead set checked by the independent checker ({walk.seconds:.2f} s): {walk.message}"
 
 
+def named_pagodas(problem: Problem, pagodas: Sequence[tuple[Sequence[int], int]]) -> list[dict[str, Any]]:
+    """Integer pagodas as certificates write them: weights by hole name (0 left out), a floor."""
+    names = problem.board.names
+    return [{"weights": {names[h]: x for h, x in enumerate(w) if x}, "floor": f} for w, f in pagodas]
+
+
 def pagodas_of(problem: Problem, ev: dict) -> list[tuple[list[int], int]]:
     """The evidence's pagodas: weights by hole name (the holes not named weigh 0), a floor."""
     index = {h: i for i, h in enumerate(problem.board.names)}
@@ -628,7 +637,8 @@ def _moves(problem: Problem, ev: dict, base: Path, staged: dict, deadline: Deadl
         {"problem": problem_to_json(problem), "evidence": ev}, Path(bymoves.__file__)))
     scratch = _scratch(base, walking.runner)
     walk, moves = bymoves.check(problem, loaders["forward"], loaders["backward"], group, regions, upper,
-                                probe, deadline, sizes=sizes, inline=inline, runner=walking.runner,
+                                probe, deadline, pagodas=pagodas_of(problem, ev) if "pagodas" in ev else [],
+                                sizes=sizes, inline=inline, runner=walking.runner,
                                 scratch=scratch, journal=kept, progress=walking.progress)
     if walk.ok is None:
         return f"{UNFINISHED}{walk.message}"

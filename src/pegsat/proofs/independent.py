@@ -442,6 +442,11 @@ class Closure:
             out.append(img)
         return out
 
+    def weighs(self, x: np.ndarray, k: int) -> np.ndarray:
+        """Each position's weight under pagoda ``k`` (exact integers, a byte table a byte)."""
+        t = self._tables
+        return sum(t["weigh"][k, i][self._byte(x, i)] for i in range(t["nb"]))
+
     def canonical(self, x: np.ndarray, imgs: list[np.ndarray] | None = None) -> np.ndarray:
         """Each position's least image (given its images, or computed)."""
         out = None
@@ -481,8 +486,7 @@ class Closure:
         for k, (vals, suffix) in enumerate(t["ladders"]):
             if not len(todo):
                 break
-            y = x[todo]
-            wsum = sum(t["weigh"][k, i][self._byte(y, i)] for i in range(t["nb"]))
+            wsum = self.weighs(x[todo], k)
             if left is not None:
                 left &= ~suffix[np.searchsorted(vals, wsum, side="right")]
                 settled = left == 0

@@ -271,9 +271,8 @@ class Levels:
         weighing more than the start under a pagoda (no jump raises one)."""
         out = self.closure.excluded(x)
         if side == "backward" and self.tops:
-            t = self.closure._tables
             for k, top in enumerate(self.tops):
-                out |= sum(t["weigh"][k, i][Closure._byte(x, i)] for i in range(t["nb"])) > top
+                out |= self.closure.weighs(x, k) > top
         return out
 
     def expand(self, d: int, p: int, targets: tuple[int, ...] | None = None,

@@ -127,9 +127,10 @@ def prove_moves(problem: Problem, plan: tuple[int, ...], deadline: Deadline | No
                 certificate_path: str | Path) -> Result:
     """The fewest moves of a plan proven, with a ``moves`` certificate at
     ``certificate_path``: the search by moves (``planners.moves``) bounded by the plan's own
-    moves, in memory, finds no plan with fewer; its levels, the bound and the Merson regions
-    it pruned with are the evidence (one file of positions a level beside the certificate),
-    checked by the independent checker (``proofs.bymoves``) before anything is written.
+    moves, in memory, finds no plan with fewer; its levels, the bound, and the Merson regions
+    and pagodas it pruned with are the evidence (one file of positions a level beside the
+    certificate), checked by the independent checker (``proofs.bymoves``) before anything
+    is written.
     "solved-optimal" then; "unknown" past the deadline or the memory budget (nothing
     written); "solved" with a plan of fewer moves if the search finds one."""
     from ..analysis import merson
@@ -145,7 +146,7 @@ def prove_moves(problem: Problem, plan: tuple[int, ...], deadline: Deadline | No
                       "peg, for a goal whose positions can be listed")
     search = by_moves.Search(problem, deadline, upper=upper)
     try:
-        _, lower, meeting = search.run()
+        _, lower, meeting = search.run_learning(deadline)
     except Timeout as exc:
         return Result(Status.UNKNOWN, problem, NAME, plan=plan,
                       detail=f"{exc or 'time limit'}: the search by moves under {upper} moves did not finish")
@@ -166,6 +167,7 @@ def prove_moves(problem: Problem, plan: tuple[int, ...], deadline: Deadline | No
             "moves": upper, "upper": upper, "probe": search.probed or "",
             "symmetries": [list(p) for p in search.levels.group],
             "regions": [[names[h] for h in holes_of(r)] for r in regions],
+            "pagodas": certificate.named_pagodas(problem, search.pagodas),
             "forward": [level("forward", d, x) for d, x in enumerate(search.fwd)],
             "backward": [level("backward", d, x) for d, x in enumerate(search.bwd or [])]})
         del search  # its levels, now in the files: the check reads them back, and needs the room
