@@ -211,6 +211,20 @@ def test_pagoda_filter_is_an_exact_integer_sum(name):
         assert alone[i] == want
 
 
+@pytest.mark.parametrize("name", ["german", "square-9x9"])
+def test_full_regions_are_counted_as_covers_summed(name):
+    """The compiled count of full masks (Merson's bounds) against numpy's ``covers``, one
+    mask at a time, on one-word and two-word boards."""
+    b = get_board(name)
+    k = kernel(b, ())
+    rng = random.Random(5)
+    masks = [sum(1 << h for h in rng.sample(range(b.n), rng.randint(1, 4))) for _ in range(20)]
+    pos = k.array(_random_positions(b, 3000, 6) + [b.full, 0])
+    want = sum(k.covers(pos, m).astype(int) for m in masks)
+    assert k.count_full(pos, masks).tolist() == want.tolist()
+    assert k.count_full(pos, []).tolist() == [0] * len(pos)
+
+
 def test_boards_over_128_holes_are_refused_by_the_core_but_searched_by_the_reference():
     big = get_board("square-12x12")
     with pytest.raises(PegsatError, match="at most 128"):

@@ -491,6 +491,47 @@ static int64_t *byte_tables(const CoreBoard *b, const int64_t *w, int P) {
     return tab;
 }
 
+/* Per byte of a position and value of that byte, the weights of the P pagodas (weights int64
+ * [P][n]) side by side: rows [nbytes][256][P] (``keep``). Malloc'd (NULL without memory). */
+static int64_t *byte_rows(const CoreBoard *b, const int64_t *w, int P) {
+    int64_t *rows = calloc((size_t)P * b->nbytes * 256 + 1, sizeof(int64_t));
+    if (!rows) return NULL;
+    for (int byte = 0; byte < b->nbytes; byte++)
+        for (int val = 0; val < 256; val++)
+            for (int p = 0; p < P; p++) {
+                int64_t sum = 0;
+                for (int bit = 0; bit < 8; bit++) {
+                    int h = byte * 8 + bit;
+                    if (h < b->n && (val >> bit & 1)) sum += w[(size_t)p * b->n + h];
+                }
+                rows[((size_t)byte * 256 + val) * P + p] = sum;
+            }
+    return rows;
+}
+
+/* full(positions, masks, out): per position, how many of ``masks`` (positions of the board's
+ * width) it holds full, one byte each into the writable ``out``. */
+static PyObject *Board_full(CoreBoard *b, PyObject *args) {
+    Py_buffer v, mv, ov; Py_ssize_t n;
+    if (!PyArg_ParseTuple(args, "y*y*w*", &v, &mv, &ov)) return NULL;
+    PyObject *r = NULL;
+    Py_ssize_t ps = b->W == 1 ? (Py_ssize_t)sizeof(pos1_t) : (Py_ssize_t)sizeof(pos2_t);
+    if (positions(b, &v, &n) < 0) goto out;
+    if (mv.len % ps || mv.len / ps > 255 || ov.len != n) {
+        PyErr_SetString(PyExc_ValueError, "full: at most 255 masks of the board's width, one byte out a position");
+        goto out;
+    }
+    Py_BEGIN_ALLOW_THREADS
+    if (b->W == 1) full_1(v.buf, n, mv.buf, (int)(mv.len / ps), ov.buf);
+    else full_2(v.buf, n, mv.buf, (int)(mv.len / ps), ov.buf);
+    Py_END_ALLOW_THREADS
+    Py_INCREF(Py_None);
+    r = Py_None;
+out:
+    PyBuffer_Release(&v); PyBuffer_Release(&mv); PyBuffer_Release(&ov);
+    return r;
+}
+
 /* keep(positions, weights, floors, alone): weights int64 [P][n], floors int64 [P]; alone is a
  * writable int64 [P] buffer that gets, per pagoda, the positions only it rules out. */
 static PyObject *Board_keep(CoreBoard *b, PyObject *args) {
@@ -503,7 +544,7 @@ static PyObject *Board_keep(CoreBoard *b, PyObject *args) {
     if (wv.len != (Py_ssize_t)P * b->n * 8 || av.len != (Py_ssize_t)P * 8) {
         PyErr_SetString(PyExc_ValueError, "weights, floors and alone do not agree"); goto out;
     }
-    tab = byte_tables(b, wv.buf, P);
+    tab = byte_rows(b, wv.buf, P);
     if (!tab) { PyErr_NoMemory(); goto out; }
     r = b->W == 1 ? keep_1(b, v.buf, n, tab, fv.buf, P, av.buf) : keep_2(b, v.buf, n, tab, fv.buf, P, av.buf);
 out:
@@ -788,6 +829,7 @@ static PyMethodDef Board_methods[] = {
     {"fresh", (PyCFunction)Board_fresh, METH_VARARGS, "fresh(parents, dead) -> (kids, forms) whose forms dead misses"},
     {"cut", (PyCFunction)Board_cut, METH_VARARGS, "cut(positions, weights, floors) -> 0/1 bytes, pagoda cuts per survivor"},
     {"keep", (PyCFunction)Board_keep, METH_VARARGS, "keep(positions, weights, floors, alone)"},
+    {"full", (PyCFunction)Board_full, METH_VARARGS, "full(positions, masks, out)"},
     {"score", (PyCFunction)Board_score, METH_VARARGS, "score(positions, weights, iso, out)"},
     {NULL}
 };

@@ -243,6 +243,14 @@ class Kernel:
         hit = (pos & m) == m
         return hit if self.width == 1 else hit.all(axis=1)
 
+    def count_full(self, pos: np.ndarray, masks: Sequence[int]) -> np.ndarray:
+        """Per position, how many of ``masks`` it holds full (one byte each; at most 255
+        masks): ``covers`` summed over the masks in one compiled pass."""
+        out = np.zeros(len(pos), dtype=np.uint8)
+        if len(masks) and len(pos):
+            self.core.full(self._buf(pos), self.array(masks).tobytes(), out)
+        return out
+
     def misses(self, pos: np.ndarray, mask: int) -> np.ndarray:
         """Where no hole of ``mask`` holds a peg."""
         hit = (pos & self._mask(mask)) == 0

@@ -108,23 +108,14 @@ class Bounds:
     def forward(self, pos: np.ndarray) -> np.ndarray:
         """Moves still needed to reach the goal (admissible): full regions to break."""
         k = self.kernel
-        h = np.zeros(len(pos), dtype=np.int64)
-        for r in self.must:
-            h += k.covers(pos, r)
+        h = k.count_full(pos, self.must).astype(np.int16)
         if self.optional:
-            opt = np.zeros(len(pos), dtype=np.int64)
-            for r in self.optional:
-                opt += k.covers(pos, r)
-            h += np.maximum(0, opt - self.cap)
+            h += np.maximum(0, k.count_full(pos, self.optional).astype(np.int16) - self.cap)
         return np.maximum(h, 1)  # ``keep`` zeroes it on goal positions
 
     def backward(self, pos: np.ndarray) -> np.ndarray:
         """Moves needed from the start to reach ``pos``: regions full at the start, broken."""
-        k = self.kernel
-        h = np.zeros(len(pos), dtype=np.int64)
-        for r in self.start_full:
-            h += ~k.covers(pos, r)
-        return h
+        return len(self.start_full) - self.kernel.count_full(pos, self.start_full).astype(np.int16)
 
     def goal_mask(self, pos: np.ndarray) -> np.ndarray:
         """Which positions satisfy the goal."""
@@ -138,12 +129,12 @@ class Bounds:
             new = self.kernel.keep(new, *cut)[0]
         if upper is None:
             return new
-        if side == "forward":
-            h = self.forward(new)
-            h[self.goal_mask(new)] = 0
-        else:
-            h = self.backward(new)
-        return new[depth + h <= upper - 1]
+        if side == "backward":
+            return new[depth + self.backward(new) <= upper - 1]
+        ok = depth + self.forward(new) <= upper - 1
+        out = ~ok  # a goal position needs no more moves: looked for among these only
+        ok[out] = self.goal_mask(new[out]) & (depth <= upper - 1)
+        return new[ok]
 
 
 class Search:
