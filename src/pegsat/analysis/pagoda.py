@@ -214,8 +214,8 @@ def for_levels(problem: Problem, deadline: Deadline) -> list[tuple[tuple[int, ..
     problem (start and goal complemented and swapped: a backward position ``Q`` is its
     position ``~Q``): a pagoda ``w`` that weighs ``~Q`` below the reversed goal ``~start``
     weighs ``Q`` above the start. Each pagoda's floor is its least weight on a goal position
-    (a reversed one's too: it cuts forward as well). German e5 -> e5 by moves: 5.2x fewer
-    positions (``bench/results-minmoves.txt``)."""
+    (a reversed one's too: it cuts forward as well). German e5 -> e5 by moves: 0.85 x 10^9
+    positions instead of 1.41 x 10^9 (``bench/results-tables.txt``)."""
     if not applies(problem):
         return []
     board = problem.board

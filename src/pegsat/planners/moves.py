@@ -24,6 +24,13 @@ on a plan of fewer than ``U`` moves if ``i + h >= U``; backwards, regions full a
 but broken in the position count the same way. The last level such a search needs (``a + b =
 U - 2`` before it) is only probed for a meeting, never sorted or stored.
 
+A search that lasts past its first second also cuts with pagodas (``Search.learn``,
+``analysis.pagoda.for_levels``): a forward position weighing less than a pagoda's floor can no
+longer reach the goal, a backward one weighing more than the start cannot be reached from it.
+Neither lies on any plan, and what can reach a cut forward position (or be reached from a cut
+backward one) is cut with it, so every position kept stands at its true depth: the first
+meeting is still optimal.
+
 The anchor is G. I. Bell's breadth-first search by moves ("Solving triangular peg
 solitaire", J. Integer Sequences 11, 2008; the English central game: 18 moves, first proven
 optimal by J. D. Beasley). Goals with too many positions to list (``GOAL_LIMIT``) are
@@ -138,7 +145,8 @@ class Bounds:
 
 
 class Search:
-    """Bidirectional breadth-first search by moves, with Merson pruning under a bound."""
+    """Bidirectional breadth-first search by moves, cut by pagodas and, under a bound, by
+    Merson's regions."""
 
     def __init__(self, problem: Problem, deadline: Deadline, *, upper: int | None = None,
                  starts: Sequence[int] | None = None, group: Sequence[Perm] | None = None,
