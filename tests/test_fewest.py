@@ -422,6 +422,7 @@ def test_the_fewest_moves_on_disk_leave_a_moves_certificate_that_checks(tmp_path
         assert cert["kind"] == "moves" and ev["moves"] == best and ev["upper"] == best + (where == "over")
         assert (ev["probe"] != "") == (where == "probed")  # a bound met by a probe: one move more
         assert max(len(lv) for lv in ev["forward"] + ev["backward"]) > 1  # levels of several partitions
+        assert bool(ev["pagodas"]) == (where != "met")  # cut by pagodas under a bound, checked with them
         v = certificate.check(cert, root)
         assert v.ok and f"at least {best} moves" in v.message, v.message
         with mapped(2, cluster) as run:

@@ -232,6 +232,16 @@ def for_levels(problem: Problem, deadline: Deadline) -> list[tuple[tuple[int, ..
     return found
 
 
+#: a board of at most this many holes has at most 2^20 positions: its whole level search costs
+#: less than learning pagodas (two ``learn_for``), so a search by moves on disk there learns none
+SMALL_BOARD = 20
+
+
+def worth_learning(problem: Problem) -> bool:
+    """Whether a level search of ``problem`` can be long enough for ``for_levels`` to pay."""
+    return problem.board.n > SMALL_BOARD
+
+
 Cut = tuple[list[tuple[int, ...]], list[int]]  # integer weightings, and the floor each must reach
 
 

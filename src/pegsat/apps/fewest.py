@@ -309,8 +309,10 @@ def _fewest(problem: Problem, root: Path, *, workers: int = 2, scheduler: str | 
     state = _resume(root, problem, k, say, by)
     upper_s = 0.0
     given = None if jumps or config is None else config.upper_plan
-    # the pagodas that cut the levels (none for ``upper=False``: every level whole)
-    learned = (lambda: pagoda.for_levels(problem, deadline)) if upper or jumps else list
+    # the pagodas that cut the levels (by moves none for ``upper=False``: every level whole;
+    # none on a board too small for them to pay)
+    worth = jumps or (upper and pagoda.worth_learning(problem))
+    learned = (lambda: pagoda.for_levels(problem, deadline)) if worth else list
     if state is None and jumps:
         state = State(None, None, "", {"forward": [], "backward": []}, learned())
     if given is not None:
