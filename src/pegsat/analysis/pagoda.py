@@ -207,8 +207,8 @@ def for_levels(problem: Problem, deadline: Deadline) -> list[tuple[tuple[int, ..
     """Integer pagodas (weights, floor) for a level search grown from both ends: a forward
     position ``P`` lies on a plan only if ``w(P) >= floor`` (it can still reach the goal), a
     backward position ``Q`` only if ``w(Q) <= w(start)`` (the start can reach it); cutting
-    the others keeps every plan, and every position's depth: what can reach a cut position,
-    or be reached from one, is cut by the same pagoda.
+    the others keeps every plan, and every position of a plan at its depth (the positions
+    before it on its shortest way from the start reach the goal too: none is cut).
 
     ``learn_for`` the problem, and, when the goal is one position, its time-reversed
     problem (start and goal complemented and swapped: a backward position ``Q`` is its

@@ -27,9 +27,11 @@ U - 2`` before it) is only probed for a meeting, never sorted or stored.
 A search that lasts past its first second also cuts with pagodas (``Search.learn``,
 ``analysis.pagoda.for_levels``): a forward position weighing less than a pagoda's floor can no
 longer reach the goal, a backward one weighing more than the start cannot be reached from it.
-Neither lies on any plan, and what can reach a cut forward position (or be reached from a cut
-backward one) is cut with it, so every position kept stands at its true depth: the first
-meeting is still optimal.
+Neither lies on any plan. A position of a plan stays at its depth (the positions on its
+shortest way from the start reach the goal too, so none of them is cut); a position kept that
+can reach no goal may come a level late (its shortest way passed a cut position: a pagoda
+weighs a level's least image, not its whole orbit), and so meets nothing. The first meeting is
+still optimal.
 
 The anchor is G. I. Bell's breadth-first search by moves ("Solving triangular peg
 solitaire", J. Integer Sequences 11, 2008; the English central game: 18 moves, first proven
@@ -189,8 +191,8 @@ class Search:
     def learn(self, deadline: Deadline) -> None:
         """Cut the levels still to grow with the pagodas of ``analysis.pagoda.for_levels``
         (a search of more than seconds: learning takes up to a few). The levels grown
-        before stay as they are: each is still exact (what a pagoda cuts, it cuts together
-        with everything reachable from it and everything that reaches it)."""
+        before stay as they are: a position of a plan is at its depth either way (see the
+        module's docstring)."""
         if self.single and not self.pagodas:
             self.bounds = Bounds(self.problem, self.levels.kernel, pagoda.for_levels(self.problem, deadline))
 
