@@ -148,11 +148,13 @@ def test_tampering_is_refused(a1, tmp_path):
 def cut(tmp_path_factory):
     """Triangle-5 a1 -> a1's certificate from a search cut by pagodas (learned at once: here
     no quick phase runs without them)."""
+    from pegsat.analysis import pagoda
     from pegsat.planners import moves
 
     path = tmp_path_factory.mktemp("cut") / "a1.json"
     with pytest.MonkeyPatch.context() as mp:
         mp.setattr(moves, "QUICK_S", 0.0)
+        mp.setattr(pagoda, "LEARN_SECONDS", 600.0)  # every playout, however loaded the machine
         bounded(T5, "a1", "a1", path)
     assert json.loads(path.read_text())["evidence"]["pagodas"]
     return path

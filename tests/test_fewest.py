@@ -409,6 +409,9 @@ def test_the_fewest_moves_on_disk_leave_a_moves_certificate_that_checks(tmp_path
         first, _ = real(search, deadline, config, **kw)
         return first, best + 1
 
+    from pegsat.analysis import pagoda
+
+    monkeypatch.setattr(pagoda, "LEARN_SECONDS", 600.0)  # every playout: pagodas however loaded the machine
     met = fewest(GAME, tmp_path / "met", scheduler=cluster, memory=MEMORY, upper=False)
     probed = fewest(GAME, tmp_path / "probed", scheduler=cluster, memory=MEMORY)
     monkeypatch.setattr(moves, "first_plan", over)

@@ -168,6 +168,13 @@ def test_search_by_moves_agrees_with_dijkstra(case):
                 assert start == p.start and replay_plan(p, plan).moves == want
 
 
+@pytest.fixture
+def whole_learning(monkeypatch):
+    """Pagodas learned from every one of the recipe's playouts, however loaded the machine:
+    the same pagodas every run (the recipe's seconds cap it otherwise)."""
+    monkeypatch.setattr(pagoda, "LEARN_SECONDS", 600.0)
+
+
 def _with_and_without_pagodas(board, v, s, upper=None):
     """The search by moves of ``v`` -> ``s`` without pagodas and cut by ``for_levels``'s:
     (its problem, the plain search, the cut one, each one's optimum)."""
@@ -200,6 +207,7 @@ def _inside(p, cut, plain, meeting):
         pos, last = eng.apply(pos, j), c
 
 
+@pytest.mark.usefixtures("whole_learning")
 @pytest.mark.parametrize("v,s", [("a1", "a1"), ("a2", "c3"), ("b3", "c5"), ("a1", "c5"), ("c3", "a3")])
 def test_pagodas_cut_positions_and_keep_the_fewest_moves(v, s):
     """Differential: with and without the pagodas of ``analysis.pagoda.for_levels``, the
@@ -209,6 +217,7 @@ def test_pagodas_cut_positions_and_keep_the_fewest_moves(v, s):
 
 
 @pytest.mark.slow  # 27 s (Dijkstra's)
+@pytest.mark.usefixtures("whole_learning")
 def test_pagodas_cut_triangle_6_as_brute_force_says():
     """Triangle-6 (21 holes): the optimum with pagodas is Dijkstra's, with far fewer
     positions."""
@@ -217,6 +226,7 @@ def test_pagodas_cut_triangle_6_as_brute_force_says():
 
 
 @pytest.mark.slow  # 15 s
+@pytest.mark.usefixtures("whole_learning")
 @pytest.mark.parametrize("v,s,moves", [("d4", "d1", 17), ("d1", "d1", 18)])
 def test_pagodas_cut_english_levels_and_keep_the_optimum(v, s, moves):
     _, best, fewest = _with_and_without_pagodas(ENGLISH, v, s)
