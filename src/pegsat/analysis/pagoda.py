@@ -221,12 +221,10 @@ def for_levels(problem: Problem, deadline: Deadline) -> list[tuple[tuple[int, ..
     board = problem.board
     found = list(learn_for(problem, deadline))
     g = problem.goal
-    exact = g.full | g.empty == board.full and not g.full & g.empty and g.full.bit_count() < problem.pegs
-    goals = [g.full] if exact else []
-    if goals:
-        reversed_ = Problem(board, board.full & ~goals[0], Goal.pattern(board, board.full & ~problem.start))
+    if g.full | g.empty == board.full and not g.full & g.empty and g.full.bit_count() < problem.pegs:
+        reversed_ = Problem(board, board.full & ~g.full, Goal.pattern(board, board.full & ~problem.start))
         for w, _ in learn_for(reversed_, deadline):
-            floor = _weighs(goals[0], w)
+            floor = _weighs(g.full, w)  # the one goal position's weight
             if (w, floor) not in found:
                 found.append((w, floor))
     return found

@@ -147,7 +147,7 @@ def _merge(problem: Problem, root: str, fp: str, side: str, d: int, q: int, part
     bounds = Bounds(problem, k) if upper is not None else None
 
     def keep(level: np.ndarray) -> np.ndarray:
-        if prune is not None and prune[0]:
+        if prune is not None:
             level = k.keep(level, *prune)[0]
         return level if bounds is None else bounds.keep(side, level, d, upper)
 
@@ -263,7 +263,8 @@ def _fewest(problem: Problem, root: Path, *, workers: int = 2, scheduler: str | 
     (every level whole, as the in-memory search builds them without a bound). Past
     ``deadline``, or with no room on the disk for a level: "unknown" with the proven lower
     bound (the levels are kept: a rerun goes on). Levels are cut by the pagodas of
-    ``analysis.pagoda.for_levels`` (none with ``upper=False``). ``on_level(client, side, d)``: called
+    ``analysis.pagoda.for_levels`` (by moves none with ``upper=False``, nor on a board of at
+    most ``pagoda.SMALL_BOARD`` holes). ``on_level(client, side, d)``: called
     while the tasks growing ``side``'s level ``d + 1`` are out (tests kill a worker there).
 
     ``by="jumps"``: the ``layers`` planner's search out of core (``--planner layers

@@ -121,9 +121,6 @@ class Bound:
                  upper: int) -> None:
         self.regions = [np.uint64(r) for r in regions]
         self.closure, self.upper = closure, upper
-        # no position of a plan weighs more than the start under a pagoda (no jump raises one)
-        self.tops = [sum(w[h] for h in range(problem.board.n) if problem.start >> h & 1)
-                     for w, _ in closure.pagodas]
         # per goal position, the regions it leaves full (those cost no move there): a
         # position's count is its full regions less the most of them one goal position
         # keeps; goal positions keeping the same ones are taken once
@@ -162,10 +159,11 @@ class Bound:
         """Which of ``x`` a pagoda cuts: forward, weighing below its floor (no goal position
         does, and no jump raises a pagoda: the goal is out of reach); backward, weighing
         more than the start (out of the start's reach)."""
+        if side == "backward":
+            return self.closure.above_start(x)
         out = np.zeros(len(x), dtype=bool)
         for k, (_, floor) in enumerate(self.closure.pagodas):
-            wsum = self.closure.weighs(x, k)
-            out |= wsum < floor if side == "forward" else wsum > self.tops[k]
+            out |= self.closure.weighs(x, k) < floor
         return out
 
     def excluded(self, side: str, x: np.ndarray, depth: int) -> np.ndarray:

@@ -447,6 +447,21 @@ class Closure:
         t = self._tables
         return sum(t["weigh"][k, i][self._byte(x, i)] for i in range(t["nb"]))
 
+    @cached_property
+    def tops(self) -> tuple[int, ...]:
+        """Each pagoda's weight of the start, which no position of a plan exceeds (no jump
+        raises a pagoda)."""
+        start, n = self.problem.start, self.problem.board.n
+        return tuple(sum(w[h] for h in range(n) if start >> h & 1) for w, _ in self.pagodas)
+
+    def above_start(self, x: np.ndarray) -> np.ndarray:
+        """Which positions weigh more than the start under a pagoda: the start cannot reach
+        them (a backward level's exclusion)."""
+        out = np.zeros(len(x), dtype=bool)
+        for k, top in enumerate(self.tops):
+            out |= self.weighs(x, k) > top
+        return out
+
     def canonical(self, x: np.ndarray, imgs: list[np.ndarray] | None = None) -> np.ndarray:
         """Each position's least image (given its images, or computed)."""
         out = None

@@ -206,8 +206,7 @@ class Levels:
     """A levels check, a task at a time (everything a task needs: picklable for Dask).
     ``levels[d][p]`` loads partition ``p`` of ``F_d``, ``back[d][p]`` of ``B_d``; ``mirror``
     checks the images under ``s`` (a Closure whose one symmetry is ``s``), or None; ``meet``
-    is the level the mirror images meet; ``tops``: each pagoda's weight of the start, which
-    no position of a plan exceeds (the backward side's exclusion)."""
+    is the level the mirror images meet."""
 
     closure: Closure
     levels: tuple[tuple[Loader, ...], ...]
@@ -217,7 +216,6 @@ class Levels:
     buckets: str = ""
     ends_empty: str = ""  # the side whose last level is said to be empty, if any
     back: tuple[tuple[Loader, ...], ...] = ()
-    tops: tuple[int, ...] = ()
     built: str = ""  # rebuilding: where the levels the check builds go ("": levels read, not built)
     stated: tuple[tuple[tuple[int, ...], ...], ...] = ()  # rebuilding: each side's parts' stated counts
 
@@ -270,9 +268,8 @@ class Levels:
         """Positions no plan passes through: ``Closure.excluded``'s, and, backward, those
         weighing more than the start under a pagoda (no jump raises one)."""
         out = self.closure.excluded(x)
-        if side == "backward" and self.tops:
-            for k, top in enumerate(self.tops):
-                out |= self.closure.weighs(x, k) > top
+        if side == "backward":
+            out |= self.closure.above_start(x)
         return out
 
     def expand(self, d: int, p: int, targets: tuple[int, ...] | None = None,
@@ -619,7 +616,6 @@ def check(problem: Problem, levels: Sequence[Sequence[Loader]], group: list[list
                     return done(False, str(exc))
         return done(None, f"the premises and the {sum(len(lv) for lv in [*levels, *back])} files of "
                     f"{len(levels) + len(back)} levels checked; their closure under jumps is not walked here")
-    tops = tuple(sum(w[h] for h in range(n) if problem.start >> h & 1) for w, _ in pagodas)
     # a journal's levels beside it, by its key (the same file may journal other checks)
     kept = Path(f"{journal.path}.levels") / journal.key[:32] if rebuild and journal is not None else None
     with tempfile.TemporaryDirectory(prefix="pegsat-levels-", dir=scratch) as tmp:
@@ -631,7 +627,7 @@ def check(problem: Problem, levels: Sequence[Sequence[Loader]], group: list[list
                              for d, lv in enumerate(lvs)]
                             for side, lvs in zip(SIDES, (levels, back), strict=True))
         check = Levels(closure, tuple(tuple(lv) for lv in levels), mirrored, meet, pegs, tmp, ends_empty,
-                       tuple(tuple(lv) for lv in back), tops, built, stated)
+                       tuple(tuple(lv) for lv in back), built, stated)
         firsts = [("forward", [problem.start], "the start is neither in level 0 nor excluded")]
         if back:
             firsts.append(("backward", goals or [], "a goal position is neither in backward level 0 nor "
