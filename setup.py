@@ -1,8 +1,10 @@
 """Builds pegsat's compiled search core (``pegsat.engine._core``); everything else is in
-pyproject.toml. A C compiler is needed at install time (gcc on Debian/Ubuntu)."""
+pyproject.toml. A C compiler is needed at install time (gcc on Debian/Ubuntu); numpy's headers come from
+the build requirements (its allocation-policy hook, ``engine/_pool.h``)."""
 
 import platform
 
+import numpy
 from setuptools import Extension, setup
 
 flags = ["-O3", "-std=c11", "-fno-strict-aliasing"]
@@ -11,4 +13,5 @@ if platform.machine() in ("x86_64", "AMD64"):
 
 setup(ext_modules=[Extension("pegsat.engine._core", ["src/pegsat/engine/_core.c"],
                              depends=["src/pegsat/engine/_core_impl.h", "src/pegsat/engine/_levels_impl.h",
-                                      "src/pegsat/engine/_dfs_impl.h"], extra_compile_args=flags)])
+                                      "src/pegsat/engine/_dfs_impl.h", "src/pegsat/engine/_pool.h"],
+                             include_dirs=[numpy.get_include()], extra_compile_args=flags)])

@@ -24,10 +24,11 @@ import sys
 import time
 from pathlib import Path
 
-import numpy as np
-
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "src"))
+sys.path.insert(0, str(ROOT / "bench"))
+
+from tree import anchor  # noqa: E402
 
 from pegsat.analysis import pagoda  # noqa: E402
 from pegsat.deadline import Deadline, Timeout  # noqa: E402
@@ -41,17 +42,6 @@ PROBLEMS = {
                 ("english", "c1", "c1", 16)],
     "french": [("french", "d2", "d3", 20), ("french", "c1", "e4", 20)],
 }
-
-
-def anchor() -> float:
-    """numpy's sort of 10^7 random 64-bit keys: keys per second (best of three)."""
-    keys = np.random.default_rng(1).integers(0, 1 << 63, 10_000_000, dtype=np.uint64)
-    best = float("inf")
-    for _ in range(3):
-        t = time.perf_counter()
-        np.sort(keys)
-        best = min(best, time.perf_counter() - t)
-    return len(keys) / best
 
 
 def search(board: str, v: str, s: str, upper: int, cut: bool, limit: float):

@@ -18,7 +18,13 @@ Tables:
   board, one per orbit of its symmetries (the three vacancies c1, d2, d3 that can be cleared
   to one peg, and each's survivors);
 * ``german-central``: the German (Wiegleb's 45-hole) board's central game e5 -> e5, and e5
-  -> one peg anywhere.
+  -> one peg anywhere;
+* ``targets``: the rows issue 51 sets times for (German e5 -> e5 and e3 -> e3, French d3 -> g5
+  and d3 -> a5), each beside its target.
+
+Each row's rate is positions up to symmetry per second per core (the run's positions over its
+seconds and the workers' cores), beside the machine anchor measured before and after the
+tables: numpy's sort of 10^7 random keys on one core (``tree.anchor``).
 """
 
 from __future__ import annotations
@@ -29,7 +35,7 @@ import sys
 import tempfile
 from pathlib import Path
 
-from tree import measured
+from tree import anchor, measured
 
 PEGSAT = Path(sys.executable).parent / "pegsat"
 TABLES = {
@@ -37,6 +43,10 @@ TABLES = {
                                                ("d3", "d2 a5 d5 g5")) for s in ss.split()],
     "german-central": [("german", "e5", "e5"), ("german", "e5", None)],
 }
+#: issue 51's targets: seconds for a fresh run as a user types it
+TARGET_S = {("german", "e5", "e5"): 600, ("german", "e3", "e3"): 2700, ("french", "d3", "g5"): 180,
+            ("french", "d3", "a5"): 180}
+TABLES["targets"] = list(TARGET_S)
 
 
 def main() -> None:
@@ -47,9 +57,11 @@ def main() -> None:
     ap.add_argument("--workers", default=None)
     ap.add_argument("--memory-limit", default=None)
     args = ap.parse_args()
-    print(f"{'problem':<22}{'moves':>6}{'>=':>4}  {'status':<15}{'positions':>14}{'seconds':>9}{'peak MB':>9}"
-          f"{'1 proc':>8}  where")
-    print("-" * 108)
+    cores = int(args.workers or 2)
+    print(f"machine anchor: numpy sorts {anchor() / 1e6:.1f} M keys/s on one core (10^7 random 64-bit keys)")
+    print(f"{'problem':<22}{'moves':>6}{'>=':>4}  {'status':<15}{'positions':>14}{'seconds':>9}{'target':>7}"
+          f"{'k/s/core':>9}{'peak MB':>9}{'1 proc':>8}  where")
+    print("-" * 124)
     plans = []
     for table in args.only.split(","):
         for board, v, s in TABLES[table]:
@@ -75,9 +87,13 @@ def main() -> None:
                 got = json.loads(check.stdout.splitlines()[-1]) if check.code == 0 else {}
                 replayed = " (replayed)" if got.get("moves") == data.get("moves") else " (REPLAY FAILED)"
                 plans.append(f"{name}: {data['moves']} moves: {data['plan']}")
+            target = TARGET_S.get((board, v, s))
+            rate = st.get("positions", 0) / max(run.seconds, 1e-9) / cores / 1e3
             print(f"{name:<22}{str(data.get('moves') or '-'):>6}{str(data.get('lower_bound') or '-'):>4}  "
-                  f"{data['status']:<15}{st.get('positions', 0):>14,}{run.seconds:>9.1f}{run.peak_mb:>9.0f}"
+                  f"{data['status']:<15}{st.get('positions', 0):>14,}{run.seconds:>9.1f}"
+                  f"{target if target else '-':>7}{rate:>9.0f}{run.peak_mb:>9.0f}"
                   f"{run.one_mb:>8.0f}  {where}{replayed}", flush=True)
+    print(f"machine anchor at the end: {anchor() / 1e6:.1f} M keys/s")
     if plans:
         print("\nplans (hole names, one move per chain):")
         for line in plans:

@@ -1,4 +1,5 @@
-"""One command as a whole process tree: its seconds, and its peak memory sampled with psutil.
+"""One command as a whole process tree: its seconds, and its peak memory sampled with psutil;
+and the machine anchor the benchmarks print beside their rates (``anchor``).
 
 The peak is the largest sum of resident memory over the command's process and every process
 it started (Dask workers included), sampled every 50 ms; ``one`` is the largest resident
@@ -15,6 +16,7 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
+import numpy as np
 import psutil
 
 SAMPLE_S = 0.05
@@ -77,3 +79,14 @@ def measured(cmd: list[str], timeout: float | None = None, watch: Path | None = 
         err.seek(0)
         return Run(time.perf_counter() - t, peak / 1e6, one / 1e6, proc.returncode, out.read(), err.read(),
                    disk / 1e6)
+
+
+def anchor() -> float:
+    """numpy's sort of 10^7 random 64-bit keys on one core: keys per second (best of three)."""
+    keys = np.random.default_rng(1).integers(0, 1 << 63, 10_000_000, dtype=np.uint64)
+    best = float("inf")
+    for _ in range(3):
+        t = time.perf_counter()
+        np.sort(keys)
+        best = min(best, time.perf_counter() - t)
+    return len(keys) / best

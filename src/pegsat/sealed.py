@@ -74,9 +74,13 @@ def encode(array: np.ndarray, codec: str) -> bytes:
         raise ValueError(f"unknown codec {codec!r}")
     import zstandard
 
-    gaps = np.diff(words, prepend=DTYPE.type(0)) if len(words) else words
+    gaps = np.empty_like(words)
+    if len(words):
+        gaps[0] = words[0]
+        np.subtract(words[1:], words[:-1], out=gaps[1:])
     planes = np.ascontiguousarray(gaps.view(np.uint8).reshape(-1, 8).T)
-    return zstandard.ZstdCompressor(level=ZSTD_LEVEL).compress(planes.tobytes())
+    del gaps
+    return zstandard.ZstdCompressor(level=ZSTD_LEVEL).compress(planes.data)
 
 
 def decode(body: bytes, codec: str, count: int) -> np.ndarray:
@@ -90,22 +94,24 @@ def decode(body: bytes, codec: str, count: int) -> np.ndarray:
     import zstandard
 
     want = count * DTYPE.itemsize
+    raw = np.empty(want + 1, dtype=np.uint8)  # inflated in place: one byte more says "too long"
+    view, got = raw.data, 0
     try:
         with zstandard.ZstdDecompressor().stream_reader(body, read_across_frames=True) as reader:
-            raw = bytearray()
-            while len(raw) <= want:
-                got = reader.read(want + 1 - len(raw))
-                if not got:
+            while got <= want:
+                n = reader.readinto(view[got:])
+                if not n:
                     break
-                raw += got
+                got += n
     except zstandard.ZstdError as exc:
         raise Stale(f"its body does not inflate ({exc})") from None
-    if len(raw) != want:
-        raise Stale(f"its body inflates to {'more than ' if len(raw) > want else ''}{len(raw)} bytes, "
+    view.release()
+    if got != want:
+        raise Stale(f"its body inflates to {'more than ' if got > want else ''}{got} bytes, "
                     f"not the {want} of {count} words")
-    planes = np.frombuffer(bytes(raw), dtype=np.uint8).reshape(8, count)
-    gaps = np.ascontiguousarray(planes.T).view(DTYPE).reshape(-1)
-    return np.cumsum(gaps, dtype=np.uint64)
+    words = np.ascontiguousarray(raw[:want].reshape(8, count).T).view(DTYPE).reshape(-1)
+    del raw
+    return np.cumsum(words, dtype=np.uint64, out=words)
 
 
 def write(path: Path, kind: str, version: int, fingerprint: str, array: np.ndarray,

@@ -42,7 +42,7 @@ from .. import sealed
 from ..deadline import Deadline, Timeout
 from ..engine import spill
 from ..engine.bitboard import Perm, count_moves, mirror, permute, replay, replay_plan, stabilizer
-from ..engine.kernel import Kernel, kernel, words
+from ..engine.kernel import Kernel, kernel, pool_release, words
 from ..engine.levels import walk
 from ..errors import PegsatError, PlanError
 from ..files import write_atomic
@@ -224,7 +224,9 @@ def solve(problem: Problem, config: Any, deadline: Deadline, *, spill: Path | No
     except MemoryBudget as exc:
         why = str(exc)
     # out here, not in the handler: the exception's frames hold the in-memory levels, and
-    # they go only with it (French d3 -> g5 kept 6.8 GB through its whole run on disk)
+    # they go only with it (French d3 -> g5 kept 6.8 GB through its whole run on disk); the
+    # blocks they leave in the core's pool go too (the workers do the rest)
+    pool_release()
     if overflow is not None:
         overflow.mkdir(parents=True, exist_ok=True)
     root = overflow or Path(tempfile.mkdtemp(prefix="pegsat-levels-"))

@@ -17,6 +17,12 @@
 #include <stdlib.h>
 #include <string.h>
 
+#define NPY_NO_DEPRECATED_API NPY_2_0_API_VERSION
+#define NPY_TARGET_VERSION NPY_2_0_API_VERSION
+#include <numpy/arrayobject.h>
+
+#include "_pool.h"
+
 #ifndef CANON_BITS
 #define CANON_BITS 11  /* holes per symmetry-table lookup (2048-entry tables: measured best) */
 #endif
@@ -84,7 +90,7 @@ static inline int pagoda_cut(const CoreSearch *s, const int64_t *val, const int6
     return 0;
 }
 
-/* A malloc'd block of positions handed to Python without a copy: it exposes its memory
+/* A pooled block (``_pool.h``) of positions handed to Python without a copy: it exposes its memory
  * through the buffer protocol (numpy.frombuffer wraps it) and frees it when the last view
  * goes. The move expansion fills one without the GIL, where a bytearray could not grow. */
 typedef struct {
@@ -93,7 +99,7 @@ typedef struct {
     Py_ssize_t len;
 } Block;
 
-static void Block_dealloc(Block *k) { free(k->data); Py_TYPE(k)->tp_free((PyObject *)k); }
+static void Block_dealloc(Block *k) { pool_free(k->data); Py_TYPE(k)->tp_free((PyObject *)k); }
 
 static int Block_getbuffer(Block *k, Py_buffer *view, int flags) {
     return PyBuffer_FillInfo(view, (PyObject *)k, k->data, k->len, 0, flags);
@@ -114,9 +120,36 @@ static PyTypeObject BlockType = {
 /* Takes ownership of ``data`` (freed here on failure). */
 static PyObject *block_of(void *data, Py_ssize_t len) {
     Block *k = PyObject_New(Block, &BlockType);
-    if (!k) { free(data); return NULL; }
+    if (!k) { pool_free(data); return NULL; }
     k->data = data; k->len = len;
     return (PyObject *)k;
+}
+
+/* A new block of ``len`` bytes (uninitialised), or NULL with MemoryError set. */
+static PyObject *new_block(Py_ssize_t len) {
+    void *data = pool_alloc(len > 0 ? (size_t)len : 1, 0);
+    if (!data) return PyErr_NoMemory();
+    return block_of(data, len);
+}
+
+#define BLOCK_DATA(o) ((char *)((Block *)(o))->data)
+
+/* Cuts a block to its first ``len`` bytes; when they use less than 3/4 of its capacity they
+ * are copied to a block of their size (a level kept for long holds no room it does not use;
+ * the large block goes back to the pool for the next chunk). Returns -1 without memory. */
+static int block_fit(PyObject *o, Py_ssize_t len) {
+    Block *k = (Block *)o;
+    PoolHead *h = (PoolHead *)((char *)k->data - POOL_HEAD);
+    size_t room = h->cap ? h->cap - POOL_HEAD : h->size;
+    if ((size_t)len * 4 < room * 3) {
+        void *d = pool_alloc(len > 0 ? (size_t)len : 1, 0);
+        if (!d) return -1;
+        memcpy(d, k->data, (size_t)len);
+        pool_free(k->data);
+        k->data = d;
+    }
+    k->len = len;
+    return 0;
 }
 
 static void *need_1(const CoreBoard *b) { return b->need; }
@@ -378,9 +411,9 @@ static PyObject *Board_canon(CoreBoard *b, PyObject *args) {
     if (!PyArg_ParseTuple(args, "y*", &v)) return NULL;
     PyObject *r = NULL;
     if (positions(b, &v, &n) == 0) {
-        r = PyByteArray_FromStringAndSize(NULL, v.len);
+        r = new_block(v.len);
         if (r) {
-            char *dst = PyByteArray_AS_STRING(r);
+            char *dst = BLOCK_DATA(r);
             Py_BEGIN_ALLOW_THREADS  /* no Python objects: threads canonicalise side by side */
             if (b->W == 1) canon_all_1(b, v.buf, dst, n);
             else canon_all_2(b, v.buf, dst, n);
@@ -409,10 +442,10 @@ static PyObject *Board_permute(CoreBoard *b, PyObject *args) {
                 int h = byte * 8 + bit;
                 if (h < b->n && (val >> bit & 1)) set_bit(t, b->W, (size_t)byte * 256 + val, perm[h]);
             }
-    r = PyByteArray_FromStringAndSize(NULL, v.len);
+    r = new_block(v.len);
     if (r) {
-        if (b->W == 1) permute_all_1(t, b->nbytes, v.buf, PyByteArray_AS_STRING(r), n);
-        else permute_all_2(t, b->nbytes, v.buf, PyByteArray_AS_STRING(r), n);
+        if (b->W == 1) permute_all_1(t, b->nbytes, v.buf, BLOCK_DATA(r), n);
+        else permute_all_2(t, b->nbytes, v.buf, BLOCK_DATA(r), n);
     }
 out:
     free(t);
@@ -460,9 +493,9 @@ static PyObject *Board_member(CoreBoard *b, PyObject *args) {
     if (!PyArg_ParseTuple(args, "y*y*", &s, &q)) return NULL;
     PyObject *r = NULL;
     if (positions(b, &s, &ns) == 0 && positions(b, &q, &nq) == 0) {
-        r = PyByteArray_FromStringAndSize(NULL, nq);
+        r = new_block(nq);
         if (r) {
-            char *out = PyByteArray_AS_STRING(r);
+            char *out = BLOCK_DATA(r);
             Py_BEGIN_ALLOW_THREADS
             if (b->W == 1) member_1(s.buf, ns, q.buf, nq, out);
             else member_2(s.buf, ns, q.buf, nq, out);
@@ -646,13 +679,13 @@ static PyObject *Board_cut(CoreBoard *b, PyObject *args) {
         goto out;
     }
     tab = byte_tables(b, wv.buf, P);
-    r = PyByteArray_FromStringAndSize(NULL, n ? n : 1);
+    r = new_block(n ? n : 1);
     int *order = PyMem_RawMalloc(sizeof(int) * (size_t)(P ? P : 1));
     if (!tab || !r || !order) { Py_CLEAR(r); PyMem_RawFree(order); PyErr_NoMemory(); goto out; }
     for (int p = 0; p < P; p++) order[p] = p;
     const int64_t *floors = fv.buf;
     const uint64_t *masks = cv.buf;
-    char *cut = PyByteArray_AS_STRING(r);
+    char *cut = BLOCK_DATA(r);
     const uint64_t *src = (const uint64_t *)v.buf;
     const int nb = b->nbytes;
     Py_BEGIN_ALLOW_THREADS
@@ -681,7 +714,7 @@ static PyObject *Board_cut(CoreBoard *b, PyObject *args) {
     }
     Py_END_ALLOW_THREADS
     PyMem_RawFree(order);
-    if (PyByteArray_Resize(r, n) < 0) Py_CLEAR(r);
+    if (block_fit(r, n) < 0) { Py_CLEAR(r); PyErr_NoMemory(); }
 out:
     free(tab);
     PyBuffer_Release(&v); PyBuffer_Release(&wv); PyBuffer_Release(&fv);
@@ -711,7 +744,7 @@ static PyObject *Board_fresh(CoreBoard *b, PyObject *args) {
     for (Py_ssize_t i = 0; i < n; i++)
         for (int k = 0; k < b->J; k++) total += (src[i] & flip[k]) == need[k];
     size_t bytes = (size_t)(total ? total : 1) * sizeof(uint64_t);
-    key = malloc(bytes); val = malloc(bytes); k2 = malloc(bytes); v2 = malloc(bytes);
+    key = pool_alloc(bytes, 0); val = pool_alloc(bytes, 0); k2 = pool_alloc(bytes, 0); v2 = pool_alloc(bytes, 0);
     count = malloc(sizeof(size_t) << RADIX);
     if (!key || !val || !k2 || !v2 || !count) fail = 1;
     else {
@@ -762,11 +795,14 @@ static PyObject *Board_fresh(CoreBoard *b, PyObject *args) {
     }
     Py_END_ALLOW_THREADS
     if (fail) { PyErr_NoMemory(); goto out; }
-    kids = PyByteArray_FromStringAndSize((const char *)val, m * 8);
-    forms = PyByteArray_FromStringAndSize((const char *)key, m * 8);
+    kids = block_of(val, m * 8);  /* the blocks own them now */
+    val = NULL;
+    if (kids && block_fit(kids, m * 8) < 0) { Py_CLEAR(kids); PyErr_NoMemory(); }
+    if (kids) { forms = block_of(key, m * 8); key = NULL; }
+    if (forms && block_fit(forms, m * 8) < 0) { Py_CLEAR(forms); PyErr_NoMemory(); }
     if (kids && forms) r = PyTuple_Pack(2, kids, forms);
 out:
-    free(key); free(val); free(k2); free(v2); free(count);
+    pool_free(key); pool_free(val); pool_free(k2); pool_free(v2); free(count);
     Py_XDECREF(kids); Py_XDECREF(forms);
     PyBuffer_Release(&v); PyBuffer_Release(&d);
     return r;
@@ -786,13 +822,13 @@ static PyObject *Board_route(CoreBoard *b, PyObject *args) {
     }
     if (positions(b, &v, &n) < 0) goto out;
     Py_ssize_t parts = (Py_ssize_t)1 << bits;
-    routed = PyByteArray_FromStringAndSize(NULL, n * 8);
-    counts = PyByteArray_FromStringAndSize(NULL, parts * 8);
+    routed = new_block(n * 8);
+    counts = new_block(parts * 8);
     int64_t *at = malloc((size_t)parts * sizeof(int64_t));
     if (!routed || !counts || !at) { free(at); PyErr_NoMemory(); goto out; }
     const uint64_t *src = (const uint64_t *)v.buf;
-    uint64_t *dst = (uint64_t *)PyByteArray_AS_STRING(routed);
-    int64_t *cnt = (int64_t *)PyByteArray_AS_STRING(counts);
+    uint64_t *dst = (uint64_t *)BLOCK_DATA(routed);
+    int64_t *cnt = (int64_t *)BLOCK_DATA(counts);
     Py_BEGIN_ALLOW_THREADS
     memset(cnt, 0, (size_t)parts * sizeof(int64_t));
     const int shift = 64 - bits;
@@ -1045,8 +1081,70 @@ static PyTypeObject SearchType = {
     .tp_doc = "a resumable depth-first search with a table of dead positions",
 };
 
+/* ---- the pool (_pool.h) as numpy's allocator and to Python ---------------------------- */
+
+static void *np_malloc(void *ctx, size_t size) { (void)ctx; return pool_alloc(size, 0); }
+static void *np_calloc(void *ctx, size_t n, size_t size) {
+    (void)ctx;
+    if (size && n > SIZE_MAX / size) return NULL;
+    return pool_alloc(n * size, 1);
+}
+static void *np_realloc(void *ctx, void *p, size_t size) { (void)ctx; return pool_realloc(p, size); }
+static void np_free(void *ctx, void *p, size_t size) { (void)ctx; (void)size; pool_free(p); }
+
+static PyDataMem_Handler pool_handler = {
+    "pegsat_pool", 1, {NULL, np_malloc, np_calloc, np_realloc, np_free},
+};
+static PyObject *pool_capsule;
+
+/* use_pool(): numpy's arrays made in the calling context (thread, task) come from the pool. */
+static PyObject *use_pool(PyObject *self, PyObject *args) {
+    (void)self; (void)args;
+    PyObject *old = PyDataMem_SetHandler(pool_capsule);
+    if (!old) return NULL;
+    Py_DECREF(old);
+    Py_RETURN_NONE;
+}
+
+/* pool_limit(bytes): the most bytes the pool keeps (past them the oldest blocks go now). */
+static PyObject *pool_limit(PyObject *self, PyObject *args) {
+    (void)self;
+    Py_ssize_t limit;
+    if (!PyArg_ParseTuple(args, "n", &limit)) return NULL;
+    if (limit < 0) { PyErr_SetString(PyExc_ValueError, "pool_limit: bytes >= 0"); return NULL; }
+    pthread_mutex_lock(&pool_lock);
+    pool.limit = (size_t)limit;
+    pthread_mutex_unlock(&pool_lock);
+    pool_trim((size_t)limit);
+    Py_RETURN_NONE;
+}
+
+/* pool_release(): every pooled block back to the system. */
+static PyObject *pool_release(PyObject *self, PyObject *args) {
+    (void)self; (void)args;
+    pool_trim(0);
+    Py_RETURN_NONE;
+}
+
+/* pool_stats() -> (idle bytes, idle blocks, requests served as they were, requests served by
+ * trimming or growing an idle block, requests mapped fresh, limit). */
+static PyObject *pool_stats(PyObject *self, PyObject *args) {
+    (void)self; (void)args;
+    pthread_mutex_lock(&pool_lock);
+    size_t bytes = pool.bytes, limit = pool.limit;
+    int n = pool.n;
+    uint64_t hits = pool.hits, reshaped = pool.reshaped, fresh = pool.fresh;
+    pthread_mutex_unlock(&pool_lock);
+    return Py_BuildValue("(niKKKn)", (Py_ssize_t)bytes, n, (unsigned long long)hits,
+                         (unsigned long long)reshaped, (unsigned long long)fresh, (Py_ssize_t)limit);
+}
+
 static PyMethodDef core_functions[] = {
     {"run_lanes", (PyCFunction)run_lanes, METH_VARARGS, "run_lanes((search, ...), budget) -> (index, code)"},
+    {"use_pool", (PyCFunction)use_pool, METH_NOARGS, "use_pool(): numpy's arrays made here come from the pool"},
+    {"pool_limit", (PyCFunction)pool_limit, METH_VARARGS, "pool_limit(bytes): the most bytes the pool keeps"},
+    {"pool_release", (PyCFunction)pool_release, METH_NOARGS, "pool_release(): every pooled block unmapped"},
+    {"pool_stats", (PyCFunction)pool_stats, METH_NOARGS, "pool_stats() -> (idle bytes, idle blocks, hits, reshaped, fresh, limit)"},
     {NULL}
 };
 
@@ -1055,6 +1153,12 @@ static struct PyModuleDef coremodule = {
 };
 
 PyMODINIT_FUNC PyInit__core(void) {
+    import_array();
+    if (!pool_capsule) {
+        pool_capsule = PyCapsule_New(&pool_handler, "mem_handler", NULL);
+        if (!pool_capsule) return NULL;
+        pthread_atfork(pool_prefork, pool_postfork, pool_postfork);
+    }
     if (PyType_Ready(&BoardType) < 0 || PyType_Ready(&SearchType) < 0 || PyType_Ready(&BlockType) < 0)
         return NULL;
     PyObject *m = PyModule_Create(&coremodule);

@@ -16,9 +16,9 @@ static PyObject *SFX(step)(CoreBoard *b, const char *src, Py_ssize_t n, int reve
             total += reverse ? ((pos & flip[k]) == land[k]) : ((pos & flip[k]) == need[k]);
     }
     Py_END_ALLOW_THREADS
-    PyObject *ba = PyByteArray_FromStringAndSize(NULL, total * POS_BYTES);
+    PyObject *ba = new_block(total * POS_BYTES);
     if (!ba) return NULL;
-    char *dst = PyByteArray_AS_STRING(ba);
+    char *dst = BLOCK_DATA(ba);
     Py_BEGIN_ALLOW_THREADS
     Py_ssize_t o = 0;
     const POS *want = reverse ? land : need;
@@ -43,9 +43,9 @@ static PyObject *SFX(step)(CoreBoard *b, const char *src, Py_ssize_t n, int reve
 /* How many jumps are legal at (``reverse``: lead to) each position: ``step``'s output holds
  * that many successors of each position, in order (16-bit counts). */
 static PyObject *SFX(degree)(CoreBoard *b, const char *src, Py_ssize_t n, int reverse) {
-    PyObject *r = PyByteArray_FromStringAndSize(NULL, 2 * n);
+    PyObject *r = new_block(2 * n);
     if (!r) return NULL;
-    uint16_t *out = (uint16_t *)PyByteArray_AS_STRING(r);
+    uint16_t *out = (uint16_t *)BLOCK_DATA(r);
     const POS *need = (const POS *)SFX(need)(b), *land = (const POS *)SFX(land)(b);
     const POS *flip = (const POS *)SFX(flip)(b);
     for (Py_ssize_t i = 0; i < n; i++) {
@@ -59,7 +59,7 @@ static PyObject *SFX(degree)(CoreBoard *b, const char *src, Py_ssize_t n, int re
 }
 
 /* Every position one move (a chain of jumps by one peg) after, or before, each position. Runs
- * without the GIL (threads expand slices of a level side by side) into malloc'd buffers. */
+ * without the GIL (threads expand slices of a level side by side) into pooled buffers. */
 typedef struct { POS *pos, *img; int *peg; Py_ssize_t cap; } SFX(Chain);
 
 static int SFX(chain_grow)(SFX(Chain) *c, int G) {
@@ -103,7 +103,7 @@ static Py_ssize_t SFX(moves_run)(const CoreBoard *b, const char *src, Py_ssize_t
                 if (top == c.cap && SFX(chain_grow)(&c, G) < 0) goto fail;
                 if (len == cap) {
                     Py_ssize_t nc = cap ? 2 * cap : (n * 16 > 1024 ? n * 16 : 1024);  /* untouched pages cost nothing */
-                    POS *o = realloc(out, nc * sizeof(POS));
+                    POS *o = out ? pool_realloc(out, nc * sizeof(POS)) : pool_alloc_as(nc * sizeof(POS), 0, 1);
                     if (!o) goto fail;
                     out = o; cap = nc;
                 }
@@ -120,11 +120,10 @@ static Py_ssize_t SFX(moves_run)(const CoreBoard *b, const char *src, Py_ssize_t
         }
     }
     free(c.pos); free(c.img); free(c.peg);
-    if (len && len < cap) { POS *o = realloc(out, len * sizeof(POS)); if (o) out = o; }
     *outp = out;
     return len;
 fail:
-    free(c.pos); free(c.img); free(c.peg); free(out);
+    free(c.pos); free(c.img); free(c.peg); pool_free(out);
     return -1;
 }
 
@@ -135,8 +134,9 @@ static PyObject *SFX(moves)(CoreBoard *b, const char *src, Py_ssize_t n, int rev
     len = SFX(moves_run)(b, src, n, reverse, canon, &out);
     Py_END_ALLOW_THREADS
     if (len < 0) return PyErr_NoMemory();
-    if (!out && !(out = malloc(POS_BYTES))) return PyErr_NoMemory();  /* no moves: empty block */
-    return block_of(out, len * POS_BYTES);
+    if (!out && !(out = pool_alloc(POS_BYTES, 0))) return PyErr_NoMemory();  /* no moves: empty block */
+    return block_of(out, len * POS_BYTES);  /* its room stays: children live a chunk, and the next
+                                               * chunk's take this block back whole */
 }
 
 static void SFX(canon_all)(CoreBoard *b, const char *src, char *dst, Py_ssize_t n) {
@@ -159,12 +159,12 @@ static void SFX(permute_all)(const POS *t, int nb, const char *src, char *dst, P
 static Py_ssize_t SFX(sort_unique)(char *buf, Py_ssize_t n) {
     if (n < 2) return n;
     POS *a = (POS *)buf;
-    POS *tmp = malloc(n * sizeof(POS));
+    POS *tmp = pool_alloc(n * sizeof(POS), 0);
     if (!tmp) return -1;  /* runs without the GIL: the caller raises MemoryError once it holds it */
     const int buckets = 1 << RADIX;
     const unsigned dmask = (unsigned)buckets - 1;
     size_t *count = malloc(buckets * sizeof(size_t));
-    if (!count) { free(tmp); return -1; }
+    if (!count) { pool_free(tmp); return -1; }
     POS *from = a, *to = tmp;
     POS all_or = 0, all_and = ~(POS)0;
     for (Py_ssize_t i = 0; i < n; i++) { all_or |= a[i]; all_and &= a[i]; }
@@ -179,7 +179,7 @@ static Py_ssize_t SFX(sort_unique)(char *buf, Py_ssize_t n) {
         POS *t = from; from = to; to = t;
     }
     if (from != a) memcpy(a, from, n * sizeof(POS));
-    free(tmp); free(count);
+    pool_free(tmp); free(count);
     Py_ssize_t m = 1;
     for (Py_ssize_t i = 1; i < n; i++) if (a[i] != a[m - 1]) a[m++] = a[i];
     return m;
@@ -215,7 +215,7 @@ static int SFX(member_hashed)(const POS *s, Py_ssize_t ns, const char *q, Py_ssi
     int bits = 4;
     while (((Py_ssize_t)1 << bits) < 2 * ns) bits++;
     const uint64_t mask = ((uint64_t)1 << bits) - 1;
-    uint32_t *slot = calloc((size_t)1 << bits, sizeof(uint32_t));
+    uint32_t *slot = pool_alloc(((size_t)1 << bits) * sizeof(uint32_t), 1);
     if (!slot) return -1;
     for (Py_ssize_t i = 0; i < ns; i++) {
         uint64_t h = SFX(hash)(s[i]) >> (64 - bits);
@@ -230,7 +230,7 @@ static int SFX(member_hashed)(const POS *s, Py_ssize_t ns, const char *q, Py_ssi
             if (s[v - 1] == x) { hit = 1; break; }
         out[i] = hit;
     }
-    free(slot);
+    pool_free(slot);
     return 0;
 }
 
@@ -274,10 +274,10 @@ static PyObject *SFX(keep)(CoreBoard *b, const char *src, Py_ssize_t n, const in
                            const int64_t *floors, int P, int64_t *alone) {
     /* The output can hold every position: the filter runs without the GIL (the beam's
      * slices filter side by side), then the buffer is cut to what was kept. */
-    PyObject *ba = PyByteArray_FromStringAndSize(NULL, (n ? n : 1) * POS_BYTES);
+    PyObject *ba = new_block((n ? n : 1) * POS_BYTES);
     int64_t *acc = PyMem_RawMalloc(sizeof(int64_t) * (size_t)(P ? P : 1));
     if (!ba || !acc) { Py_XDECREF(ba); PyMem_RawFree(acc); return PyErr_NoMemory(); }
-    char *dst = PyByteArray_AS_STRING(ba);
+    char *dst = BLOCK_DATA(ba);
     int nb = b->nbytes;
     Py_ssize_t m = 0;
     Py_BEGIN_ALLOW_THREADS
@@ -299,7 +299,7 @@ static PyObject *SFX(keep)(CoreBoard *b, const char *src, Py_ssize_t n, const in
     }
     Py_END_ALLOW_THREADS
     PyMem_RawFree(acc);
-    if (PyByteArray_Resize(ba, m * POS_BYTES) < 0) { Py_DECREF(ba); return NULL; }
+    if (block_fit(ba, m * POS_BYTES) < 0) { Py_DECREF(ba); return PyErr_NoMemory(); }
     return ba;
 }
 

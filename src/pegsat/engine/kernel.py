@@ -18,17 +18,19 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
 from functools import lru_cache
+from typing import NamedTuple
 
 import numpy as np
 
 from ..errors import PegsatError
-from ..limits import give_back_freed_memory
+from ..limits import available, give_back_freed_memory
 from ..model.board import Board, Perm
 from . import _core
 
 MAX_HOLES = 128
 U64 = np.uint64
 give_back_freed_memory()  # a level's arrays, once freed, leave the process (see ``limits``)
+_core.pool_limit(available() // 4)  # idle pooled blocks at most (``use_pool``)
 
 
 def check_size(board: Board) -> None:
@@ -290,7 +292,51 @@ class Kernel:
                             canon, delta, floors, values, target, target_pegs)
 
 
-@lru_cache(maxsize=64)
 def kernel(board: Board, group: tuple[Perm, ...]) -> Kernel:
-    """The core's tables for a board and a group (cached)."""
+    """The core's tables for a board and a group (cached). numpy's arrays made from here on in
+    the calling context (a thread, a Dask task) come from the core's pool of large blocks
+    (``use_pool``)."""
+    use_pool()
+    return _tables(board, group)
+
+
+@lru_cache(maxsize=64)
+def _tables(board: Board, group: tuple[Perm, ...]) -> Kernel:
     return Kernel(board, group)
+
+
+def use_pool() -> None:
+    """numpy's arrays made in the calling context come from the core's pool (``_pool.h``):
+    a block of a megabyte or more, once freed, serves the next request of about its size
+    instead of going back to the system, so a level's chunks reuse their buffers rather than
+    fault in and zero fresh pages each time; the pool never holds more than the blocks in use
+    needed at their peak, nor past ``pool_limit`` bytes idle."""
+    _core.use_pool()
+
+
+def pool_limit(limit: int) -> None:
+    """The most bytes the pool keeps idle (default a quarter of the memory the process may
+    have, ``limits.available``: what a level search's worker holds at its peak, so that its
+    chunks reuse every block); past them the oldest go now."""
+    _core.pool_limit(int(limit))
+
+
+def pool_release() -> None:
+    """Every idle block of the pool back to the system (a task's end)."""
+    _core.pool_release()
+
+
+class PoolStats(NamedTuple):
+    """The pool's state and its counts since the process began."""
+
+    idle: int  # bytes pooled, not in use
+    blocks: int  # blocks pooled
+    hits: int  # requests served by a pooled block as it was
+    reshaped: int  # requests served by a pooled block trimmed or grown (its pages reused)
+    fresh: int  # requests mapped fresh from the system (pages to fault in and zero)
+    limit: int  # the most bytes kept idle
+
+
+def pool_stats() -> PoolStats:
+    """The pool's counts (``PoolStats``)."""
+    return PoolStats(*_core.pool_stats())
