@@ -359,6 +359,11 @@ def test_sealed_files_round_trip_and_refuse_damage(tmp_path, codec):
         assert size == path.stat().st_size
         assert np.array_equal(sealed.read(path, "level", 1, "fp", len(arr)), arr)
         assert sealed.header(path, "level", 1, "fp", len(arr))["count"] == len(arr)
+        room = np.full(len(arr) + 2, 9, dtype=np.uint64)  # decoded in place, nothing beside touched
+        sealed.read(path, "level", 1, "fp", len(arr), out=room[1:-1])
+        assert np.array_equal(room[1:-1], arr) and room[0] == room[-1] == 9
+        with pytest.raises(sealed.Stale):  # a file whose count is not the room's
+            sealed.read(path, "level", 1, "fp", len(arr), out=room)
     good = path.read_bytes()
     magic, head, body = good.split(b"\n", 2)
     damaged = {"cut short": good[:-3], "a flipped byte": good[:-5] + bytes([good[-5] ^ 1]) + good[-4:]}

@@ -83,14 +83,21 @@ def encode(array: np.ndarray, codec: str) -> bytes:
     return zstandard.ZstdCompressor(level=ZSTD_LEVEL).compress(planes.data)
 
 
-def decode(body: bytes, codec: str, count: int) -> np.ndarray:
-    """The ``count`` words ``body`` holds; ``Stale`` if it holds anything else. A compressed
-    body is inflated to at most ``count`` words plus one byte, never further (a body that
-    would inflate to gigabytes stops there)."""
+def decode(body: bytes, codec: str, count: int, out: np.ndarray | None = None) -> np.ndarray:
+    """The ``count`` words ``body`` holds (in ``out``, a uint64 array of ``count``, when
+    given); ``Stale`` if it holds anything else. A compressed body is inflated to at most
+    ``count`` words plus one byte, never further (a body that would inflate to gigabytes stops
+    there)."""
+    if out is not None and len(out) != count:
+        raise Stale(f"it holds {count} words, not the {len(out)} its header said a moment ago")
     if codec == "raw":
         if len(body) != count * DTYPE.itemsize:
             raise Stale(f"{len(body)} bytes follow the header; {count} words take {count * DTYPE.itemsize}")
-        return np.frombuffer(body, dtype=DTYPE).astype(np.uint64)
+        words = np.frombuffer(body, dtype=DTYPE)
+        if out is None:
+            return words.astype(np.uint64)
+        out[:] = words
+        return out
     import zstandard
 
     want = count * DTYPE.itemsize
@@ -109,7 +116,8 @@ def decode(body: bytes, codec: str, count: int) -> np.ndarray:
     if got != want:
         raise Stale(f"its body inflates to {'more than ' if got > want else ''}{got} bytes, "
                     f"not the {want} of {count} words")
-    words = np.ascontiguousarray(raw[:want].reshape(8, count).T).view(DTYPE).reshape(-1)
+    words = np.empty(count, dtype=np.uint64) if out is None else out
+    np.copyto(words.view(np.uint8).reshape(count, 8), raw[:want].reshape(8, count).T)
     del raw
     return np.cumsum(words, dtype=np.uint64, out=words)
 
@@ -169,10 +177,12 @@ def _header(fh: Any, kind: str, version: int, fingerprint: str, max_count: int) 
     return head
 
 
-def read(path: Path, kind: str, version: int, fingerprint: str, max_count: int) -> np.ndarray:
-    """The array of a sealed file, or ``Stale`` saying why it cannot be believed."""
+def read(path: Path, kind: str, version: int, fingerprint: str, max_count: int,
+         out: np.ndarray | None = None) -> np.ndarray:
+    """The array of a sealed file (in ``out``, when given: a uint64 array as long as the
+    file's count, as ``header`` read it), or ``Stale`` saying why it cannot be believed."""
     body, head = _body(path, kind, version, fingerprint, max_count)
-    return decode(body, head["codec"], head["count"])
+    return decode(body, head["codec"], head["count"], out)
 
 
 def verify(path: Path, kind: str, version: int, fingerprint: str, max_count: int) -> dict[str, Any]:

@@ -7,6 +7,7 @@ transport or retry logic of its own.
 
 from __future__ import annotations
 
+import logging
 import os
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -87,6 +88,13 @@ def client(workers: int, scheduler: str | None, settings: dict[str, Any] | None 
     except ImportError:
         raise PegsatError("this needs Dask: pip install 'dask[distributed]' tqdm "
                           "(or pip install -e '.[dev]')") from None
+    # The variable counts only where distributed is first imported; here it may have been
+    # imported already, so its loggers are set here too, and tornado's: distributed leaves
+    # tornado's callback errors at "error", and a Ctrl-C that lands while a gather is being
+    # cancelled logged a traceback (from distributed.utils.sync) and "Couldn't gather" first.
+    for name in ["distributed", "tornado", *logging.root.manager.loggerDict]:
+        if name.split(".")[0] in ("distributed", "tornado"):
+            logging.getLogger(name).setLevel(logging.CRITICAL)
     with dask.config.set(settings or {}):
         cluster = None
         if scheduler is None:

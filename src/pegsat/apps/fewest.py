@@ -39,6 +39,7 @@ from typing import Any
 import numpy as np
 
 from .. import sealed
+from ..analysis.bounds import Bounds
 from ..deadline import Deadline, Timeout
 from ..engine import spill
 from ..engine.bitboard import Perm, count_moves, mirror, permute, replay, replay_plan, stabilizer
@@ -134,22 +135,15 @@ def _expand(problem: Problem, root: str, fp: str, side: str, d: int, piece: tupl
 
 def _merge(problem: Problem, root: str, fp: str, side: str, d: int, q: int, parts: int,
            earlier: list[tuple[int, int, int]], max_count: int, upper: int | None,
-           other: tuple[int, int] | None,
-           prune: tuple[list[tuple[int, ...]], list[int]] | None = None) -> spill.Merged:
+           other: tuple[int, int] | None, bounds: Bounds) -> spill.Merged:
     """A Dask task: partition ``q`` of ``side``'s new level ``d`` merged, less the side's
-    earlier levels and what the bounds prune (``prune``: integer weightings and floors a
-    position must reach, the pagodas' cut; by moves, Merson's bounds under ``upper`` too), and
-    met against the other side's last level (``other``: its depth and partitions; None:
-    against the goal)."""
-    from ..planners.moves import Bounds
-
+    earlier levels and what ``bounds`` cuts (its pagodas; by moves, Merson's bounds under
+    ``upper`` too), and met against the other side's last level (``other``: its depth and
+    partitions; None: against the goal)."""
     k = _kernel(problem)
-    bounds = Bounds(problem, k) if upper is not None else None
 
     def keep(level: np.ndarray) -> np.ndarray:
-        if prune is not None:
-            level = k.keep(level, *prune)[0]
-        return level if bounds is None else bounds.keep(side, level, d, upper)
+        return bounds.keep(side, level, d, upper)
 
     def meets(level: np.ndarray) -> np.ndarray:
         if other is None:
@@ -281,19 +275,13 @@ def _fewest(problem: Problem, root: Path, *, workers: int = 2, scheduler: str | 
     problem, v -> v) grows its forward side only, to half the jumps: its last level's
     children are probed as their mirror images against a forward level, half the work and
     half the disk of growing both sides."""
-    from ..analysis import pagoda
     from ..planners import layers
-    from ..planners.config import Config
-    from ..planners.moves import GIVEN, supports
+    from ..planners.moves import supports
     from ..proofs.cheap import cheap_proofs
-    from .cluster import client as connect
-    from .cluster import finished
 
-    jumps = by == "jumps"
     if by not in ("moves", "jumps"):
         raise ValueError(f"by {by!r}: moves or jumps")
-    name = layers.NAME if jumps else NAME
-    why = layers.supports(problem) if jumps else supports(problem)
+    why = layers.supports(problem) if by == "jumps" else supports(problem)
     if why is None and words(problem.board) != 1:
         why = f"out of core: boards of at most 64 holes ({problem.board.name} has {problem.board.n})"
     if why is not None:
@@ -303,77 +291,131 @@ def _fewest(problem: Problem, root: Path, *, workers: int = 2, scheduler: str | 
     cheap = cheap_proofs(problem)
     if cheap is not None:
         return cheap
-    k = _kernel(problem)
-    goals = goal_positions(problem)
-    total = problem.pegs - goals[0].bit_count() if goals else 0  # a plan's jumps
-    flip = _mirror(problem, by)
-    per_worker, chunk, max_count = spill.prepare(root, memory, workers, FANOUT)
-    say = progress or (lambda line: None)
-    state = _resume(root, problem, k, say, by)
-    upper_s = 0.0
-    given = None if jumps or config is None else config.upper_plan
-    # the pagodas that cut the levels (by moves none for ``upper=False``: every level whole;
-    # none on a board too small for them to pay)
-    worth = jumps or (upper and pagoda.worth_learning(problem))
-    learned = (lambda: pagoda.for_levels(problem, deadline)) if worth else list
-    if state is None and jumps:
-        state = State(None, None, "", {"forward": [], "backward": []}, learned())
-    if given is not None:
-        m = count_moves(problem.board, given)
-        if state is None:
-            state = State(m, given, GIVEN, {"forward": [], "backward": []}, learned(), built=m)
-        elif state.upper is None or m < state.upper:
-            say(f"the plan given has {m} moves: the bound goes from {state.upper} to {m}")
-            state.upper, state.first, state.first_by = m, given, GIVEN
-    if state is None:
-        first = bound = None
-        first_by = ""
-        if upper:
-            t = time.perf_counter()
-            try:
-                first, bound = _first(problem, deadline, config or Config())
-            except Timeout:  # the deadline came first: no bound, and "unknown" below
-                pass
-            upper_s = time.perf_counter() - t
-            if first is not None and first.status is Status.UNSOLVABLE:
-                return first
-            first_by = first.planner if first is not None else ""
-        state = State(bound, first.plan if first is not None and bound is not None else None, first_by,
-                      {"forward": [], "backward": []}, learned(), built=bound)
-    fp = fingerprint(problem, k.group, state.built, by, state.pagodas)
-    prune = pagoda.cuts(problem, state.pagodas)  # forward: w(P) >= its floor; backward: w(Q) <= w(start)
-    if not state.levels["forward"]:
-        for side, positions in (("forward", [problem.start]), ("backward", goals)):
-            spill.drop_level(root / side, 0)
-            if positions is None or (side == "backward" and flip is not None):
-                continue  # too many goal positions to list, or the mirror: forward only
-            zero = k.unique(k.canon(k.array(positions)))
-            size = spill.write_part(root / side, _side_fp(fp, side), 0, 0, zero)
-            state.levels[side] = [Level(1, len(zero), size,
-                                        *spill.peg_range(k, zero))]
-        _save(root, problem, fp, state, by)
-    levels = state.levels
-    stats: Stats = {"upper_s": upper_s, "symmetries": len(k.group), "workers": workers}
+    run = _Run(problem, root, by, workers, memory, deadline, progress or (lambda line: None), on_level, disk,
+               certify, t0)
+    refuted = run.prepare(config, upper)
+    return refuted if refuted is not None else run.search(scheduler)
 
-    def depths() -> tuple[int, int]:
+
+class _Run:
+    """One level search on disk (``_fewest``): its state, its answers, its loop."""
+
+    def __init__(self, problem: Problem, root: Path, by: str, workers: int, memory: int | None,
+                 deadline: Deadline, say: Callable[[str], None],
+                 on_level: Callable[[Any, str, int], None] | None, disk: int | None, certify: bool,
+                 t0: float) -> None:
+        from ..planners import layers
+
+        self.problem, self.root, self.by, self.workers = problem, root, by, workers
+        self.deadline, self.say, self.on_level = deadline, say, on_level
+        self.disk, self.certify = disk, certify
+        self.t0, self.upper_s = t0, 0.0
+        self.jumps = by == "jumps"
+        self.name = layers.NAME if self.jumps else NAME
+        self.k = _kernel(problem)
+        self.goals = goal_positions(problem)
+        self.total = problem.pegs - self.goals[0].bit_count() if self.goals else 0  # a plan's jumps
+        self.flip = _mirror(problem, by)
+        self.per_worker, self.chunk, self.max_count = spill.prepare(root, memory, workers, FANOUT)
+        self.stats: Stats = {"symmetries": len(self.k.group), "workers": workers}
+
+    # --- the state: resumed, or a first plan and the pagodas --------------------------
+
+    def prepare(self, config: Any, upper: bool) -> Result | None:
+        """The state (resumed from the manifest, or begun with a first plan's bound and the
+        pagodas), the fingerprint, level 0 of each side; a refutation the first plan's search
+        found, if it found one."""
+        from ..analysis import pagoda
+        from ..planners.config import Config
+        from ..planners.moves import GIVEN
+
+        problem, k, by, jumps = self.problem, self.k, self.by, self.jumps
+        state = _resume(self.root, problem, k, self.say, by)
+        given = None if jumps or config is None else config.upper_plan
+        # the pagodas that cut the levels (by moves none for ``upper=False``: every level whole;
+        # none on a board too small for them to pay)
+        worth = jumps or (upper and pagoda.worth_learning(problem))
+        learned = (lambda: pagoda.for_levels(problem, self.deadline)) if worth else list
+        if state is None and jumps:
+            state = State(None, None, "", {"forward": [], "backward": []}, learned())
+        if given is not None:
+            m = count_moves(problem.board, given)
+            if state is None:
+                state = State(m, given, GIVEN, {"forward": [], "backward": []}, learned(), built=m)
+            elif state.upper is None or m < state.upper:
+                self.say(f"the plan given has {m} moves: the bound goes from {state.upper} to {m}")
+                state.upper, state.first, state.first_by = m, given, GIVEN
+        if state is None:
+            first = bound = None
+            if upper:
+                t = time.perf_counter()
+                try:
+                    first, bound = _first(problem, self.deadline, config or Config())
+                except Timeout:  # the deadline came first: no bound, and "unknown" below
+                    pass
+                self.upper_s = time.perf_counter() - t
+                if first is not None and first.status is Status.UNSOLVABLE:
+                    return first
+            state = State(bound, first.plan if first is not None and bound is not None else None,
+                          first.planner if first is not None else "", {"forward": [], "backward": []},
+                          learned(), built=bound)
+        self.state, self.levels = state, state.levels
+        self.fp = fingerprint(problem, k.group, state.built, by, state.pagodas)
+        # forward: w(P) >= its floor; backward: w(Q) <= w(start); by moves, Merson's bounds
+        self.bounds = Bounds(problem, state.pagodas)
+        self.stats["upper_s"] = self.upper_s
+        if not self.levels["forward"]:
+            for side, positions in (("forward", [problem.start]), ("backward", self.goals)):
+                spill.drop_level(self.root / side, 0)
+                if positions is None or (side == "backward" and self.flip is not None):
+                    continue  # too many goal positions to list, or the mirror: forward only
+                zero = k.unique(k.canon(k.array(positions)))
+                size = spill.write_part(self.root / side, _side_fp(self.fp, side), 0, 0, zero)
+                self.levels[side] = [Level(1, len(zero), size, *spill.peg_range(k, zero))]
+            self.save()
+        return None
+
+    def save(self) -> None:
+        _save(self.root, self.problem, self.fp, self.state, self.by)
+
+    # --- what the levels say -----------------------------------------------------------
+
+    def depths(self) -> tuple[int, int]:
         """The sides' depths (mirrored: the backward side as deep as forward, up to the
         depth the last probe meets)."""
-        a = len(levels["forward"]) - 1
-        if flip is not None:
-            return a, max(0, min(a, total - a - 1))
-        return a, max(0, len(levels["backward"]) - 1)
+        a = len(self.levels["forward"]) - 1
+        if self.flip is not None:
+            return a, max(0, min(a, self.total - a - 1))
+        return a, max(0, len(self.levels["backward"]) - 1)
 
-    def member(side: str, d: int, pos: int) -> bool:
-        if side == "backward" and flip is not None:
-            side, pos = "forward", permute(flip, pos ^ problem.board.full)
+    def lower(self) -> int | None:
+        """The moves proven so far (None by jumps: every plan has the same jumps)."""
+        a, b = self.depths()
+        return None if self.jumps else a + b + 1
+
+    def member(self, side: str, d: int, pos: int) -> bool:
+        if side == "backward" and self.flip is not None:
+            side, pos = "forward", permute(self.flip, pos ^ self.problem.board.full)
+        k = self.k
         c = k.canon(k.array([pos]))
-        r = int(spill.route(c, levels[side][d].parts)[0])
-        return bool(k.member(_read(root / side, _side_fp(fp, side), d, r, max_count), c)[0])
+        r = int(spill.route(c, self.levels[side][d].parts)[0])
+        return bool(k.member(_read(self.root / side, _side_fp(self.fp, side), d, r, self.max_count), c)[0])
 
-    def answer(status: Status, plan: tuple[int, ...] | None, lower: int | None, detail: str) -> Result:
+    def grown(self) -> str:
+        a, b = self.depths()
+        return f"{a} forward levels, mirrored as backward ones" if self.flip is not None else \
+            f"{a} forward + {b} backward levels"
+
+    def how(self) -> str:
+        return f"breadth-first search by {self.by} out of core ({self.grown()})"
+
+    # --- answers -------------------------------------------------------------------------
+
+    def answer(self, status: Status, plan: tuple[int, ...] | None, lower: int | None, detail: str) -> Result:
+        levels, problem, name = self.levels, self.problem, self.name
         disk = sum(lv.bytes for side in SIDES for lv in levels[side])
-        now = time.perf_counter() - t0
-        st: Stats = {**stats, "total_s": now, "search_s": now - upper_s,
+        now = time.perf_counter() - self.t0
+        st: Stats = {**self.stats, "total_s": now, "search_s": now - self.upper_s,
                      "forward_levels": [lv.classes for lv in levels["forward"]],
                      "backward_levels": [lv.classes for lv in levels["backward"]],
                      "positions": sum(lv.classes for side in SIDES for lv in levels[side]),
@@ -392,259 +434,295 @@ def _fewest(problem: Problem, root: Path, *, workers: int = 2, scheduler: str | 
         return Result(status, problem, name, lower_bound=lower if status is Status.UNKNOWN else None,
                       stats=st, detail=detail, proof=None if status is Status.UNKNOWN else Proof.EXHAUSTED)
 
-    def grown() -> str:
-        a, b = depths()
-        return f"{a} forward levels, mirrored as backward ones" if flip is not None else \
-            f"{a} forward + {b} backward levels"
+    def unknown(self, why: str) -> Result:
+        return _unknown(self.answer, self.state, self.lower(), why, self.root)
 
-    def how() -> str:
-        return f"breadth-first search by {by} out of core ({grown()})"
+    def lost(self, exc: Exception, what: str = "built") -> Result:
+        """"Unknown": a task failed on every try (its workers lost)."""
+        return self.unknown(f"a level could not be {what} ({type(exc).__name__}: {str(exc)[:120]})")
 
-    def kept(r: Result, cert: Any) -> Result:
+    def kept(self, r: Result, cert: Any) -> Result:
         """``r`` with ``cert``, written at ``root/certificate.json`` beside the levels it names
         (its walk is ``pegsat check``'s)."""
-        path = root / "certificate.json"
+        path = self.root / "certificate.json"
         text = json.dumps(cert) + "\n"
         write_atomic(path, lambda fh: fh.write(text))
         return replace(r, certificate=cert, detail=f"{r.detail}; certificate: {path} (pegsat check {path})")
 
-    def exhausted(what: str) -> Result:
-        r = answer(Status.UNSOLVABLE, None, None, f"{how()} {what}")
-        if not jumps or not certify:
+    def exhausted(self, what: str) -> Result:
+        r = self.answer(Status.UNSOLVABLE, None, None, f"{self.how()} {what}")
+        if not self.jumps or not self.certify:
             return r
-        return kept(r, _certificate(problem, root, fp, k.group, flip, state))
+        cert = _certificate(self.problem, self.root, self.fp, self.k.group, self.flip, self.state)
+        return self.kept(r, cert)
 
-    def certified(r: Result, moves: int, probe: str = "") -> Result:
+    def certified(self, r: Result, moves: int, probe: str = "") -> Result:
         """``r`` with the ``moves`` certificate of its fewest moves (``certify``)."""
-        if not certify or r.status is not Status.SOLVED_OPTIMAL:
+        if not self.certify or r.status is not Status.SOLVED_OPTIMAL:
             return r
-        return kept(r, _moves_certificate(problem, root, fp, k.group, state, moves, probe))
+        return self.kept(r, _moves_certificate(self.problem, self.root, self.fp, self.k.group, self.state,
+                                               moves, probe))
 
-    def by_first(probe: str = "") -> Result:
+    def by_first(self, probe: str = "") -> Result:
         """Optimal with the first plan: the levels found none with fewer moves (``probe``: the
         side whose last level's children were met against the other side)."""
+        state, levels = self.state, self.levels
         u = state.upper if state.upper is not None else -1
-        r = answer(Status.SOLVED_OPTIMAL, state.first, u,
-                   f"optimal: {u} moves (plan from {state.first_by}); {how()} found none with {u - 1}")
+        r = self.answer(Status.SOLVED_OPTIMAL, state.first, u, f"optimal: {u} moves (plan from "
+                        f"{state.first_by}); {self.how()} found none with {u - 1}")
         while len(levels["forward"]) + len(levels["backward"]) - 1 > u:  # a bound that fell below
             del levels[max(SIDES, key=lambda s: len(levels[s]))][-1]  # the levels: fewer of them prove it
-        return certified(r, u, probe)
+        return self.certified(r, u, probe)
 
-    def found(side: str, pos: int, a: int, b: int, d: int) -> Result:
+    def found(self, side: str, pos: int, a: int, b: int, d: int) -> Result:
         """The answer from a meeting at ``pos``, one step beyond ``side``'s level ``d`` (with
         no backward levels, ``b`` is 0 and the meeting is with the goal)."""
         i, j = (d + 1, b) if side == "forward" else (a, d + 1)
-        _, plan = walk(problem.board, k.group, (problem.start,), by, pos, i, j,
-                       lambda e, q: member("forward", e, q), lambda e, z: member("backward", e, z))
-        if jumps:
-            n = len(state.pagodas)
-            return answer(Status.SOLVED, plan, None, f"{how()} met, its levels pruned by {n} pagodas")
-        return certified(answer(Status.SOLVED_OPTIMAL, plan, a + b + 1,
-                                f"optimal: {a + b + 1} moves; {how()} found none with {a + b}"), a + b + 1)
+        _, plan = walk(self.problem.board, self.k.group, (self.problem.start,), self.by, pos, i, j,
+                       lambda e, q: self.member("forward", e, q), lambda e, z: self.member("backward", e, z))
+        if self.jumps:
+            n = len(self.state.pagodas)
+            return self.answer(Status.SOLVED, plan, None,
+                               f"{self.how()} met, its levels pruned by {n} pagodas")
+        u = a + b + 1
+        return self.certified(self.answer(Status.SOLVED_OPTIMAL, plan, u,
+                                          f"optimal: {u} moves; {self.how()} found none with {u - 1}"), u)
 
-    # the start may be a goal position already
-    if levels["backward"]:
-        if member("backward", 0, problem.start):
-            return answer(Status.SOLVED_OPTIMAL, (), 0, f"optimal: 0 moves; {how()}")
-    elif k.goals(k.array([problem.start]), problem.goal)[0]:
-        return answer(Status.SOLVED_OPTIMAL, (), 0, f"optimal: 0 moves; {how()}")
+    # --- the loop ------------------------------------------------------------------------
 
-    if deadline.expired():  # before any cluster is started
-        a, b = depths()
-        return _unknown(answer, state, None if jumps else a + b + 1, deadline.reason(), root)
-    settings = {"distributed.worker.daemon": False}
+    def search(self, scheduler: str | None) -> Result:
+        """Level after level on a Dask cluster until the sides meet, the bound is reached, a
+        level is empty, or the deadline passes."""
+        from .cluster import client as connect
 
-    def interrupted() -> None:
-        a, b = depths()
-        proven = "" if jumps else f"; any plan needs >= {a + b + 1} moves"
-        say(f"interrupted after {grown()}{proven}; the levels are kept in "
-            f"{root}: rerun with --spill {root} to go on")
+        problem, levels = self.problem, self.levels
+        # the start may be a goal position already
+        if levels["backward"]:
+            if self.member("backward", 0, problem.start):
+                return self.answer(Status.SOLVED_OPTIMAL, (), 0, f"optimal: 0 moves; {self.how()}")
+        elif self.k.goals(self.k.array([problem.start]), problem.goal)[0]:
+            return self.answer(Status.SOLVED_OPTIMAL, (), 0, f"optimal: 0 moves; {self.how()}")
+        if self.deadline.expired():  # before any cluster is started
+            return self.unknown(self.deadline.reason())
 
-    with connect(workers, scheduler, settings, memory_limit=None, interrupted=interrupted,
-                 deadline=deadline) as client:
+        def interrupted() -> None:
+            a, b = self.depths()
+            proven = "" if self.jumps else f"; any plan needs >= {a + b + 1} moves"
+            self.say(f"interrupted after {self.grown()}{proven}; the levels are kept in "
+                     f"{self.root}: rerun with --spill {self.root} to go on")
+
+        settings = {"distributed.worker.daemon": False}
+        with connect(self.workers, scheduler, settings, memory_limit=None, interrupted=interrupted,
+                     deadline=self.deadline) as client:
+            while True:
+                a, b = self.depths()
+                if self.state.upper is not None and a + b + 1 >= self.state.upper:
+                    return self.by_first()
+                side = "forward"
+                if levels["backward"] and levels["backward"][-1].classes < levels["forward"][-1].classes:
+                    side = "backward"
+                d = len(levels[side]) - 1
+                other = None
+                if self.flip is not None:  # the backward level b: forward level b mirrored
+                    other = (b, levels["forward"][b].parts)
+                elif levels["backward"]:
+                    theirs = levels[SIDES[side == "forward"]]
+                    other = (len(theirs) - 1, theirs[-1].parts)
+                if self.deadline.expired():
+                    return self.unknown(self.deadline.reason())
+                # tasks to keep the workers busy
+                spread = 2 * (len(client.scheduler_info()["workers"]) or self.workers)
+                tasks = spill.pieces(self.root / side, _side_fp(self.fp, side), d, levels[side][-1].parts,
+                                     spread)
+                # Under a bound, the last level that can matter (a meeting there is a plan of
+                # upper - 1 moves; by jumps, of the plans' jumps) is only probed: its children
+                # met, never stored.
+                if (self.state.upper is not None and a + b + 2 == self.state.upper) or (
+                        self.jumps and a + b + 1 == self.total):
+                    return self.probe_last(client, side, d, tasks, other)
+                r = self.grow(client, side, d, tasks, other, spread)
+                if r is not None:
+                    return r
+
+    def first_meeting(self, client: Any, probes: list[Any],
+                      pieces: list[tuple[str, int, int, int, int]] | None = None,
+                      total: int = 0) -> int | None:
+        """The least meeting of the first probe task that finds one (the others are
+        cancelled), or None; TimeoutError past the deadline. With ``pieces`` (each task's:
+        side, level, partition, first, end), each piece that met nothing is kept in the
+        manifest, and a long probe says how far it got (of ``total``)."""
         from distributed import as_completed
 
-        while True:
-            a, b = depths()
-            if state.upper is not None and a + b + 1 >= state.upper:
-                return by_first()
-            bidirectional = bool(levels["backward"])
-            side = "forward"
-            if bidirectional and levels["backward"][-1].classes < levels["forward"][-1].classes:
-                side = "backward"
-            mine, d = levels[side], len(levels[side]) - 1
-            other = None
-            if flip is not None:  # the backward level b: forward level b mirrored
-                other = (b, levels["forward"][b].parts)
-            elif bidirectional:
-                theirs = levels[SIDES[side == "forward"]]
-                other = (len(theirs) - 1, theirs[-1].parts)
-            if deadline.expired():
-                return _unknown(answer, state, None if jumps else a + b + 1, deadline.reason(), root)
-            last = mine[-1]
-            spread = 2 * (len(client.scheduler_info()["workers"]) or workers)  # tasks to keep them busy
-            tasks = spill.pieces(root / side, _side_fp(fp, side), d, last.parts, spread)
-            n = len(tasks)
-            t = time.perf_counter()
-            hold = per_worker // (8 * PROBE_HOLD)
+        of = {f.key: x for f, x in zip(probes, pieces or [], strict=False)}
+        t0 = told = time.perf_counter()
+        for done in as_completed(probes, timeout=self.deadline.remaining()):
+            hits, least = done.result()
+            if hits:
+                client.cancel(probes)
+                return int(least)
+            if pieces is not None:
+                piece = of[done.key]
+                self.state.probed.append(piece)
+                self.save()
+                if time.perf_counter() - told >= PROBE_SAY:
+                    told = time.perf_counter()
+                    count = sum(1 for x in self.state.probed if x[:2] == piece[:2])
+                    self.say(f"{piece[0]} level {piece[1] + 1}: {count} of {total} pieces probed, no "
+                             f"meeting ({told - t0:.0f} s)")
+        return None
 
-            def first_meeting(probes: list[Any], pieces: list[tuple[str, int, int, int, int]] | None = None,
-                              total: int = 0) -> int | None:
-                """The least meeting of the first probe task that finds one (the others are
-                cancelled), or None; TimeoutError past the deadline. With ``pieces`` (each
-                task's: side, level, partition, first, end), each piece that met nothing is
-                kept in the manifest, and a long probe says how far it got (of ``total``)."""
-                of = {f.key: x for f, x in zip(probes, pieces or [], strict=False)}
-                t0 = told = time.perf_counter()
-                for done in as_completed(probes, timeout=deadline.remaining()):
-                    hits, least = done.result()
-                    if hits:
-                        client.cancel(probes)
-                        return int(least)
-                    if pieces is not None:
-                        piece = of[done.key]
-                        state.probed.append(piece)
-                        _save(root, problem, fp, state, by)
-                        if time.perf_counter() - told >= PROBE_SAY:
-                            told = time.perf_counter()
-                            count = sum(1 for x in state.probed if x[:2] == piece[:2])
-                            say(f"{piece[0]} level {piece[1] + 1}: {count} of {total} pieces probed, no "
-                                f"meeting ({told - t0:.0f} s)")
-                return None
+    def probe_last(self, client: Any, side: str, d: int, tasks: list[tuple[int, int, int]],
+                   other: tuple[int, int] | None) -> Result:
+        """The last level that can matter, only probed: a meeting is the answer; none, the
+        first plan is optimal (by jumps: the problem is unsolvable)."""
+        a, b = self.depths()
+        t = time.perf_counter()
+        before = [(p, lo, end) for s, e, p, lo, end in self.state.probed if (s, e) == (side, d)]
+        todo = spill.uncovered(tasks, before)  # (a rerun may cut the level into other pieces)
+        if before:
+            self.say(f"{side} level {d + 1}: {len(before)} pieces probed before, no meeting; "
+                     f"{len(todo)} left")
+        m = len(todo)
+        hold = self.per_worker // (8 * PROBE_HOLD)
+        probes = client.map(_probe, [self.problem] * m, [str(self.root)] * m, [self.fp] * m, [side] * m,
+                            [d] * m, todo, [other] * m, [self.chunk] * m, [hold] * m, [self.max_count] * m,
+                            [self.by] * m, [self.flip] * m, pure=False)
+        if self.on_level is not None:
+            self.on_level(client, side, d)
+        try:
+            met = self.first_meeting(client, probes, [(side, d, p, lo, end) for p, lo, end in todo],
+                                     len(before) + m)
+        except TimeoutError:
+            client.cancel(probes)
+            return self.unknown(self.deadline.reason())
+        except Exception as exc:  # tasks that failed on every try (workers lost): unknown
+            return self.lost(exc, "probed")
+        self.say(f"{side} level {d + 1} probed in {time.perf_counter() - t:.1f} s: "
+                 + ("it meets the other side" if met is not None else "no meeting"))
+        if met is not None:
+            if self.flip is not None:  # the image s(~c) met: s(~s(~c)) = s²(c) is in c's orbit
+                met = permute(self.flip, met ^ self.problem.board.full)  # (s² fixes the start and goal)
+            return self.found(side, met, a, b, d)
+        if self.jumps:
+            return self.exhausted(f"met no plan of {self.total} jumps: every position on one was ruled out")
+        return self.by_first(side)
 
-            # Under a bound, the last level that can matter (a meeting there is a plan of
-            # upper - 1 moves; by jumps, of the plans' jumps) is only probed: its children
-            # met, never stored.
-            if (state.upper is not None and a + b + 2 == state.upper) or (jumps and a + b + 1 == total):
-                before = [(p, lo, end) for s, e, p, lo, end in state.probed if (s, e) == (side, d)]
-                todo = spill.uncovered(tasks, before)  # (a rerun may cut the level into other pieces)
-                if before:
-                    say(f"{side} level {d + 1}: {len(before)} pieces probed before, no meeting; "
-                        f"{len(todo)} left")
-                m = len(todo)
-                probes = client.map(_probe, [problem] * m, [str(root)] * m, [fp] * m, [side] * m, [d] * m,
-                                    todo, [other] * m, [chunk] * m, [hold] * m, [max_count] * m,
-                                    [by] * m, [flip] * m, pure=False)
-                if on_level is not None:
-                    on_level(client, side, d)
-                try:
-                    met = first_meeting(probes, [(side, d, p, lo, end) for p, lo, end in todo],
-                                        len(before) + m)
-                except TimeoutError:
-                    client.cancel(probes)
-                    return _unknown(answer, state, None if jumps else a + b + 1, deadline.reason(), root)
-                except Exception as exc:  # tasks that failed on every try (workers lost): unknown
-                    why = f"a level could not be probed ({type(exc).__name__}: {str(exc)[:120]})"
-                    return _unknown(answer, state, None if jumps else a + b + 1, why, root)
-                say(f"{side} level {d + 1} probed in {time.perf_counter() - t:.1f} s: "
-                    + ("it meets the other side" if met is not None else "no meeting"))
-                if met is not None:
-                    if flip is not None:  # the image s(~c) met: s(~s(~c)) = s²(c) is in c's orbit
-                        met = permute(flip, met ^ problem.board.full)  # (s² fixes the start and goal)
-                    return found(side, met, a, b, d)
-                if jumps:
-                    return exhausted(f"met no plan of {total} jumps: every position on one was ruled out")
-                return by_first(side)
-            # A scout first: one chunk's children met against the other side, on its own,
-            # while the level is expanded. At the level that meets, meetings are many and a
-            # chunk finds one in seconds (as in memory, where the first slices do); any other
-            # level pays one read of the other side's last level.
-            scout = None
-            if not jumps:  # by jumps the sides meet only at the last level
-                scout = client.submit(_probe, problem, str(root), fp, side, d, (0, 0, chunk), other, chunk,
-                                      hold, max_count, pure=False, priority=1)
-            if state.building is None or state.building[:2] != (side, d + 1):
-                parts_next = spill.partitions(last.classes, FANOUT, per_worker, last.parts, spread)
-                spill.drop_level(root / side, d + 1)  # what a killed run left of it; a run that
-                state.building = (side, d + 1, parts_next)  # had these partitions keeps its passes'
-                _save(root, problem, fp, state, by)
-            m = state.building[2]
+    def grow(self, client: Any, side: str, d: int, tasks: list[tuple[int, int, int]],
+             other: tuple[int, int] | None, spread: int) -> Result | None:
+        """``side``'s level ``d + 1`` built (expanded, then merged partition by partition, in
+        passes when the disk is short) and recorded; an answer when it meets the other side,
+        is empty, or cannot be built; else None."""
+        from distributed import as_completed
 
-            def lost(exc: Exception, lower: int | None = None if jumps else a + b + 1) -> Result:
-                """"Unknown": a task failed on every try (its workers lost)."""
-                why = f"a level could not be built ({type(exc).__name__}: {str(exc)[:120]})"
-                return _unknown(answer, state, lower, why, root)
-            earlier = [] if jumps else [(lv.parts, lv.fewest, lv.most) for lv in mine]
-            merged, meeting = [], None
-            futures, merges = [], []
+        from .cluster import finished
 
-            try:
-                mine_disk = None if disk is None else disk - sum(  # the other side's levels count too
-                    spill.disk_used(root / s) for s in SIDES if s != side and (root / s).is_dir())
-                for step in spill.passes(root / side, _side_fp(fp, side), d + 1, m, last.classes, mine_disk):
-                    if 0 < len(step.targets) < m:
-                        say(f"{side} level {d + 1}: a pass for {len(step.targets)} of its {m} partitions "
-                            "(the rest written already, or their buckets past the room on the disk)")
-                    if step.targets:
-                        futures = client.map(_expand, [problem] * n, [str(root)] * n, [fp] * n, [side] * n,
-                                             [d] * n, tasks, [m] * n, [chunk] * n, [max_count] * n, [by] * n,
-                                             [step.targets] * n, pure=False)
-                        if on_level is not None:
-                            on_level(client, side, d)
-                    if scout is not None:  # while the first pass expands
-                        try:
-                            met = first_meeting([scout])
-                        except Exception:  # no time, or the scout was lost: the level will tell
-                            met = None
-                        scout = None
-                        if met is not None:
-                            client.cancel(futures)
-                            say(f"{side} level {d + 1}: a chunk of it meets the other side "
-                                f"({time.perf_counter() - t:.1f} s): {a + b + 1} moves")
-                            return found(side, met, a, b, d)
-                    if step.targets:
-                        if not finished(futures, deadline):
-                            client.cancel(futures)
-                            return _unknown(answer, state, None if jumps else a + b + 1, deadline.reason(),
-                                            root)
-                        try:
-                            client.gather(futures)
-                        except Exception as exc:  # tasks that failed on every try (workers lost)
-                            return lost(exc)
-                    # The first partition that meets the other side ends the search: the rest of
-                    # the level is never merged (as in memory, where the first slice that meets does)
-                    c = len(step.merges)
-                    merges = client.map(_merge, [problem] * c, [str(root)] * c, [fp] * c, [side] * c,
-                                        [d + 1] * c, step.merges, [m] * c, [earlier] * c, [max_count] * c,
-                                        [state.upper] * c, [None if jumps else other] * c, [prune[side]] * c,
-                                        pure=False)
-                    for done in as_completed(merges, timeout=deadline.remaining()):
-                        try:
-                            x = done.result()
-                        except Exception as exc:  # tasks that failed on every try (workers lost)
-                            return lost(exc)
-                        if x.hits:
-                            client.cancel(merges)
-                            meeting = x.hit
-                            break
-                        merged.append(x)
-                    if meeting is not None:
+        a, b = self.depths()
+        state, levels, root, fp, problem = self.state, self.levels, self.root, self.fp, self.problem
+        mine, last, n = levels[side], levels[side][-1], len(tasks)
+        t = time.perf_counter()
+        # A scout first: one chunk's children met against the other side, on its own, while
+        # the level is expanded. At the level that meets, meetings are many and a chunk finds
+        # one in seconds (as in memory, where the first slices do); any other level pays one
+        # read of the other side's last level.
+        scout = None
+        if not self.jumps:  # by jumps the sides meet only at the last level
+            hold = self.per_worker // (8 * PROBE_HOLD)
+            scout = client.submit(_probe, problem, str(root), fp, side, d, (0, 0, self.chunk), other,
+                                  self.chunk, hold, self.max_count, pure=False, priority=1)
+        if state.building is None or state.building[:2] != (side, d + 1):
+            parts_next = spill.partitions(last.classes, FANOUT, self.per_worker, last.parts, spread)
+            spill.drop_level(root / side, d + 1)  # what a killed run left of it; a run that
+            state.building = (side, d + 1, parts_next)  # had these partitions keeps its passes'
+            self.save()
+        m = state.building[2]
+        earlier = [] if self.jumps else [(lv.parts, lv.fewest, lv.most) for lv in mine]
+        merged: list[spill.Merged] = []
+        meeting, futures, merges = None, [], []
+        try:
+            mine_disk = None if self.disk is None else self.disk - sum(  # the other side's levels count too
+                spill.disk_used(root / s) for s in SIDES if s != side and (root / s).is_dir())
+            for step in spill.passes(root / side, _side_fp(fp, side), d + 1, m, last.classes, mine_disk):
+                if 0 < len(step.targets) < m:
+                    self.say(f"{side} level {d + 1}: a pass for {len(step.targets)} of its {m} partitions "
+                             "(the rest written already, or their buckets past the room on the disk)")
+                if step.targets:
+                    futures = client.map(_expand, [problem] * n, [str(root)] * n, [fp] * n, [side] * n,
+                                         [d] * n, tasks, [m] * n, [self.chunk] * n, [self.max_count] * n,
+                                         [self.by] * n, [step.targets] * n, pure=False)
+                    if self.on_level is not None:
+                        self.on_level(client, side, d)
+                if scout is not None:  # while the first pass expands
+                    try:
+                        met = self.first_meeting(client, [scout])
+                    except Exception:  # no time, or the scout was lost: the level will tell
+                        met = None
+                    scout = None
+                    if met is not None:
+                        client.cancel(futures)
+                        self.say(f"{side} level {d + 1}: a chunk of it meets the other side "
+                                 f"({time.perf_counter() - t:.1f} s): {a + b + 1} moves")
+                        return self.found(side, met, a, b, d)
+                if step.targets:
+                    if not finished(futures, self.deadline):
+                        client.cancel(futures)
+                        return self.unknown(self.deadline.reason())
+                    try:
+                        client.gather(futures)
+                    except Exception as exc:  # tasks that failed on every try (workers lost)
+                        return self.lost(exc)
+                # The first partition that meets the other side ends the search: the rest of
+                # the level is never merged (as in memory, where the first slice that meets does)
+                c = len(step.merges)
+                merges = client.map(_merge, [problem] * c, [str(root)] * c, [fp] * c, [side] * c,
+                                    [d + 1] * c, step.merges, [m] * c, [earlier] * c, [self.max_count] * c,
+                                    [state.upper] * c, [None if self.jumps else other] * c,
+                                    [self.bounds] * c, pure=False)
+                for done in as_completed(merges, timeout=self.deadline.remaining()):
+                    try:
+                        x = done.result()
+                    except Exception as exc:  # tasks that failed on every try (workers lost)
+                        return self.lost(exc)
+                    if x.hits:
+                        client.cancel(merges)
+                        meeting = x.hit
                         break
-            except TimeoutError:
-                client.cancel(merges)
-                return _unknown(answer, state, None if jumps else a + b + 1, deadline.reason(), root)
-            except spill.NoRoom as exc:
-                return _unknown(answer, state, None if jumps else a + b + 1, str(exc), root)
-            if meeting is not None:
-                say(f"{side} level {d + 1}: meets the other side ({time.perf_counter() - t:.1f} s): "
-                    f"{a + b + 1} moves")
-                return found(side, meeting, a, b, d)
-            state.building = None
-            level = Level(m, sum(x.classes for x in merged), sum(x.bytes for x in merged),
-                          min(x.pegs[0] for x in merged), max(x.pegs[1] for x in merged))
-            mine.append(level)
-            _save(root, problem, fp, state, by)
-            secs = time.perf_counter() - t
-            stored = sum(lv.bytes for s in SIDES for lv in levels[s])
-            growth = level.classes / max(1, last.classes)
-            say(f"{side} level {d + 1}: {level.classes:,} positions up to symmetry in {m} partitions, "
-                f"{secs:.1f} s ({level.classes / max(secs, 1e-9):,.0f} positions/s), "
-                f"{stored / 1e6:,.1f} MB on disk" + ("" if jumps else f"; proven >= {a + b + 2} moves")
-                + _eta(levels, secs, growth))
-            if not level.classes:
-                if state.upper is not None and state.first is not None:
-                    return by_first()
-                return exhausted("exhausted every reachable position without reaching the goal")
+                    merged.append(x)
+                if meeting is not None:
+                    break
+        except TimeoutError:
+            client.cancel(merges)
+            return self.unknown(self.deadline.reason())
+        except spill.NoRoom as exc:
+            return self.unknown(str(exc))
+        if meeting is not None:
+            self.say(f"{side} level {d + 1}: meets the other side ({time.perf_counter() - t:.1f} s): "
+                     f"{a + b + 1} moves")
+            return self.found(side, meeting, a, b, d)
+        return self.record(side, d, m, merged, time.perf_counter() - t)
+
+    def record(self, side: str, d: int, m: int, merged: list[spill.Merged], secs: float) -> Result | None:
+        """``side``'s new level ``d + 1`` (``m`` partitions, merged) kept in the manifest and
+        said; the answer when it is empty."""
+        state, levels = self.state, self.levels
+        a, b = self.depths()
+        last = levels[side][-1]
+        state.building = None
+        level = Level(m, sum(x.classes for x in merged), sum(x.bytes for x in merged),
+                      min(x.pegs[0] for x in merged), max(x.pegs[1] for x in merged))
+        levels[side].append(level)
+        self.save()
+        stored = sum(lv.bytes for s in SIDES for lv in levels[s])
+        growth = level.classes / max(1, last.classes)
+        rate = level.classes / max(secs, 1e-9)
+        self.say(f"{side} level {d + 1}: {level.classes:,} positions up to symmetry in {m} partitions, "
+                 f"{secs:.1f} s ({rate:,.0f} positions/s, {rate / self.workers:,.0f} per worker), "
+                 f"{stored / 1e6:,.1f} MB on disk" + ("" if self.jumps else f"; proven >= {a + b + 2} moves")
+                 + _eta(levels, secs, growth))
+        if not level.classes:
+            if state.upper is not None and state.first is not None:
+                return self.by_first()
+            return self.exhausted("exhausted every reachable position without reaching the goal")
+        return None
 
 
 def _first(problem: Problem, deadline: Deadline, config: Any) -> tuple[Result | None, int | None]:

@@ -134,14 +134,15 @@ static PyObject *new_block(Py_ssize_t len) {
 
 #define BLOCK_DATA(o) ((char *)((Block *)(o))->data)
 
-/* Cuts a block to its first ``len`` bytes; when they use less than 3/4 of its capacity they
- * are copied to a block of their size (a level kept for long holds no room it does not use;
- * the large block goes back to the pool for the next chunk). Returns -1 without memory. */
-static int block_fit(PyObject *o, Py_ssize_t len) {
+/* Cuts a block to its first ``len`` bytes; when they use less than ``share`` (num / 4) of its
+ * capacity they are copied to a block of their size (an array kept for long holds little room
+ * it does not use; the large block goes back to the pool for the next chunk). Returns -1
+ * without memory. */
+static int block_fit_share(PyObject *o, Py_ssize_t len, int num) {
     Block *k = (Block *)o;
     PoolHead *h = (PoolHead *)((char *)k->data - POOL_HEAD);
     size_t room = h->cap ? h->cap - POOL_HEAD : h->size;
-    if ((size_t)len * 4 < room * 3) {
+    if ((size_t)len * 4 < room * (size_t)num) {
         void *d = pool_alloc(len > 0 ? (size_t)len : 1, 0);
         if (!d) return -1;
         memcpy(d, k->data, (size_t)len);
@@ -151,6 +152,8 @@ static int block_fit(PyObject *o, Py_ssize_t len) {
     k->len = len;
     return 0;
 }
+
+static int block_fit(PyObject *o, Py_ssize_t len) { return block_fit_share(o, len, 3); }
 
 static void *need_1(const CoreBoard *b) { return b->need; }
 static void *land_1(const CoreBoard *b) { return b->land; }

@@ -135,8 +135,11 @@ static PyObject *SFX(moves)(CoreBoard *b, const char *src, Py_ssize_t n, int rev
     Py_END_ALLOW_THREADS
     if (len < 0) return PyErr_NoMemory();
     if (!out && !(out = pool_alloc(POS_BYTES, 0))) return PyErr_NoMemory();  /* no moves: empty block */
-    return block_of(out, len * POS_BYTES);  /* its room stays: children live a chunk, and the next
-                                               * chunk's take this block back whole */
+    /* its room stays unless it is four times the children: they live a chunk, and the next
+     * chunk's take this block back whole */
+    PyObject *r = block_of(out, len * POS_BYTES);
+    if (r && block_fit_share(r, len * POS_BYTES, 1) < 0) { Py_DECREF(r); return PyErr_NoMemory(); }
+    return r;
 }
 
 static void SFX(canon_all)(CoreBoard *b, const char *src, char *dst, Py_ssize_t n) {

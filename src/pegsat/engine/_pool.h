@@ -10,7 +10,7 @@
  * What: blocks of at least POOL_MIN bytes are mapped on their own (mmap), their capacity
  * rounded up to an eighth of their power of two, and a freed one joins the pool. A request
  * takes the smallest pooled block that holds it and wastes at most a quarter of it (the
- * largest, for a block that will grow); when
+ * largest of at most four times it, for a block that will grow); when
  * none does, the oldest pooled blocks whose bytes add up to the request are unmapped first
  * and a fresh block is mapped. So the pool never raises the process's footprint: memory grows
  * only when the pool is empty, to what the blocks in use need. Pooled bytes past ``limit``
@@ -83,7 +83,7 @@ static void *pool_take(size_t cap, size_t most, int *reused) {
     int fit = -1, above = -1, below = -1;
     for (int i = 0; i < pool.n; i++) {
         size_t c = pool.cap[i];
-        if (c >= cap && c <= most && (fit < 0 || (most == SIZE_MAX ? c > pool.cap[fit] : c < pool.cap[fit])))
+        if (c >= cap && c <= most && (fit < 0 || (most > 2 * cap ? c > pool.cap[fit] : c < pool.cap[fit])))
             fit = i;
         if (c > most && (above < 0 || c < pool.cap[above])) above = i;
         if (c < cap && (below < 0 || c > pool.cap[below])) below = i;
@@ -139,7 +139,8 @@ static void pool_put(void *b, size_t cap) {
 }
 
 /* ``size`` bytes (zeroed with ``zero``), 16-byte aligned; NULL without memory. ``grows``:
- * the block will grow (pool_realloc): the largest pooled block that holds ``size``. */
+ * the block will grow (pool_realloc): the largest pooled block that holds ``size`` and is at
+ * most four times its capacity class. */
 static void *pool_alloc_as(size_t size, int zero, int grows) {
     if (size > SIZE_MAX - POOL_HEAD - 4096) return NULL;
     size_t need = size + POOL_HEAD;
@@ -151,7 +152,7 @@ static void *pool_alloc_as(size_t size, int zero, int grows) {
     }
     int reused = 0;
     size_t cap = pool_class(need);
-    PoolHead *h = pool_take(cap, grows ? SIZE_MAX : cap + cap / 4, &reused);
+    PoolHead *h = pool_take(cap, grows ? 4 * cap : cap + cap / 4, &reused);
     if (!h) return NULL;
     if (reused && zero) memset((char *)h + POOL_HEAD, 0, size);
     h->size = size;

@@ -342,10 +342,7 @@ def merge(k: Kernel, root: Path, fingerprint: str, d: int, q: int, max_count: in
     if path.exists():  # a rerun task: the partition it wrote, read back whole (or a damaged one:
         level = readable(root, fingerprint, d, q, max_count)  # never guessed empty from no buckets)
     else:
-        buckets = sorted(level_dir(root, d).glob(f"B{q:04d}-*.bkt"))
-        arrays = [sealed.read(b, BUCKET_KIND, VERSION, _fp(fingerprint, d, q), max_count) for b in buckets]
-        level = k.concat(arrays)
-        arrays.clear()  # the sort's own buffer comes next
+        level = _buckets(root, fingerprint, d, q, max_count)
         level = k.unique(level, own=True)
         met = level[meets(level)] if meets is not None and len(level) else level[:0]
         if len(met):
@@ -364,6 +361,20 @@ def merge(k: Kernel, root: Path, fingerprint: str, d: int, q: int, max_count: in
     met = level[meets(level)] if meets is not None and len(level) else level[:0]
     return Merged(len(level), orbit_total(k, level), path.stat().st_size, len(met),
                   int(met[0]) if len(met) else None, peg_range(k, level))
+
+
+def _buckets(root: Path, fingerprint: str, d: int, q: int, max_count: int) -> np.ndarray:
+    """Every bucket of partition ``q`` of level ``d`` end to end, each decoded straight into
+    its place (no bucket is held twice)."""
+    buckets = sorted(level_dir(root, d).glob(f"B{q:04d}-*.bkt"))
+    fp = _fp(fingerprint, d, q)
+    counts = [int(sealed.header(b, BUCKET_KIND, VERSION, fp, max_count)["count"]) for b in buckets]
+    level = np.empty(sum(counts), dtype=np.uint64)
+    at = 0
+    for b, n in zip(buckets, counts, strict=True):
+        sealed.read(b, BUCKET_KIND, VERSION, fp, max_count, out=level[at:at + n])
+        at += n
+    return level
 
 
 def orbit_total(k: Kernel, level: np.ndarray) -> int:

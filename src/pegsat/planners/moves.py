@@ -50,9 +50,10 @@ import numpy as np
 
 from .. import progress
 from ..analysis import merson, pagoda
+from ..analysis.bounds import Bounds
 from ..deadline import Deadline, Timeout
 from ..engine.bitboard import count_moves, replay_plan, stabilizer
-from ..engine.kernel import MAX_HOLES, Kernel
+from ..engine.kernel import MAX_HOLES
 from ..engine.levels import Levels
 from ..errors import PlanError
 from ..files import plural
@@ -96,56 +97,6 @@ def covers_open_goal(problem: Problem) -> bool:
     return True
 
 
-class Bounds:
-    """What cuts a level's positions, over arrays of them. Merson's lower bounds on the moves
-    of a plan through a position (``analysis.merson``): forward, the full regions still to
-    break before the goal; backward, the regions full at the start that the position has
-    broken. Under an upper bound ``U`` (a known plan's moves) a position ``depth`` moves from
-    its side's end whose bound ``h`` has ``depth + h >= U`` lies on no plan of fewer moves.
-    And, with or without a bound, ``pagodas`` (``analysis.pagoda.for_levels``): a forward
-    position that can no longer reach the goal, a backward one the start cannot reach, lies
-    on no plan at all."""
-
-    def __init__(self, problem: Problem, k: Kernel,
-                 pagodas: Sequence[tuple[tuple[int, ...], int]] = ()) -> None:
-        self.problem, self.kernel = problem, k
-        self.pagodas = list(pagodas)
-        self.cuts = pagoda.cuts(problem, self.pagodas)
-        self.must, self.optional, self.cap = merson.regions_to_break(problem.board, problem.goal)
-        self.start_full = [r for r in merson.region_family(problem.board) if problem.start & r == r]
-
-    def forward(self, pos: np.ndarray) -> np.ndarray:
-        """Moves still needed to reach the goal (admissible): full regions to break."""
-        k = self.kernel
-        h = k.count_full(pos, self.must).astype(np.int16)
-        if self.optional:
-            h += np.maximum(0, k.count_full(pos, self.optional).astype(np.int16) - self.cap)
-        return np.maximum(h, 1)  # ``keep`` zeroes it on goal positions
-
-    def backward(self, pos: np.ndarray) -> np.ndarray:
-        """Moves needed from the start to reach ``pos``: regions full at the start, broken."""
-        return len(self.start_full) - self.kernel.count_full(pos, self.start_full).astype(np.int16)
-
-    def goal_mask(self, pos: np.ndarray) -> np.ndarray:
-        """Which positions satisfy the goal."""
-        return self.kernel.goals(pos, self.problem.goal)
-
-    def keep(self, side: str, new: np.ndarray, depth: int, upper: int | None) -> np.ndarray:
-        """The positions of a new level ``depth`` of ``side`` that may lie on a plan (of fewer
-        than ``upper`` moves, when there is a bound)."""
-        cut = self.cuts[side]
-        if cut is not None:
-            new = self.kernel.keep(new, *cut)[0]
-        if upper is None:
-            return new
-        if side == "backward":
-            return new[depth + self.backward(new) <= upper - 1]
-        ok = depth + self.forward(new) <= upper - 1
-        out = ~ok  # a goal position needs no more moves: looked for among these only
-        ok[out] = self.goal_mask(new[out]) & (depth <= upper - 1)
-        return new[ok]
-
-
 class Search:
     """Bidirectional breadth-first search by moves, cut by pagodas and, under a bound, by
     Merson's regions."""
@@ -163,7 +114,7 @@ class Search:
         self.levels = Levels(p.board, group or stabilizer(p), starts or (p.start,), goals, by="moves")
         self.deadline = deadline  # the budget of the search's next steps (``solve`` extends it)
         self.single = starts is None or len(starts) == 1  # pagodas cut backward against one start
-        self.bounds = Bounds(p, self.levels.kernel, pagodas if self.single else ())
+        self.bounds = Bounds(p, pagodas if self.single else ())
         self.pruned = 0
         self.probed: str | None = None  # the side whose last level was probed, not built
         self.pause_above: int | None = None  # see ``Paused``
@@ -194,7 +145,7 @@ class Search:
         before stay as they are: a position of a plan is at its depth either way (see the
         module's docstring)."""
         if self.single and not self.pagodas:
-            self.bounds = Bounds(self.problem, self.levels.kernel, pagoda.for_levels(self.problem, deadline))
+            self.bounds = Bounds(self.problem, pagoda.for_levels(self.problem, deadline))
 
     def run_learning(self, deadline: Deadline) -> tuple[int | None, int, tuple[int, int, int] | None]:
         """``run``, alone for ``QUICK_S`` (small problems end there); a search that lasts
