@@ -83,7 +83,7 @@ def encode(array: np.ndarray, codec: str) -> bytes:
     return zstandard.ZstdCompressor(level=ZSTD_LEVEL).compress(planes.data)
 
 
-def decode(body: bytes, codec: str, count: int, out: np.ndarray | None = None) -> np.ndarray:
+def decode(body: bytes | memoryview, codec: str, count: int, out: np.ndarray | None = None) -> np.ndarray:
     """The ``count`` words ``body`` holds (in ``out``, a uint64 array of ``count``, when
     given); ``Stale`` if it holds anything else. A compressed body is inflated to at most
     ``count`` words plus one byte, never further (a body that would inflate to gigabytes stops
@@ -191,7 +191,7 @@ def verify(path: Path, kind: str, version: int, fingerprint: str, max_count: int
     return _body(path, kind, version, fingerprint, max_count)[1]
 
 
-def _body(path: Path, kind: str, version: int, fingerprint: str, max_count: int) -> tuple[bytes, dict]:
+def _body(path: Path, kind: str, version: int, fingerprint: str, max_count: int) -> tuple[memoryview, dict]:
     try:
         with open(path, "rb") as fh:
             head = _header(fh, kind, version, fingerprint, max_count)
@@ -204,7 +204,10 @@ def _body(path: Path, kind: str, version: int, fingerprint: str, max_count: int)
             if size > most or size != head["bytes"]:
                 raise Stale(f"{size} bytes follow the header, not the {str(head['bytes'])[:40]} it states")
             fh.seek(start)
-            body = fh.read(size)
+            # an array's memory, not bytes: a large one is reused (``engine.kernel.use_pool``)
+            body = np.empty(size, dtype=np.uint8).data
+            if fh.readinto(body) != size:
+                raise Stale("it was cut short while it was read")
     except OSError as exc:
         raise Stale(f"cannot read it ({exc.strerror})") from None
     if hashlib.sha256(body).hexdigest() != head.get("sha256"):
