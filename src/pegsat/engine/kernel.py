@@ -322,7 +322,8 @@ def pool_limit(limit: int) -> None:
 
 
 def pool_release() -> None:
-    """Every idle block of the pool back to the system (a task's end)."""
+    """Every idle block of the pool back to the system (a search going from memory to disk:
+    the workers do the rest, and this process only waits)."""
     _core.pool_release()
 
 
