@@ -6,7 +6,8 @@
  * resumable depth-first search with a table of dead positions. Positions are one 64-bit word
  * (boards of at most 64 holes) or two (at most 128); the code for both comes from one
  * template, _core_impl.h. Buffers go in and out through the buffer protocol (numpy arrays
- * in, bytearrays or Blocks out), so no numpy headers are needed to build this.
+ * in, Blocks out); numpy's headers are needed only for its allocation-policy hook, through
+ * which numpy's large arrays come from the core's pool (_pool.h).
  *
  * pegsat.engine.reference holds the same searches and level operations in plain Python;
  * tests/test_engine.py tests this against it. */
@@ -490,7 +491,7 @@ static PyObject *Board_merge(CoreBoard *b, PyObject *args) {
     Py_RETURN_NONE;
 }
 
-/* member(sorted, query) -> bytearray of 0/1, one per query position. */
+/* member(sorted, query) -> a block of 0/1 bytes, one per query position. */
 static PyObject *Board_member(CoreBoard *b, PyObject *args) {
     Py_buffer s, q; Py_ssize_t ns, nq;
     if (!PyArg_ParseTuple(args, "y*y*", &s, &q)) return NULL;
