@@ -241,14 +241,14 @@ def test_a_levels_certificate_the_survey_left_is_taken_into_the_atlas(triangle, 
     own certificate, the atlas moves them in, ``check`` walks them, and the pages link them
     rather than copy them; with the level files gone, ``check(rebuild=True)`` builds them."""
     from pegsat.apps.atlas import site
-    from pegsat.apps.fewest import solve as level_search
+    from pegsat.apps.solve import solve
     from pegsat.deadline import Deadline
     from pegsat.model.problem import Goal, single_vacancy
-    from pegsat.planners.config import Config
+    from pegsat.planners.config import Config, Disk
 
     spill = tmp_path / "spill"
     p = single_vacancy(T5, T5.hole("b3"), Goal.survivor(T5, T5.hole("b3")))
-    r = level_search(p, Config(workers=1), Deadline(60), spill=spill / "b3-b3", planner="layers")
+    r = solve(p, "layers", Config(workers=1, disk=Disk(spill / "b3-b3", first=True)), Deadline(60))
     assert r.certificate is not None and r.certificate["kind"] == "levels"
     root = tmp_path / "t5"
     shutil.copytree(triangle, root)  # its survey's results: nothing is solved again

@@ -9,10 +9,9 @@ import signal
 import pytest
 from click.testing import CliRunner
 
-from pegsat.apps.fewest import fewest
 from pegsat.cli import main
 from pegsat.deadline import Deadline
-from pegsat.engine import spill
+from pegsat.engine import disk, spill
 from pegsat.errors import PegsatError
 from pegsat.model.catalogue import get_board
 from pegsat.model.problem import Goal, single_vacancy
@@ -22,6 +21,13 @@ from pegsat.planners.moves import Search
 T6 = get_board("triangle-6")
 GAME = single_vacancy(T6, T6.hole("a1"), Goal.one_peg())
 MEMORY = 1 << 20  # bytes per worker: levels of up to 16 partitions
+
+
+def fewest(problem, root, by="moves", **options):
+    """The search on disk by moves (``planners.moves.on_disk``) or by jumps (``layers``)."""
+    from pegsat.planners import layers, moves
+
+    return (layers if by == "jumps" else moves).on_disk(problem, root, **options)
 
 
 @pytest.fixture(autouse=True)
@@ -285,18 +291,15 @@ def test_a_plan_given_bounds_the_search_and_on_a_rerun_keeps_the_levels(tmp_path
     assert now["levels"]["forward"][:len(kept["levels"]["forward"])] == kept["levels"]["forward"]
     # a manifest whose levels claim a bound tighter than its plan (which would hide plans
     # between the two) is not believed, its fingerprint remade to match or not
-    from pegsat.apps import fewest as F
-
-
     now["pruned_under"] = best - 1
-    now["fingerprint"] = F.fingerprint(GAME, F._kernel(GAME).group, best - 1)
+    now["fingerprint"] = disk.fingerprint("moves", GAME, best - 1)
     (root / "manifest.json").write_text(json.dumps(now))  # edited by hand: not this user's pegsat's
     with pytest.raises(PegsatError, match="not signed by this user's pegsat"):
-        F.fewest(GAME, root, scheduler=cluster, memory=MEMORY)
+        fewest(GAME, root, scheduler=cluster, memory=MEMORY)
     del now["signature"]
     spill.save_manifest(root, now)  # signed, as if this user's pegsat had written it: still refused
     said.clear()
-    F.fewest(GAME, root, scheduler=cluster, memory=MEMORY, progress=said.append)
+    fewest(GAME, root, scheduler=cluster, memory=MEMORY, progress=said.append)
     assert "a bound looser than the levels were pruned under" in said[0], said
 
 
@@ -325,11 +328,10 @@ def test_a_probe_stopped_midway_resumes_with_the_pieces_left(tmp_path, monkeypat
     """The last level under a bound is only probed, a piece per task; each piece that met
     nothing goes to the manifest at once, so a probe stopped midway (hours on the German
     board) goes on with the other pieces, to the same answer."""
-    from pegsat.apps import fewest as F
     from pegsat.planners import moves
     from pegsat.planners.config import Config
 
-    monkeypatch.setattr(F, "PROBE_SAY", 0.0)
+    monkeypatch.setattr(disk, "PROBE_SAY", 0.0)
     best = truth[0]
     optimal = moves.solve(GAME, Deadline(), Config()).plan
     root = tmp_path / "levels"
@@ -398,7 +400,7 @@ def test_the_fewest_moves_on_disk_leave_a_moves_certificate_that_checks(tmp_path
     the optimum (the probe meets the other side). Each checks in this process and, its children in
     bucket files, on the cluster; a check stopped goes on from its journal; tampering with a
     partition, the partition rule or the claim is refused."""
-    from pegsat.apps.cluster import mapped
+    from pegsat.engine.cluster import mapped
     from pegsat.planners import moves
     from pegsat.proofs import certificate
 

@@ -23,10 +23,10 @@ from conftest import CHROMEDRIVER, CHROMIUM, NO_CHROMIUM, chromium
 
 import pegsat
 from pegsat import sealed
-from pegsat.apps.fewest import fewest
 from pegsat.cli import main
 from pegsat.errors import PegsatError
 from pegsat.model.catalogue import get_board
+from pegsat.planners.layers import on_disk
 
 T5 = get_board("triangle-5")
 SCRIPT = "</script><script>document.title='PWNED'</script>"
@@ -82,7 +82,7 @@ def test_a_directory_of_another_search_is_refused_and_left_as_it_was(tmp_path, c
     library's ``spill=""`` (the current directory) is refused."""
     root = tmp_path / "levels"
     p = pegsat.problem("triangle-5", vacant="b4", survivor="b4")
-    r = fewest(p, root, scheduler=cluster, by="jumps")  # what solve --planner layers --spill runs
+    r = on_disk(p, root, scheduler=cluster)  # what solve --planner layers --spill runs
     assert r.status.value == "unsolvable" and (root / "certificate.json").is_file()
     before = {f: f.read_bytes() for f in root.rglob("*") if f.is_file() and f.name != ".lock"}
     one_line(cli("solve", "triangle-5", "--vacant", "b4", "--survivor", "b4", "--min-moves", "--spill", root,
@@ -121,7 +121,7 @@ def test_a_forged_journal_takes_no_step(tmp_path, cluster, monkeypatch):
 
     p = pegsat.problem("triangle-5", vacant="b4", survivor="b4")
     root = tmp_path / "levels"
-    fewest(p, root, scheduler=cluster, by="jumps")
+    on_disk(p, root, scheduler=cluster)
     cert = json.loads((root / "certificate.json").read_text())
     good = tmp_path / "good.json"
     assert certificate.check(cert, root, journal=good).ok
@@ -286,7 +286,7 @@ def test_a_scheduler_that_never_answers_ends_at_the_time_limit(tmp_path, silent)
 def test_workers_are_bounded_by_the_cores_and_checked():
     """``--workers 256`` starts no more processes than the machine has cores; the library
     refuses a count of workers that is not one."""
-    from pegsat.apps.cluster import client
+    from pegsat.engine.cluster import client
     from pegsat.process import cores
 
     with client(256, None) as c:

@@ -11,15 +11,14 @@ import numpy as np
 import pytest
 
 from pegsat import sealed
-from pegsat.apps.fewest import _certificate, _mirror, _resume, fewest, fingerprint
 from pegsat.apps.solve import solve
 from pegsat.deadline import Deadline
-from pegsat.engine.bitboard import stabilizer
-from pegsat.engine.kernel import kernel
+from pegsat.engine import disk
 from pegsat.model.catalogue import get_board
 from pegsat.model.problem import Goal, single_vacancy
 from pegsat.model.result import Status
 from pegsat.planners.config import Config
+from pegsat.planners.layers import on_disk
 from pegsat.proofs import certificate, layered
 
 T5 = get_board("triangle-5")
@@ -33,11 +32,12 @@ def levels_of(p, root, cluster):
     """The search by jumps out of core of ``p`` in ``root`` and a levels certificate of the
     levels it kept, whatever it found (a search that met a plan leaves levels that must
     not check)."""
-    r = fewest(p, root, scheduler=cluster, memory=1 << 20, by="jumps")
-    k = kernel(p.board, tuple(tuple(q) for q in stabilizer(p)))
-    state = _resume(root, p, k, lambda line: None, "jumps")
-    fp = fingerprint(p, k.group, state.built, "jumps", state.pagodas)
-    return r, _certificate(p, root, fp, k.group, _mirror(p, "jumps"), state)
+    from pegsat.planners.ondisk import levels_certificate
+
+    r = on_disk(p, root, scheduler=cluster, memory=1 << 20)
+    state = disk.resume(root, "jumps", p, lambda line: None)
+    fp = disk.fingerprint("jumps", p, state.built, state.pagodas)
+    return r, levels_certificate(p, root, fp, state)
 
 
 @pytest.mark.parametrize("hole", ["a1", "b3"])
@@ -59,7 +59,7 @@ def test_a_self_dual_problem_is_certified_exactly_when_it_is_unsolvable(hole, tm
 @pytest.fixture
 def refuted(tmp_path, cluster):
     """triangle-5 b4 -> b4 (unsolvable): its levels and the certificate the search wrote."""
-    r = fewest(vv(T5, "b4"), tmp_path, scheduler=cluster, memory=1 << 20, by="jumps")
+    r = on_disk(vv(T5, "b4"), tmp_path, scheduler=cluster, memory=1 << 20)
     assert r.status is Status.UNSOLVABLE and r.certificate["kind"] == "levels"
     return tmp_path, json.loads((tmp_path / "certificate.json").read_text())
 
@@ -219,7 +219,7 @@ def test_levels_whose_buckets_do_not_fit_are_checked_in_passes(tmp_path, cluster
     from pegsat.engine import spill
 
     monkeypatch.setattr(spill, "MIN_PART_BYTES", 0)
-    r = fewest(vv(T5, "b4"), tmp_path, scheduler=cluster, memory=1 << 16, by="jumps")
+    r = on_disk(vv(T5, "b4"), tmp_path, scheduler=cluster, memory=1 << 16)
     root, cert = tmp_path, r.certificate
     assert max(len(lv) for lv in cert["evidence"]["levels"]) >= 4
     ev = cert["evidence"]
@@ -405,7 +405,7 @@ def test_a_certificate_in_a_read_only_directory_is_checked_on_a_cluster(refuted,
     certificate that holds "rejected")."""
     import os
 
-    from pegsat.apps.cluster import mapped
+    from pegsat.engine.cluster import mapped
 
     root, cert = refuted
     real = os.access

@@ -68,7 +68,7 @@ def test_a_run_stopped_between_levels_resumes_to_the_same_numbers(tmp_path, trut
     with pytest.raises(Stop):
         reach(GAME, root, scheduler=cluster, memory=1 << 20, on_level=stop)
     manifest = json.loads((root / "manifest.json").read_text())
-    assert len(manifest["levels"]) == 8  # levels 0..7 finished
+    assert len(manifest["levels"]["forward"]) == 8  # levels 0..7 finished
     said = []
     got = reach(GAME, root, scheduler=cluster, memory=1 << 20, progress=said.append)
     assert said[0].startswith("resuming from level 7")
@@ -165,8 +165,8 @@ def test_a_level_stopped_in_its_second_pass_keeps_the_first_passes_partitions(tm
     with pytest.raises(Stop):
         reach(GAME, root, scheduler=cluster, memory=1 << 20, on_level=stop)
     d = calls[-1] + 1
-    parts = json.loads((root / "manifest.json").read_text())["building"]
-    kept = {f.name: f.stat().st_mtime_ns for f in spill.level_dir(root, d).glob("P*.lvl")}
+    parts = json.loads((root / "manifest.json").read_text())["building"][2]
+    kept = {f.name: f.stat().st_mtime_ns for f in spill.level_dir(root / "forward", d).glob("P*.lvl")}
     assert 0 < len(kept) < parts
     said = []
     got = reach(GAME, root, scheduler=cluster, memory=1 << 20, progress=said.append)
@@ -188,7 +188,7 @@ def test_the_room_for_buckets_is_the_disk_limit_less_what_the_directory_holds(tm
                                   "--memory-limit", "64MB", "--scheduler", cluster])
     assert r.exit_code == 20 and "needs ~" in r.output and "give --disk-limit more" in r.output, r.output
     assert "levels before it are kept" in r.output
-    assert len(json.loads((tmp_path / "l" / "manifest.json").read_text())["levels"]) >= 2
+    assert len(json.loads((tmp_path / "l" / "manifest.json").read_text())["levels"]["forward"]) >= 2
 
 
 def test_a_damaged_partition_of_the_level_being_built_is_rebuilt_not_read_as_empty(tmp_path, truth, cluster):
@@ -198,7 +198,7 @@ def test_a_damaged_partition_of_the_level_being_built_is_rebuilt_not_read_as_emp
     counts (the damaged file was read as an empty partition before)."""
     from distributed import Future, wait
 
-    from pegsat.apps import reach as R
+    from pegsat.engine import disk
     from pegsat.engine.bitboard import stabilizer
     from pegsat.engine.kernel import kernel
 
@@ -211,13 +211,14 @@ def test_a_damaged_partition_of_the_level_being_built_is_rebuilt_not_read_as_emp
 
     with pytest.raises(Stop):
         reach(GAME, root, scheduler=cluster, memory=1 << 20, on_level=stop)
-    parts = json.loads((root / "manifest.json").read_text())["building"]
+    parts = json.loads((root / "manifest.json").read_text())["building"][2]
     k = kernel(GAME.board, tuple(tuple(p) for p in stabilizer(GAME)))
-    fp = R.fingerprint(GAME, k.group)
-    _, _, max_count = spill.prepare(root, 1 << 20, 2, R.FANOUT)
-    merged = [spill.merge(k, root, fp, 7, q, max_count) for q in range(parts)]  # the merges, then the kill
+    fp = disk.side_fp(disk.fingerprint("census", GAME), "forward")
+    _, _, max_count = spill.prepare(root, 1 << 20, 2, disk.FANOUT["census"])
+    forward = root / "forward"
+    merged = [spill.merge(k, forward, fp, 7, q, max_count) for q in range(parts)]  # the merges, then the kill
     q = max(range(parts), key=lambda i: merged[i].classes)
-    path = spill.part_path(root, 7, q)
+    path = spill.part_path(forward, 7, q)
     raw = bytearray(path.read_bytes())
     raw[-1] ^= 0xFF
     path.write_bytes(bytes(raw))
@@ -231,7 +232,7 @@ def test_an_edited_count_in_the_manifest_is_refused(tmp_path, cluster):
     root = tmp_path / "levels"
     reach(GAME, root, scheduler=cluster, memory=1 << 20)
     data = json.loads((root / "manifest.json").read_text())
-    data["levels"][3]["classes"] += 1
+    data["levels"]["forward"][3]["classes"] += 1
     (root / "manifest.json").write_text(json.dumps(data))
     r = CliRunner().invoke(main, ["count", "triangle-6", "--vacant", "a1", "--spill", str(root),
                                   "--scheduler", cluster])

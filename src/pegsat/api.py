@@ -180,27 +180,28 @@ def solve(p: Problem | Board | str, planner: str = "auto", *, min_moves: bool = 
         if not min_moves:
             raise PegsatError("upper_plan bounds a search for the fewest moves: add min_moves=True")
         config = replace(config, upper_plan=given_plan(p, upper_plan))
-    from .apps.fewest import STEPS
+    from .planners import ON_DISK
+    from .planners.config import Disk
 
     if certificate is not None and not (min_moves or planner == "moves"):
         raise PegsatError("certificate= certifies the fewest moves: add min_moves=True (prove() writes "
                           "certificates of unsolvability)")
     if certificate is not None and spill is not None:
-        from .apps.fewest import SPILLED
+        from .planners.ondisk import SPILLED
 
         raise PegsatError(f"certificate= with spill=: {SPILLED}")
-    if min_moves or planner in STEPS:
-        from .apps.fewest import solve as level_search
-        from .apps.solve import certify_fewest
-
-        where = None if spill is None else Path(spill)
-        deadline = Deadline(time_limit)
-        r = level_search(p, config, deadline, spill=where, planner="moves" if min_moves else planner,
-                         disk=disk_limit)
-        return r if certificate is None else certify_fewest(r, certificate, deadline)
-    if spill is not None:
+    planner = "moves" if min_moves else planner
+    if spill is not None and planner not in ON_DISK:
         raise PegsatError(f"spill: a level search on disk (min_moves, or planner 'layers'), not {planner!r}")
-    return run(p, planner, config, Deadline(time_limit))
+    where = None if spill is None else Path(spill)
+    config = replace(config, disk=Disk(where, first=where is not None, limit=disk_limit))
+    deadline = Deadline(time_limit)
+    r = run(p, planner, config, deadline)
+    if certificate is None:
+        return r
+    from .apps.solve import certify_fewest
+
+    return certify_fewest(r, certificate, deadline)
 
 
 def prove(p: Problem, *, time_limit: float | None = None, certificate: str | Path | None = None,

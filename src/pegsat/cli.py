@@ -431,27 +431,24 @@ def solve(problem: str, planner: str, min_moves: bool, upper_plan: str | None, c
         if planner != "moves":
             raise PegsatError("--upper-plan bounds a search for the fewest moves: add --min-moves")
         config = replace(config, upper_plan=given_plan(posed.problem, _read_plan_arg(upper_plan), posed.task))
-    from .apps.fewest import STEPS
+    from .planners import ON_DISK
+    from .planners.config import Disk
 
-    if spill is not None and planner not in STEPS:
+    if spill is not None and planner not in ON_DISK:
         raise PegsatError("--spill is a level search on disk: add --min-moves, or --planner layers")
-    unused("for level searches only: add --min-moves, or --planner layers", planner in STEPS,
+    unused("for level searches only: add --min-moves, or --planner layers", planner in ON_DISK,
            scheduler=scheduler, memory_limit=memory_limit, disk_limit=disk_limit)
     if spill is not None and cert_out is not None:
-        from .apps.fewest import SPILLED
+        from .planners.ondisk import SPILLED
 
         raise PegsatError(f"--certificate with --spill: {SPILLED}")
-    say = None if as_json or quiet else (lambda line: click.echo(line, err=True))
+    config = replace(config, disk=Disk(None if spill is None else Path(spill), first=spill is not None,
+                                       scheduler=scheduler, memory=memory_limit, limit=disk_limit))
+    say = None if as_json or quiet or planner not in ON_DISK else (lambda line: click.echo(line, err=True))
     deadline = deadline_of(time_limit)
-    if planner in STEPS:  # level searches: on disk when asked, or past the memory budget
-        from .apps.fewest import solve as level_search
-        from .progress import reporting
+    from .progress import reporting
 
-        with reporting(say):
-            result = level_search(posed.problem, config, deadline, spill=Path(spill) if spill else None,
-                                  scheduler=scheduler, memory=memory_limit, progress=say, planner=planner,
-                                  disk=disk_limit)
-    else:
+    with reporting(say):  # a level search says each level it finishes
         result = solve_problem(posed.problem, planner, config, deadline)
     if cert_out is not None:
         from .apps.solve import certify_fewest
@@ -567,7 +564,8 @@ def count(problem: str, time_limit: float | None, as_json: bool, quiet: bool, sp
         from .apps.reach import reach
 
         got = reach(prob, Path(spill), workers=workers, scheduler=scheduler, memory=memory_limit,
-                    deadline=deadline_of(time_limit), keep=keep_levels, progress=progress, disk=disk_limit)
+                    deadline=deadline_of(time_limit), keep=keep_levels, progress=progress,
+                    disk_limit=disk_limit)
         for line in [json.dumps(got.to_dict())] if as_json else got.table():
             click.echo(line)
         return
@@ -686,8 +684,8 @@ def check(cert: str, time_limit: float | None, workers: int, scheduler: str | No
 
     Exit 0 when it holds, 1 when it is rejected, 2 when the file is not a certificate (or
     the journal not a journal), 20 when a checker did not finish within --time-limit."""
-    from .apps.cluster import mapped
     from .deadline import Deadline
+    from .engine.cluster import mapped
     from .proofs.certificate import Standing, load
     from .proofs.certificate import check as check_certificate
 

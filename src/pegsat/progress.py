@@ -45,3 +45,12 @@ def say(line: str) -> None:
 def listening() -> bool:
     """Whether anyone hears progress lines (a line costly to compose is skipped otherwise)."""
     return _LISTENER.get() is not None
+
+
+def tell(line: str) -> None:
+    """Tell the listener, if any, ``line`` as it is, at once: a line of a long search that
+    carries its own figures, or that must be heard however early (a run resumed, a run
+    interrupted and where it goes on)."""
+    heard = _LISTENER.get()
+    if heard is not None:
+        heard[0](line)

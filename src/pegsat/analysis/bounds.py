@@ -1,7 +1,7 @@
 """What cuts a level search's positions: pagodas, and Merson's bounds under a known plan.
 
 One object holds every rule a level search by moves (``planners.moves``, in memory, and
-``apps.fewest``, on disk) prunes with, applied to whole arrays of positions, and the same
+``engine.disk``, on disk) prunes with, applied to whole arrays of positions, and the same
 object is what a Dask task receives (it pickles as the problem and the pagodas; the kernel it
 filters with is made where it runs). The certificate of a pruned search lists the same rules
 (``proofs.certificate``), and the checker verifies each (``proofs.bymoves``).

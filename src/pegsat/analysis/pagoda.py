@@ -21,6 +21,7 @@ import random
 from collections.abc import Sequence
 from fractions import Fraction
 from functools import lru_cache
+from typing import Any
 
 import numpy as np
 
@@ -317,3 +318,9 @@ def mine(problem: Problem, dead: np.ndarray, known: list[tuple[tuple[int, ...], 
         chosen.append(j)
         left[rows[:, j] > 0] = 0
     return [found[j] for j in chosen]
+
+
+def named_pagodas(problem: Problem, pagodas: Sequence[tuple[Sequence[int], int]]) -> list[dict[str, Any]]:
+    """Integer pagodas as certificates write them: weights by hole name (0 left out), a floor."""
+    names = problem.board.names
+    return [{"weights": {names[h]: x for h, x in enumerate(w) if x}, "floor": f} for w, f in pagodas]

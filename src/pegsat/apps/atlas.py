@@ -105,7 +105,7 @@ def cert_name(board: Board, v: int, s: int | None) -> str:
 
 def levels_name(board: Board, v: int, s: int) -> str:
     """Where a ``levels`` certificate of vacancy ``v`` -> survivor ``s`` goes, with the
-    search's level files beside it (``apps.fewest``), relative to the atlas."""
+    search's level files beside it (``engine.disk``), relative to the atlas."""
     return f"{CERTS}/{_pair(board, v, s)}.levels/certificate.json"
 
 
@@ -117,7 +117,7 @@ def bound_name(board: Board, v: int, s: int) -> str:
 
 def bound_dir_name(board: Board, v: int, s: int) -> str:
     """Where the ``moves`` certificate of a search by moves on disk goes, in the directory of
-    its level files (``apps.fewest``), relative to the atlas."""
+    its level files (``engine.disk``), relative to the atlas."""
     return f"{CERTS}/{_pair(board, v, s)}.moves/certificate.json"
 
 
@@ -172,7 +172,7 @@ def build(board: Board, root: Path, *, min_moves: bool = False, time_limit: floa
             continue
         name, p = cert_name(board, v, s), problem(board, v, s)
         kind = _accepted(root, name, p)
-        if kind is None:  # the levels of the survey's search by jumps (``apps.fewest``), kept
+        if kind is None:  # the levels of the survey's search by jumps (``engine.disk``), kept
             name, kind = levels_name(board, v, s), _adopt(root, spill, board, v, s, p)
             if kind is None:
                 name = cert_name(board, v, s)
@@ -291,13 +291,14 @@ def _bounded(root: Path, board: Board, v: int, s: int, plan: str, deadline: Dead
 
 def _on_disk(root: Path, name: str, p: Problem, plan: tuple[int, ...], deadline: Deadline, where: Path,
              scheduler: str | None) -> Result:
-    """The search by moves on disk in ``where`` under ``plan``'s moves (``apps.fewest``), its
-    directory moved to ``root/name``'s once it answers with a certificate."""
-    from ..planners.config import Config
-    from .fewest import solve as level_search
+    """The search by moves on disk in ``where`` under ``plan``'s moves (``planners.ondisk``),
+    its directory moved to ``root/name``'s once it answers with a certificate."""
+    from ..planners.config import Config, Disk
+    from .solve import solve
 
     try:
-        r = level_search(p, Config(upper_plan=plan), deadline, spill=where, scheduler=scheduler)
+        r = solve(p, "moves", Config(upper_plan=plan, disk=Disk(where, first=True, scheduler=scheduler)),
+                  deadline)
     except PegsatError as exc:  # a board the search on disk does not take
         return Result(Status.UNKNOWN, p, "moves", detail=str(exc))
     if r.certificate is not None:
@@ -319,7 +320,7 @@ def _move_in(src: Path, dest: Path) -> None:
 
 def _adopt(root: Path, spill: Path | None, board: Board, v: int, s: int, p: Problem) -> str | None:
     """The kind of the ``levels`` certificate that the survey's search by jumps left with its
-    levels in ``spill/V-S`` (``apps.fewest.solve`` keeps them), moved into the atlas at
+    levels in ``spill/V-S`` (``planners.ondisk`` keeps them), moved into the atlas at
     ``levels_name`` when it is this problem's and checks (``_accepted``); else None."""
 
     name = levels_name(board, v, s)
@@ -439,7 +440,7 @@ def check(root: Path, deadline: Deadline | None = None, runner: Any = None,
           journal: Path | None = None, progress: Callable[[str], None] | None = None,
           rebuild: bool = False) -> Report:
     """Re-verify the atlas in ``root`` from its files (see the module's docstring);
-    ``runner``: dead sets' parts checked through it (``apps.cluster.mapped``); ``journal``:
+    ``runner``: dead sets' parts checked through it (``engine.cluster.mapped``); ``journal``:
     the levels certificates' steps walked are remembered there (``proofs.layered.Journal``);
     ``progress``: told their steps; ``rebuild``: levels certificates' levels built by the
     checker, their files not read (``proofs.certificate.check``)."""

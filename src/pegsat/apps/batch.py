@@ -115,8 +115,8 @@ def run(jobs: list[Job], results: Path, *, workers: int = 2, scheduler: str | No
 
     ``on_submit(client, futures_by_job_id)`` is called once the first window of jobs is
     submitted (tests use it to kill a worker mid-run)."""
+    from ..engine.cluster import client as connect
     from ..process import cores as local_cores
-    from .cluster import client as connect
 
     previous = read_results(results)
     todo = [j for j in jobs if previous.get(j.id, {}).get("status") not in FINAL]

@@ -59,7 +59,9 @@ def _solve(problem: Problem, backend: Backend, deadline: Deadline, config: Confi
     if cheap is not None:
         return replace(cheap, planner=backend.NAME)
     survivors = games.split(problem)
-    if survivors is not None and not backend.covers_open_goal(problem):
+    # a level search on disk from the start takes the open goal whole, in its one directory
+    whole = config.disk is not None and config.disk.first
+    if survivors is not None and not backend.covers_open_goal(problem) and not whole:
         return _split_survivors(survivors, backend, deadline, config)
     return backend.solve(problem, deadline, config)
 
@@ -71,7 +73,9 @@ def _split_survivors(split: games.Split, backend: Backend, deadline: Deadline, c
     unknown, refuted = [], []
     for h in split.survivors:
         (game,) = split.games(h, both=False)
-        r = cheap_proofs(game.problem) or backend.solve(game.problem, deadline, config)
+        # a level search on disk per survivor, each in its own directory
+        mine = config if config.disk is None else replace(config, disk=config.disk.within(board.slugs[h]))
+        r = cheap_proofs(game.problem) or backend.solve(game.problem, deadline, mine)
         totals["subproblems"] += 1
         totals["encode_s"] += r.stats.get("encode_s", 0.0)
         totals["solve_s"] += r.stats.get("solve_s", 0.0)

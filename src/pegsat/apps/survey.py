@@ -96,7 +96,7 @@ def settle(board: Board, v: int, s: int, planner: str, time_limit: float | None,
     ``cap``: a deadline no step outlasts (the survey's budget); ``spill``: the level searches
     (the exhaustive step, and ``moves``) go on to disk past the memory budget, in
     ``spill/V-S``, kept while the problem is unknown (a rerun goes on from them:
-    ``apps.fewest.solve``), on the Dask cluster at ``scheduler`` (default: a local one)."""
+    ``planners.ondisk``), on the Dask cluster at ``scheduler`` (default: a local one)."""
     t = time.perf_counter()
     problem = single_vacancy(board, v, Goal.survivor(board, s))
     names = board.names
@@ -111,12 +111,11 @@ def settle(board: Board, v: int, s: int, planner: str, time_limit: float | None,
 
     def level_search(name: str, deadline: Deadline):
         """The level search ``name`` on to disk past the memory budget, in ``spill/V-S``."""
-        from ..planners.config import Config
-        from .fewest import solve as searched
+        from ..planners.config import Config, Disk
 
         assert spill is not None
-        where = spill / f"{board.slugs[v]}-{board.slugs[s]}"
-        return searched(problem, Config(), deadline, planner=name, overflow=where, scheduler=scheduler)
+        where = Disk(spill / f"{board.slugs[v]}-{board.slugs[s]}", scheduler=scheduler)
+        return solve(problem, name, Config(disk=where), deadline)
 
     if planner == "moves" and spill is not None:
         r = level_search("moves", budget(time_limit))

@@ -216,7 +216,7 @@ def walk(board: Board, group: Sequence[Perm], starts: Sequence[int], by: str, po
     backward level ``j``: back through the forward levels to an image of a start, on through
     the backward levels to a goal, and the whole plan mapped by the symmetry that takes that
     image to the start. The levels are asked through ``in_forward`` and ``in_backward``
-    (arrays in memory, or partition files on disk: ``apps.fewest``)."""
+    (arrays in memory, or partition files on disk: ``engine.disk``)."""
     head: list[int] = []
     cur = pos
     for d in range(i, 0, -1):

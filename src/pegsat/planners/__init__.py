@@ -28,6 +28,11 @@ PLANNERS = {
 }
 
 
+#: the level searches: past the memory budget (or asked to) they go on with their levels on
+#: disk (``ondisk``, ``Config.disk``)
+ON_DISK = ("moves", "layers")
+
+
 def get_planner(name: str) -> Backend:
     """The planner module registered under ``name``."""
     if name not in PLANNERS:

@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
+from pathlib import Path
 from typing import Protocol
 
 from ..deadline import Deadline
@@ -10,6 +11,28 @@ from ..encoding.encoder import EncodeOptions
 from ..model.problem import Problem
 from ..model.result import Result
 from ..process import cores
+
+#: who a plan given by the user (``--upper-plan``) is said to come from
+GIVEN = "you"
+
+
+@dataclass(frozen=True)
+class Disk:
+    """Where a level search (``moves``, ``layers``) keeps its levels once they leave memory,
+    and what grows them there (``planners.ondisk``)."""
+
+    #: the levels' directory; None: a new temporary one, removed once the answer is final
+    directory: Path | None = None
+    #: on disk from the start (``solve --spill DIR``): the levels, and the certificate they
+    #: are the evidence of, stay; False: only past the memory budget
+    first: bool = False
+    scheduler: str | None = None  # an existing Dask scheduler; None: local worker processes
+    memory: int | None = None  # bytes per worker process; None: the memory budget shared
+    limit: int | None = None  # the most bytes the directory may hold; None: what the disk has free
+
+    def within(self, name: str) -> Disk:
+        """The same, in the subdirectory ``name`` (one search of several sharing the directory)."""
+        return replace(self, directory=None if self.directory is None else self.directory / name)
 
 
 @dataclass(frozen=True)
@@ -20,9 +43,9 @@ class Config:
     solver: str = "cadical195"
     workers: int = field(default_factory=cores)  # processes (search) or threads (CP-SAT) per problem
     encode: EncodeOptions = field(default_factory=EncodeOptions)
-    #: ``moves``, ``layers``: a level past the memory budget raises ``MemoryBudget`` to the caller, which
-    #: goes on with the levels on disk (``apps.fewest.solve``), instead of answering "unknown"
-    spill: bool = False
+    #: ``moves``, ``layers``: where their levels go once they are on disk (``planners.ondisk``);
+    #: None: in memory only, "unknown" past the memory budget
+    disk: Disk | None = None
     #: ``moves`` (in memory or out of core): a plan known to solve the problem, replayed by the
     #: caller: its moves are the first upper bound (no first-plan search), and only shorter
     #: plans are looked for. A puzzle's known solution, or the bound of a related problem's plan.

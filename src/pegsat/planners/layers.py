@@ -38,6 +38,7 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -53,6 +54,7 @@ from ..files import plural
 from ..limits import MemoryBudget
 from ..model.problem import Goal, Problem, goal_positions
 from ..model.result import Proof, Result, Stats, Status, certificate
+from . import ondisk
 from .config import Config
 
 NAME = "layers"
@@ -269,14 +271,26 @@ class Layers:
 
 
 def solve(problem: Problem, deadline: Deadline, config: Config) -> Result:
+    """The exhaustive search by jumps: in memory while the levels fit, on disk as
+    ``config.disk`` says (``planners.ondisk``)."""
+    return ondisk.levels(problem, deadline, config, "jumps", NAME, _in_memory)
+
+
+def on_disk(problem: Problem, root: Path, **options) -> Result:
+    """The search by jumps with its levels on disk in ``root`` (``planners.ondisk.on_disk``,
+    its options)."""
+    return ondisk.on_disk(problem, root, kind="jumps", name=NAME, **options)
+
+
+def _in_memory(problem: Problem, deadline: Deadline, config: Config) -> Result:
     """The exhaustive search by jumps: a plan, a proof, or unknown."""
     t0 = time.perf_counter()
     search = Layers(problem, deadline)
     try:
         meeting = search.run()
     except Timeout as exc:
-        if config.spill and isinstance(exc, MemoryBudget):
-            raise  # the caller goes on out of core (``apps.fewest.solve``)
+        if config.disk is not None and isinstance(exc, MemoryBudget):
+            raise  # ``ondisk.levels`` goes on with the levels on disk
         lv = search.levels
         why = str(exc) or "time limit"
         return Result(Status.UNKNOWN, problem, NAME, stats=_stats(search, t0),

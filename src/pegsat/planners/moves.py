@@ -45,6 +45,7 @@ import heapq
 import time
 from collections.abc import Sequence
 from dataclasses import replace
+from pathlib import Path
 
 import numpy as np
 
@@ -61,11 +62,10 @@ from ..limits import MemoryBudget
 from ..model.board import Board, Perm
 from ..model.problem import Goal, Problem, goal_positions, single_vacancy
 from ..model.result import Proof, Result, Stats, Status
-from .config import Config
+from . import ondisk
+from .config import GIVEN, Config
 
 NAME = "moves"
-#: where the bound came from ("plan from you") when the user gave the plan (``Config.upper_plan``)
-GIVEN = "you"
 OPTIMAL = True  # answers with the fewest moves, proven
 #: share of the time limit (and at most this many seconds) spent finding a first plan
 UPPER_SHARE, UPPER_MAX_S = 0.1, 10.0
@@ -342,6 +342,18 @@ def fewest_over_vacancies(board: Board, deadline: Deadline | None = None):
 
 
 def solve(problem: Problem, deadline: Deadline, config: Config) -> Result:
+    """The fewest moves: in memory while the levels fit, on disk as ``config.disk`` says
+    (``planners.ondisk``)."""
+    return ondisk.levels(problem, deadline, config, "moves", NAME, _in_memory, first_for_disk)
+
+
+def on_disk(problem: Problem, root: Path, **options) -> Result:
+    """The search by moves with its levels on disk in ``root`` (``planners.ondisk.on_disk``,
+    its options)."""
+    return ondisk.on_disk(problem, root, kind="moves", name=NAME, first=first_for_disk, **options)
+
+
+def _in_memory(problem: Problem, deadline: Deadline, config: Config) -> Result:
     """Search alone first (small problems end here); past a short budget, fetch a plan from
     ``auto`` as the upper bound and go on with pruning."""
     t0 = time.perf_counter()
@@ -378,8 +390,8 @@ def solve(problem: Problem, deadline: Deadline, config: Config) -> Result:
             search.learn(deadline)
             best, lower, meeting = search.run()
     except Timeout as exc:
-        if config.spill and isinstance(exc, MemoryBudget):
-            raise  # the caller goes on out of core (``apps.fewest.solve``)
+        if config.disk is not None and isinstance(exc, MemoryBudget):
+            raise  # ``ondisk.levels`` goes on with the levels on disk
         why = str(exc) or "time limit"
         a, b = len(search.fwd) - 1, (len(search.bwd) - 1 if search.bwd else 0)
         lower = max(lower0, a + b + 1)
@@ -510,3 +522,36 @@ def first_plan(search: Search, deadline: Deadline, config: Config, widths: Seque
     if r.status is Status.UNSOLVABLE:
         return r, None
     return None, None
+
+
+WARM = 1 << 20  # in-memory levels of at most about this many positions before a search on disk's beams
+
+
+def first_for_disk(problem: Problem, deadline: Deadline, config: Config) -> tuple[Result | None, int | None]:
+    """The first plan of a search on disk, and its moves, the bound: beams over in-memory
+    levels of about ``WARM`` positions (``first_plan``, two widths, both guides), the fewest
+    moves kept. A one-peg-anywhere goal is also tried survivor by survivor (the
+    class-compatible ones, one per orbit): a fixed survivor's backward levels are narrow and
+    its beams meet with fewer moves (German e5 -> anywhere: 33 moves from the open goal, 23
+    with e5 alone). A refutation comes back only for the problem itself."""
+    from ..analysis import games
+
+    tries = [problem]
+    split = games.split(problem)
+    if split is not None and len(split.survivors) > 1:
+        tries += [game.problem for h in split.survivors for game in split.games(h, both=False)]
+    best: tuple[Result | None, int | None] = (None, None)
+    for q in tries:
+        search = Search(q, deadline)
+        search.warm(WARM)
+        first, bound = first_plan(search, deadline, config, widths=(BEAM, 5 * BEAM))
+        del search
+        if first is not None and first.status is Status.UNSOLVABLE:
+            if q is problem:
+                return first, None
+            continue  # that survivor has no plan; the others may
+        if first is None or first.plan is None or bound is None:
+            continue
+        if best[1] is None or bound < best[1]:  # a survivor's plan is one of the problem's (the
+            best = (replace(first, problem=problem), bound)  # same start): its moves, replayed there
+    return best

@@ -44,7 +44,7 @@ when a side ran dry; ``M`` is at most ``U``. With a plan of ``M`` moves (replaye
 verifier) the fewest moves are proven.
 
 A level is one file (a search in memory) or split into partitions, a position's being the
-top bits of its product with ``layered.MULTIPLIER`` (a search on disk, ``apps.fewest``;
+top bits of its product with ``layered.MULTIPLIER`` (a search on disk, ``engine.disk``;
 checked for every position read). Partition counts are powers of two, so the partition of a
 level split fewer ways holding a position is named by the top bits of its partition in one
 split more ways: children are sent by the most partitions among the levels they are looked

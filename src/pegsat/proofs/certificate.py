@@ -47,7 +47,7 @@ them, or an unknown format version, is refused. Kinds:
               class weightings (``classes``): a position is then excluded hole by hole, when
               every hole its position class allows weighs more than it under some pagoda.
 
-``levels``    the levels of an exhausted search by jumps out of core (``apps.fewest``): the
+``levels``    the levels of an exhausted search by jumps out of core (``engine.disk``): the
               positions kept at each depth up to the symmetries, as the search's own sealed
               partition files (``engine.spill``: each with its count and SHA-256), the
               integer pagodas they were pruned with, and the symmetry ``mirror`` of a
@@ -94,7 +94,7 @@ from __future__ import annotations
 import hashlib
 import os
 import zipfile
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from dataclasses import dataclass
 from enum import Enum
 from fractions import Fraction
@@ -217,7 +217,7 @@ def check(data: Certificate, base: Path = Path("."), staged: dict[str, Path] | N
     """Re-verify a certificate from its own contents; ``base`` resolves the SAT files
     (``staged``: where files named in it are until they are written under their names).
     Past ``deadline`` a long check (DRAT replay, search re-run) is "unfinished".
-    ``runner``: a dead set's parts are checked through it (``apps.cluster.mapped``: on a
+    ``runner``: a dead set's parts are checked through it (``engine.cluster.mapped``: on a
     Dask cluster), else one after the other here. ``walk_above``: a dead set of more
     positions is checked but for its closure under jumps (its files, their order, the start,
     no goal), and the check is "unfinished" (``prove`` on a set whose closure its own
@@ -475,12 +475,6 @@ def _dead_set(problem: Problem, ev: dict, base: Path, staged: dict, deadline: De
     if not walk.ok:
         return f"rejected: {walk.message}"
     return f"ok: dead set checked by the independent checker ({walk.seconds:.2f} s): {walk.message}"
-
-
-def named_pagodas(problem: Problem, pagodas: Sequence[tuple[Sequence[int], int]]) -> list[dict[str, Any]]:
-    """Integer pagodas as certificates write them: weights by hole name (0 left out), a floor."""
-    names = problem.board.names
-    return [{"weights": {names[h]: x for h, x in enumerate(w) if x}, "floor": f} for w, f in pagodas]
 
 
 def pagodas_of(problem: Problem, ev: dict) -> list[tuple[list[int], int]]:

@@ -215,7 +215,7 @@ def dead_parts(problem: Problem, parts: Sequence[Callable[[], np.ndarray]], grou
     temporary directory and are looked up when that part is loaded again: delayed duplicate
     detection, as Korf's disk-based search does it. Vectorised with numpy; boards of at
     most 64 holes. ``runner(fn, items)``: runs ``fn`` on every item, a part each (default:
-    one after the other here; ``apps.cluster`` passes Dask's map, the parts' loaders and the
+    one after the other here; ``engine.cluster`` passes Dask's map, the parts' loaders and the
     scratch directory then being seen by every worker). ``walk=False``: all but the walk
     of the children (the answer is then None, "not finished")."""
     t0 = time.perf_counter()

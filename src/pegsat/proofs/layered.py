@@ -524,7 +524,7 @@ def check(problem: Problem, levels: Sequence[Sequence[Loader]], group: list[list
     ``back``). ``ends_empty``: the side ("forward", "backward") whose last level is said to
     be empty (a search that ran dry: no meeting to check; its emptiness is checked as it is
     read). ``runner(fn, items)`` runs ``fn`` on every item (default: here, one after the
-    other; ``apps.cluster`` passes Dask's map, with ``scratch`` a directory every worker
+    other; ``engine.cluster`` passes Dask's map, with ``scratch`` a directory every worker
     sees). ``walk=False``: all but the walk of the levels' children (each loader is called
     once, to check its file's header: ``load_level_part(whole=False)``; the answer is then
     None, "not finished").

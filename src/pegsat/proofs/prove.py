@@ -39,7 +39,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
-from ..analysis import games
+from ..analysis import games, pagoda
 from ..deadline import Deadline
 from ..engine.bitboard import replay_plan
 from ..errors import PegsatError, PlanError
@@ -167,7 +167,7 @@ def prove_moves(problem: Problem, plan: tuple[int, ...], deadline: Deadline | No
             "moves": upper, "upper": upper, "probe": search.probed or "",
             "symmetries": [list(p) for p in search.levels.group],
             "regions": [[names[h] for h in holes_of(r)] for r in regions],
-            "pagodas": certificate.named_pagodas(problem, search.pagodas),
+            "pagodas": pagoda.named_pagodas(problem, search.pagodas),
             "forward": [level("forward", d, x) for d, x in enumerate(search.fwd)],
             "backward": [level("backward", d, x) for d, x in enumerate(search.bwd or [])]})
         del search  # its levels, now in the files: the check reads them back, and needs the room

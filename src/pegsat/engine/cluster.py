@@ -1,6 +1,6 @@
 """A Dask client: a ``LocalCluster`` of worker processes, or an existing scheduler.
 
-Used by ``batch`` (many small problems) and ``reach`` (one large level search spread over
+Used by ``apps.batch`` (many small problems) and ``engine.disk`` (one large level search spread over
 workers). Tasks, retries and the loss of workers are Dask's own: pegsat adds no scheduler,
 transport or retry logic of its own.
 """
