@@ -141,11 +141,14 @@ def reseal(root, part, positions):
     part["count"], part["sha256"] = head["count"], head["sha256"]
 
 
-def test_tampering_is_refused(refuted):
+@pytest.mark.parametrize("reference", [False, True], ids=["compiled", "reference"])
+def test_tampering_is_refused(refuted, reference):
+    """By the compiled checker and by its numpy reference alike."""
     root, cert = refuted
+    assert certificate.check(cert, root, reference=reference).ok
 
     def refused(changed, why):
-        v = certificate.check(changed, root)
+        v = certificate.check(changed, root, reference=reference)
         assert not v.ok and why in v.message, v.message
 
     # a position removed from a middle level (its file resealed, the entry updated)
@@ -332,6 +335,7 @@ def test_a_search_grown_from_both_sides_is_certified_exactly_when_unsolvable(pai
     assert r.status.solved == truth.status.solved and cert["evidence"].get("backward")
     v = certificate.check(cert, tmp_path)
     assert v.ok == (truth.status is Status.UNSOLVABLE), v.message
+    assert certificate.check(cert, tmp_path, reference=True).standing is v.standing  # numpy's, the same
     if not v.ok:
         assert "a plan may pass through them" in v.message, v.message
         return
@@ -358,8 +362,9 @@ def test_a_search_grown_from_both_sides_is_certified_exactly_when_unsolvable(pai
     part = back[d][0]
     x = layered.load_level_part(tmp_path / part["file"], part["count"], part["sha256"])
     reseal(tmp_path, part, x[1:])
-    v = certificate.check(forged, tmp_path)
-    assert not v.ok and f"reversed but is neither excluded nor in backward level {d}" in v.message, v.message
+    for reference in (False, True):
+        v = certificate.check(forged, tmp_path, reference=reference)
+        assert not v.ok and f"neither excluded nor in backward level {d}" in v.message, v.message
     bad = json.loads(json.dumps(cert))
     bad["evidence"]["backward"].pop()
     v = certificate.check(bad, tmp_path)

@@ -112,8 +112,11 @@ def test_independent_module_uses_no_search_code():
     import ast
 
     src = Path(independent.__file__).read_text()
-    mods = {n.module for n in ast.walk(ast.parse(src)) if isinstance(n, ast.ImportFrom) and n.level}
+    found = [n for n in ast.walk(ast.parse(src)) if isinstance(n, ast.ImportFrom) and n.level]
+    mods = {n.module for n in found if n.module}
     assert mods <= {"deadline", "engine.bitboard", "model.problem"}, mods
+    # beside them only the checker's own compiled loops (``_check.c``: see tests/test_checkcore.py)
+    assert {a.name for n in found if not n.module for a in n.names} <= {"_check"}
 
 
 
@@ -135,12 +138,13 @@ def dead_cert(tmp_path_factory):
 def test_a_dead_set_certificate_is_checked_by_the_independent_checker(dead_cert):
     data = json.loads(dead_cert.read_text())
     assert (dead_cert.parent / data["evidence"]["positions"]).is_file()  # written beside it
-    r = cli("check", dead_cert)
-    assert r.exit_code == 0 and "independent checker" in r.output, r.output
-    assert "closed under jumps" in r.output
+    for extra in ([], ["--reference"]):  # the compiled loops, and numpy's
+        r = cli("check", dead_cert, *extra)
+        assert r.exit_code == 0 and "independent checker" in r.output, r.output
+        assert "closed under jumps" in r.output
 
 
-def _forged_dead(dead_cert, tmp_path, dead=None, change=None, packed=False):
+def _forged_dead(dead_cert, tmp_path, dead=None, change=None, packed=False, reference=False):
     """``packed``: the positions as ``prove`` writes them; else a plain ``.npy`` array (the
     older certificates' files), also read."""
     import numpy as np
@@ -161,10 +165,12 @@ def _forged_dead(dead_cert, tmp_path, dead=None, change=None, packed=False):
         change(ev)
     forged = tmp_path / "forged.json"
     forged.write_text(json.dumps(data))
-    return cli("check", forged)
+    return cli("check", forged, *(["--reference"] if reference else []))
 
 
-def test_a_dead_set_with_a_gap_a_goal_or_a_false_pagoda_is_rejected(dead_cert, tmp_path):
+@pytest.mark.parametrize("reference", [False, True], ids=["compiled", "reference"])
+def test_a_dead_set_with_a_gap_a_goal_or_a_false_pagoda_is_rejected(dead_cert, tmp_path, reference):
+    """By the compiled checker and by its numpy reference alike."""
     import numpy as np
 
     b = get_board("triangle-5")
@@ -185,7 +191,7 @@ def test_a_dead_set_with_a_gap_a_goal_or_a_false_pagoda_is_rejected(dead_cert, t
         (dict(change=lambda ev: ev.update(sha256="0" * 64)), "SHA-256"),
     ]
     for kw, words in cases:
-        r = _forged_dead(dead_cert, tmp_path, **kw)
+        r = _forged_dead(dead_cert, tmp_path, reference=reference, **kw)
         assert r.exit_code == 1 and "REJECTED" in r.output and words in r.output, (words, r.output)
 
 
@@ -325,10 +331,11 @@ def test_dead_sets_agree_with_the_search_and_pass_the_checker(problem: Problem):
     if got.kind == "plan":
         replay_plan(problem, got.plan)
     else:
-        walk = independent.dead_set(problem, got.dead, [list(p) for p in got.group],
-                                    [(list(p.weights), p.floor) for p in got.pagodas],
-                                    classes=list(got.classes) if got.classes else None)
-        assert walk.ok is True, walk.message
+        for compiled in (True, False):
+            walk = independent.dead_set(problem, got.dead, [list(p) for p in got.group],
+                                        [(list(p.weights), p.floor) for p in got.pagodas],
+                                        classes=list(got.classes) if got.classes else None, compiled=compiled)
+            assert walk.ok is True, walk.message
 
 
 @pytest.fixture(scope="module")

@@ -675,10 +675,13 @@ def play(problem: str, port: int, time_limit: float, sweep_limit: float, no_brow
 @click.option("--rebuild", is_flag=True, help="Levels certificates: build every level from the start "
               "instead of reading the level files, so the certificate file alone is checked (as long as a "
               "check of the files, and the disk of the levels).")
+@click.option("--reference", is_flag=True, help="Levels and dead-set certificates: walk them with the "
+              "checker's numpy reference instead of its compiled loops (slower; the tests hold one to the "
+              "other).")
 @click.option("--quiet", is_flag=True, help="No progress lines on stderr (levels and moves certificates' "
               "steps).")
 def check(cert: str, time_limit: float | None, workers: int, scheduler: str | None,
-          journal: str | None, rebuild: bool, quiet: bool) -> None:
+          journal: str | None, rebuild: bool, reference: bool, quiet: bool) -> None:
     """Re-verify a certificate written by 'pegsat prove', or a whole atlas (a directory
     written by 'survey --certificates'), exactly and independently.
 
@@ -713,7 +716,7 @@ def check(cert: str, time_limit: float | None, workers: int, scheduler: str | No
     deadline = Deadline(time_limit)
     with mapped(workers, scheduler, deadline) as runner:
         verdict = check_certificate(data, Path(cert).parent, deadline=deadline, runner=runner,
-                                    journal=kept, progress=say, rebuild=rebuild)
+                                    journal=kept, progress=say, rebuild=rebuild, reference=reference)
     word = verdict.standing.value if verdict.ok else verdict.standing.value.upper()
     click.echo(f"{verdict.problem.describe()}: {verdict.kind} certificate {word}: {verdict.message}")
     sys.exit(verdict.standing.exit_code)

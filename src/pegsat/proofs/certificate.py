@@ -208,12 +208,14 @@ class Walking:
     journal: Path | None = None
     progress: Callable[[str], None] | None = None
     rebuild: bool = False
+    reference: bool = False
 
 
 def check(data: Certificate, base: Path = Path("."), staged: dict[str, Path] | None = None,
           deadline: Deadline | None = None, runner: independent.Runner | None = None,
           walk_above: int | None = None, journal: Path | None = None,
-          progress: Callable[[str], None] | None = None, rebuild: bool = False) -> Verdict:
+          progress: Callable[[str], None] | None = None, rebuild: bool = False,
+          reference: bool = False) -> Verdict:
     """Re-verify a certificate from its own contents; ``base`` resolves the SAT files
     (``staged``: where files named in it are until they are written under their names).
     Past ``deadline`` a long check (DRAT replay, search re-run) is "unfinished".
@@ -225,8 +227,10 @@ def check(data: Certificate, base: Path = Path("."), staged: dict[str, Path] | N
     file remembering the steps of levels certificates' walks done (``layered.Journal``);
     ``progress``: told a line as each step of a levels certificate's walk ends. ``rebuild``:
     a levels certificate's levels are built by the checker instead of read from its files
-    (``layered.check``), so the certificate file alone is checked."""
-    walking = Walking(runner, walk_above, journal, progress, rebuild)
+    (``layered.check``), so the certificate file alone is checked. ``reference``: the walk of
+    a levels or dead-set certificate by the numpy reference instead of the compiled loops
+    (``proofs/_check.c``; the tests hold one to the other)."""
+    walking = Walking(runner, walk_above, journal, progress, rebuild, reference)
     return _check(data, base, staged or {}, deadline or Deadline(), walking)
 
 
@@ -467,7 +471,8 @@ def _dead_set(problem: Problem, ev: dict, base: Path, staged: dict, deadline: De
         # on a cluster the buckets go beside the parts, which every worker reads anyway
         scratch = _scratch(base, runner)
         walk = independent.dead_parts(problem, loaders, group, pagodas, deadline, classes, runner, scratch,
-                                      walk=walk_above is None or count <= walk_above)
+                                      walk=walk_above is None or count <= walk_above,
+                                      compiled=not walking.reference)
     except _Bad as exc:
         return str(exc)
     if walk.ok is None:
@@ -553,7 +558,7 @@ def _levels(problem: Problem, ev: dict, base: Path, staged: dict, deadline: Dead
         {"problem": problem_to_json(problem), "evidence": ev, "rebuild": rebuild}))
     walk = layered.check(problem, loaders, group, pagodas_of(problem, ev), mirror, deadline, runner, scratch,
                          empty, whole, sizes, journal=kept, progress=walking.progress, back=back_loaders,
-                         back_sizes=back_sizes, rebuild=rebuild)
+                         back_sizes=back_sizes, rebuild=rebuild, compiled=not walking.reference)
     if walk.ok is None:
         return f"{UNFINISHED}{walk.message}"
     if not walk.ok:

@@ -189,15 +189,16 @@ def _least_goal_weight(problem: Problem, w: list[int]) -> int | None:
 
 
 def dead_set(problem: Problem, dead: np.ndarray, group: list[list[int]], pagodas: list[tuple[list[int], int]],
-             deadline: Deadline | None = None, classes: list[int] | None = None) -> Walk:
+             deadline: Deadline | None = None, classes: list[int] | None = None,
+             compiled: bool = True) -> Walk:
     """Check a dead set (``proofs.deadset``) held in memory: ``dead_parts`` with one part."""
-    return dead_parts(problem, [lambda: dead], group, pagodas, deadline, classes)
+    return dead_parts(problem, [lambda: dead], group, pagodas, deadline, classes, compiled=compiled)
 
 
 def dead_parts(problem: Problem, parts: Sequence[Callable[[], np.ndarray]], group: list[list[int]],
                pagodas: list[tuple[list[int], int]], deadline: Deadline | None = None,
                classes: list[int] | None = None, runner: Runner | None = None,
-               scratch: str | None = None, walk: bool = True) -> Walk:
+               scratch: str | None = None, walk: bool = True, compiled: bool = True) -> Walk:
     """Check a dead set (``proofs.deadset``): sorted positions closed under jumps up to the
     symmetries ``group`` and the exclusions (below a pagoda's floor, or no more pegs than the
     goal's least count without being a goal); the start in it and no goal in it.
@@ -217,7 +218,8 @@ def dead_parts(problem: Problem, parts: Sequence[Callable[[], np.ndarray]], grou
     most 64 holes. ``runner(fn, items)``: runs ``fn`` on every item, a part each (default:
     one after the other here; ``engine.cluster`` passes Dask's map, the parts' loaders and the
     scratch directory then being seen by every worker). ``walk=False``: all but the walk
-    of the children (the answer is then None, "not finished")."""
+    of the children (the answer is then None, "not finished"). ``compiled``: the hot loops in
+    C (``_check.c``), else numpy's, the reference."""
     t0 = time.perf_counter()
     deadline = deadline or Deadline()
     n = problem.board.n
@@ -233,7 +235,7 @@ def dead_parts(problem: Problem, parts: Sequence[Callable[[], np.ndarray]], grou
         return done(False, why)
     closure = Closure(problem, tuple(parts), tuple(tuple(p) for p in group),
                       tuple((tuple(w), floor) for w, floor in pagodas),
-                      None if classes is None else tuple(int(c) for c in classes))
+                      None if classes is None else tuple(int(c) for c in classes), compiled=compiled)
 
     # First pass: every part sorted, distinct, on the board, above the part before, no goal.
     firsts: list[int] = []
@@ -350,11 +352,31 @@ WEIGH = 1 << 16  # positions weighed together by ``Closure.excluded``
 UNSETTLED = "unsettled: "  # a task's answer that is not a verdict (its time ran out, the disk filled)
 
 
-def distinct(x: np.ndarray) -> np.ndarray:
+def distinct(x: np.ndarray, compiled: bool = False) -> np.ndarray:
     """``x`` sorted, without repeats (by a sort: numpy's ``unique`` hashes 64-bit words
-    several times slower)."""
+    several times slower); ``compiled``: by ``_check.distinct``'s radix sort, on a copy."""
+    if compiled:
+        from . import _check
+
+        y = np.array(x, dtype=np.uint64)
+        return y[:_check.distinct(y)]
     x = np.sort(x)
     return x[np.concatenate(([True], x[1:] != x[:-1]))] if len(x) else x
+
+
+def split(part: np.ndarray, x: np.ndarray, compiled: bool = False) -> tuple[np.ndarray, np.ndarray]:
+    """(those of ``x`` the sorted ``part`` holds, those it does not); ``compiled``: each once,
+    sorted (``_check.member``'s merge), else as ``x`` holds them."""
+    if not compiled:
+        held = _member(part, x)
+        return x[held], x[~held]
+    from . import _check
+
+    x = distinct(x, compiled=True)
+    held = np.empty(len(x), dtype=np.uint8)
+    _check.member(np.ascontiguousarray(part, dtype=np.uint64), x, held)
+    mask = held.view(bool)
+    return x[mask], x[~mask]
 
 
 def _member(part: np.ndarray, x: np.ndarray) -> np.ndarray:
@@ -387,6 +409,7 @@ class Closure:
     classes: tuple[int, ...] | None  # the hole-by-hole rule (``dead_parts``)
     firsts: tuple[int, ...] = ()  # each part's least position
     buckets: str = ""
+    compiled: bool = True  # the loops of ``_check`` (C); False: this module's numpy, the reference
 
     @cached_property
     def _tables(self) -> dict[str, Any]:
@@ -426,6 +449,7 @@ class Closure:
                              "need": np.array(rules.need, dtype=np.uint64),
                              "land": np.array(rules.land, dtype=np.uint64), "flip": flip}
         t["fimg"] = self._images(flip, t)
+        t["fimg_flat"] = np.ascontiguousarray(np.stack(t["fimg"]) if t["fimg"] else np.zeros(0, np.uint64))
         return t
 
     @staticmethod
@@ -445,7 +469,38 @@ class Closure:
     def weighs(self, x: np.ndarray, k: int) -> np.ndarray:
         """Each position's weight under pagoda ``k`` (exact integers, a byte table a byte)."""
         t = self._tables
+        if self.compiled:
+            from . import _check
+
+            out = np.empty(len(x), dtype=np.int64)
+            _check.weigh(np.ascontiguousarray(x, dtype=np.uint64), t["weigh"][k], out)
+            return out
         return sum(t["weigh"][k, i][self._byte(x, i)] for i in range(t["nb"]))
+
+    def children(self, x: np.ndarray, reverse: bool = False, canon: bool = True) -> np.ndarray:
+        """Every child of ``x`` by one jump (``reverse``: every position one jump before),
+        each as its least image (``canon``) or as it is. The compiled loop goes parent by
+        parent, the reference jump by jump: the same children in another order."""
+        t = self._tables
+        if not self.compiled:
+            mask = t["need"] | t["land"]
+            want = t["land"] if reverse else t["need"]
+            imgs = self._images(x) if canon else []
+            out = []
+            for j in range(len(t["flip"])):
+                legal = (x & mask[j]) == want[j]
+                c = x[legal] ^ t["flip"][j]
+                if canon:
+                    c = self.canonical(c, [im[legal] ^ fi[j] for im, fi in zip(imgs, t["fimg"], strict=True)])
+                out.append(c)
+            return np.concatenate(out) if out else np.zeros(0, dtype=np.uint64)
+        from . import _check
+
+        groups = len(self.group) if canon else 0
+        images, fimg = (t["image"], t["fimg_flat"]) if groups else (np.zeros(0, np.uint64),) * 2
+        x = np.ascontiguousarray(x, dtype=np.uint64)
+        kids = _check.children(x, t["need"], t["land"], t["flip"], images, fimg, groups, reverse)
+        return np.frombuffer(kids, dtype=np.uint64)
 
     @cached_property
     def tops(self) -> tuple[int, ...]:
@@ -464,6 +519,13 @@ class Closure:
 
     def canonical(self, x: np.ndarray, imgs: list[np.ndarray] | None = None) -> np.ndarray:
         """Each position's least image (given its images, or computed)."""
+        if self.compiled and imgs is None and self.group:
+            from . import _check
+
+            least = np.empty(len(x), dtype=np.uint64)
+            _check.least(np.ascontiguousarray(x, dtype=np.uint64), self._tables["image"], len(self.group),
+                         least)
+            return least
         out = None
         for img in self._images(x) if imgs is None else imgs:
             out = np.minimum(x, img) if out is None else np.minimum(out, img, out=out)
@@ -518,35 +580,27 @@ class Closure:
                 "dead set")
 
     def expand(self, i: int, seconds: float | None = None) -> tuple[int, str | None]:
-        """(children walked, None or why not) for part ``i``. A child's images follow from
-        its parent's (a symmetry permutes holes: the image of x ^ flip is the image of x ^
-        the image of flip). Only a child missing from the set is weighed: most are in it."""
+        """(children walked, None or why not) for part ``i``: every child's least image
+        (``children``) in this part, or excluded, or sent to the part whose range holds it.
+        A child missing from the set is weighed as its least image, which stands for every
+        image (an image reaches a goal exactly when the child does: the symmetries map lines
+        onto lines and the goal onto itself)."""
         deadline = Deadline().within(seconds)  # seconds <= 0: passed already
-        t = self._tables
         dead = self.parts[i]()
         children = 0
         for lo in range(0, len(dead), BATCH * 10):
             if deadline.expired():
                 return children, f"{UNSETTLED}time limit in part {i}, after {lo} of its {len(dead)} positions"
-            x = dead[lo:lo + BATCH * 10]
-            ix = self._images(x)
-            away: list[np.ndarray] = []
-            for j in range(len(t["flip"])):
-                legal = ((x & t["need"][j]) == t["need"][j]) & ((x & t["land"][j]) == 0)
-                c = x[legal] ^ t["flip"][j]
-                children += len(c)
-                canon = self.canonical(c, [im[legal] ^ fi[j] for im, fi in zip(ix, t["fimg"], strict=True)])
-                where = self.home(canon)
-                mine = where == i
-                # a child in no part's range, or missing from its part, must be excluded
-                out = where < 0
-                out[mine] = ~_member(dead, canon[mine])
-                bad = out.copy()
-                bad[out] = ~self.excluded(c[out])
-                if bad.any():
-                    return children, self._missing(int(canon[bad][0]))
-                away.append(canon[~mine & ~out])
-            rest = distinct(np.concatenate(away)) if away else np.zeros(0, dtype=np.uint64)
+            canon = self.children(dead[lo:lo + BATCH * 10])
+            children += len(canon)
+            where = self.home(canon)
+            mine = where == i
+            _, missing = split(dead, canon[mine], self.compiled)
+            loose = np.concatenate([missing, canon[where < 0]])  # (in no part's range: excluded, or wrong)
+            bad = loose[~self.excluded(loose)] if len(loose) else loose
+            if len(bad):
+                return children, self._missing(int(bad[0]))
+            rest = distinct(canon[~mine & (where >= 0)], self.compiled)
             where = self.home(rest)
             try:
                 for q in np.unique(where):
@@ -567,10 +621,8 @@ class Closure:
             return f"{UNSETTLED}time limit while looking up children across the parts"
         dead = self.parts[q]()
         for f in files:
-            c = np.load(f)
-            out = ~_member(dead, c)
-            if out.any():
-                bad = np.flatnonzero(out)[~self.excluded(c[out])]
-                if len(bad):
-                    return self._missing(int(c[bad[0]]))
+            _, missing = split(dead, np.load(f), self.compiled)
+            bad = missing[~self.excluded(missing)] if len(missing) else missing
+            if len(bad):
+                return self._missing(int(bad[0]))
         return None

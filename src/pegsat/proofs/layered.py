@@ -83,7 +83,7 @@ from ..errors import PegsatError
 from ..files import parse_json, read_text, write_atomic
 from ..limits import memory_budget
 from ..model.problem import Problem, goal_positions
-from .independent import UNSETTLED, Closure, Runner, Walk, _member, distinct, premises, whole
+from .independent import UNSETTLED, Closure, Runner, Walk, _member, distinct, premises, split, whole
 
 MULTIPLIER = 0x9E3779B97F4A7C15  # a position's partition: the top bits of its product with this
 CHUNK = 1 << 18  # positions of a part expanded together
@@ -280,7 +280,7 @@ class Levels:
         level without one, their goal test; those of the partitions ``targets`` only (a
         pass; None: all)."""
         deadline = Deadline().within(seconds)  # seconds <= 0: passed already
-        c0, t = self.closure, self.closure._tables
+        c0 = self.closure
         x, why = self._part(d, p, side)
         if x is None:
             return 0, why
@@ -296,40 +296,32 @@ class Levels:
         children = 0
         buckets = Buckets(out, parts, p)
         wanted = range(parts) if targets is None else sorted(set(targets))
-        mask = [np.uint64(int(nd) | int(ld)) for nd, ld in zip(t["need"], t["land"], strict=True)]
-        # a jump: its two pegs there and its landing hole empty; reversed: the other way round
-        want = t["need"] if side == "forward" else t["land"]
+        reverse = side == "backward"  # a jump undone: two holes of a line empty, the third pegged
 
         for lo in range(0, len(x), CHUNK):
             if deadline.expired():
                 return children, f"{UNSETTLED}time limit in level {d} part {p}"
             y = x[lo:lo + CHUNK]
-            imgs = c0._images(y) if how in ("closed", "met") else []
-            found = []
-            for j in range(len(t["flip"])):
-                legal = (y & mask[j]) == want[j]
-                c = y[legal] ^ t["flip"][j]
+            if how == "closed":  # each child as its least image (``Closure.children``)
+                kids = c0.children(y, reverse)
+                children += len(kids)
+            else:
+                c = c0.children(y, reverse, canon=False)
                 children += len(c)
-                if how == "closed":  # a child's images follow from its parent's (``Closure.expand``)
-                    found.append(c0.canonical(c, [im[legal] ^ fi[j]
-                                                  for im, fi in zip(imgs, t["fimg"], strict=True)]))
-                    continue
-                keep = ~self.excluded(side, c)
-                c = c[keep]
-                if how == "met":
-                    found.append(c0.canonical(c, [im[legal][keep] ^ fi[j]
-                                                  for im, fi in zip(imgs, t["fimg"], strict=True)]))
-                elif how == "goal":
+                c = c[~self.excluded(side, c)]
+                if how == "goal":
                     goals = c0.is_goal(c)
                     if goals.any():
                         return children, (f"position {int(c[goals][0]):#x} follows level {d} by a jump, is "
                                           "not excluded and is a goal position")
-                else:
+                    continue
+                if how == "mirrored":  # the mirror image s(~c): the one image under the mirror
                     assert self.mirror is not None
-                    found.append(c0.canonical(self.mirror._images(c ^ full)[0]))
-            if not found:
+                    c = self.mirror.canonical(c ^ full)
+                kids = c0.canonical(c)
+            if not len(kids):
                 continue
-            kids = distinct(np.concatenate(found))
+            kids = distinct(kids, c0.compiled)
             where = partition(kids, parts).astype(np.uint16)  # (a stable sort of 16-bit keys is a radix sort)
             kids = kids[np.argsort(where, kind="stable")]  # by partition, each sorted: its gaps compress well
             cut = [0, *np.cumsum(np.bincount(where, minlength=parts)).tolist()]
@@ -359,19 +351,18 @@ class Levels:
                 c = sealed.read(f, BUCKET, 1, "", 1 << 40)
             except sealed.Stale as exc:
                 return f"{UNSETTLED}a bucket file of the check was lost ({exc})"
-            met = _member(there, c)
+            met, missed = split(there, c, self.closure.compiled)
             if how != "closed":
-                if met.any():
+                if len(met):
                     what = "the mirror image of a child" if how == "mirrored" else "a child"
-                    return (f"position {int(c[met][0]):#x} of {name} is {what} of {mine} that is not "
+                    return (f"position {int(met[0]):#x} of {name} is {what} of {mine} that is not "
                             "excluded: a plan may pass through them")
                 continue
-            if (~met).any():
-                bad = np.flatnonzero(~met)[~self.excluded(tside, c[~met])]
-                if len(bad):
-                    by = "a jump" if side == "forward" else "a jump reversed"
-                    return f"position {int(c[bad[0]]):#x} follows {mine} by {by} but is neither excluded " \
-                           f"nor in {name}"
+            bad = missed[~self.excluded(tside, missed)] if len(missed) else missed
+            if len(bad):
+                by = "a jump" if side == "forward" else "a jump reversed"
+                return f"position {int(bad[0]):#x} follows {mine} by {by} but is neither excluded " \
+                       f"nor in {name}"
         return None
 
     def build(self, d: int, q: int, seconds: float | None = None, side: str = "forward") -> str | None:
@@ -391,7 +382,7 @@ class Levels:
             kids = [sealed.read(f, BUCKET, 1, "", 1 << 40) for f in files]
         except sealed.Stale as exc:
             return f"{UNSETTLED}a bucket file of the check was lost ({exc})"
-        x = distinct(np.concatenate(kids)) if kids else np.zeros(0, dtype=np.uint64)
+        x = distinct(np.concatenate(kids), self.closure.compiled) if kids else np.zeros(0, dtype=np.uint64)
         return self._write_built(side, d + 1, q, x[~self.excluded(side, x)])
 
     def _write_built(self, side: str, d: int, q: int, x: np.ndarray) -> str | None:
@@ -517,7 +508,7 @@ def check(problem: Problem, levels: Sequence[Sequence[Loader]], group: list[list
           walk: bool = True, sizes: Sequence[int] | None = None, room: int | None = None,
           journal: Journal | None = None, progress: Callable[[str], None] | None = None,
           back: Sequence[Sequence[Loader]] = (), back_sizes: Sequence[int] | None = None,
-          rebuild: bool = False) -> Walk:
+          rebuild: bool = False, compiled: bool = True) -> Walk:
     """Check a levels certificate (the module's docstring): ``levels[d][p]`` loads partition
     ``p`` of level ``d`` (each level's partitions a power of two); ``mirror`` the symmetry
     ``s``, or None (then the levels must reach ``T - 1`` jumps, or meet the backward levels
@@ -537,7 +528,8 @@ def check(problem: Problem, levels: Sequence[Sequence[Loader]], group: list[list
     certificate states for each of its partitions, and the check builds every level itself
     (the module's docstring), in a scratch directory (beside the journal, in ``journal.path``
     + ".levels/" under the journal's key, when there is one, so that a stopped check goes on;
-    removed at a verdict)."""
+    removed at a verdict). ``compiled``: the hot loops in C (``proofs/_check.c``), else in
+    numpy, the reference the tests hold the C to."""
     t0 = time.perf_counter()
     deadline = deadline or Deadline()
     board, goal = problem.board, problem.goal
@@ -590,7 +582,7 @@ def check(problem: Problem, levels: Sequence[Sequence[Loader]], group: list[list
         meet = jumps - a - 1
         if not 0 <= meet <= a and not ends_empty:
             return done(False, f"{a + 1} levels of a plan of {jumps} jumps do not reach halfway")
-        mirrored = Closure(problem, (), (tuple(mirror),), (), None)
+        mirrored = Closure(problem, (), (tuple(mirror),), (), None, compiled=compiled)
     elif back:
         if goals is None:
             return done(False, "backward levels are for a goal whose positions can be listed")
@@ -601,7 +593,7 @@ def check(problem: Problem, levels: Sequence[Sequence[Loader]], group: list[list
         return done(False, f"without a mirror the levels must reach {jumps - 1} jumps, not {a}")
 
     closure = Closure(problem, (), tuple(tuple(p) for p in group), tuple((tuple(w), f) for w, f in pagodas),
-                      None)
+                      None, compiled=compiled)
     if rebuild and not walk:
         return done(None, f"the premises checked; the {len(levels) + len(back)} levels are rebuilt by a "
                     "whole check only")

@@ -1,0 +1,301 @@
+/* pegsat's independent checker, compiled: the hot loops of the checks of certificates.
+ *
+ * Written apart from the search core (engine/_core.c): it includes no header of the core and
+ * calls none of its functions, so that it can be read, and trusted, on its own. Each function
+ * has a numpy twin in proofs/independent.py or proofs/layered.py (named below), the reference
+ * the tests hold it to (tests/test_checkcore.py), on accepted and tampered certificates alike.
+ *
+ * A position is a uint64: bit h is set when hole h holds a peg. Arrays come through Python's
+ * buffer protocol, C-contiguous, of 8-byte items (``member``'s answer: 1-byte items); nothing
+ * is kept between calls, and no call holds the GIL while it loops.
+ *
+ *   children(parents, need, land, flip, images, flip_images, groups, reverse) -> bytearray
+ *       Every child of every parent by one jump (``reverse``: every position one jump before
+ *       it), in order, parent by parent and jump by jump. A jump j moves the peg of one end
+ *       of a line over the middle into the other end: it is legal when the holes of need[j]
+ *       are pegged and those of land[j] empty (reversed: the other way round), and it toggles
+ *       the three holes, flip[j]. With ``images`` (G symmetries x B bytes x 256: the image of
+ *       each byte value of each byte of a position) each child is written as its least
+ *       image: the least of its G images, the symmetries counting the identity. The image of
+ *       a child x ^ flip[j] is the image of x ^ the image of flip[j] (``flip_images``: G x
+ *       J), so a parent's images are made once. The children are counted first, and the
+ *       answer (their uint64s) made once, exactly. (``Closure.children``.)
+ *   least(positions, images, out)      each position's least image. (``Closure.canonical``.)
+ *   weigh(positions, table, out)       each position's weight under a pagoda: the sum of
+ *                                      table[b][byte b] (B x 256 int64). (``Closure.weighs``.)
+ *   distinct(positions) -> n           sorted ascending without repeats, in place, by a radix
+ *                                      sort of 16-bit digits; the first n are the answer.
+ *                                      (``independent.distinct``.)
+ *   member(part, queries, out)         out[i] = 1 when the sorted ``part`` holds queries[i],
+ *                                      the queries sorted too (a merge). (``_member``.)
+ */
+
+#define PY_SSIZE_T_CLEAN
+#include <Python.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+typedef uint64_t u64;
+
+/* A buffer of 8-byte items (1-byte when ``one``), writable when asked: its data and length. */
+typedef struct {
+    Py_buffer view;
+    Py_ssize_t n;
+    int held;
+} Array;
+
+static int array_get(PyObject *obj, Array *a, int writable, int one, const char *what) {
+    a->held = 0;
+    int flags = PyBUF_C_CONTIGUOUS | (writable ? PyBUF_WRITABLE : 0);
+    if (PyObject_GetBuffer(obj, &a->view, flags) < 0) return -1;
+    a->held = 1;
+    Py_ssize_t size = one ? 1 : 8;
+    if (a->view.itemsize != size || a->view.len % size) {
+        PyErr_Format(PyExc_ValueError, "%s: items of %zd bytes expected", what, size);
+        return -1;
+    }
+    a->n = a->view.len / size;
+    return 0;
+}
+
+static void array_release(Array *a) {
+    if (a->held) PyBuffer_Release(&a->view);
+    a->held = 0;
+}
+
+#define RELEASE_ALL(arr, k) for (int _i = 0; _i < (k); _i++) array_release(&(arr)[_i])
+
+/* The image of x under symmetry g: its bytes mapped through g's tables and or-ed. */
+static inline u64 image(const u64 *tables, Py_ssize_t nbytes, Py_ssize_t g, u64 x) {
+    const u64 *t = tables + (size_t)g * nbytes * 256;
+    u64 out = 0;
+    for (Py_ssize_t b = 0; b < nbytes; b++) out |= t[b * 256 + ((x >> (8 * b)) & 255)];
+    return out;
+}
+
+/* The number of bytes of a position the tables cover: images holds G x B x 256 entries. */
+static int table_bytes(Py_ssize_t entries, Py_ssize_t groups, Py_ssize_t *nbytes) {
+    if (groups <= 0 || entries % (groups * 256) || entries / (groups * 256) > 8) {
+        PyErr_SetString(PyExc_ValueError, "symmetry tables: G x B x 256 entries, B at most 8");
+        return -1;
+    }
+    *nbytes = entries / (groups * 256);
+    return 0;
+}
+
+static PyObject *children(PyObject *self, PyObject *args) {
+    PyObject *o[6];
+    int reverse;
+    Py_ssize_t groups;
+    if (!PyArg_ParseTuple(args, "OOOOOOnp", &o[0], &o[1], &o[2], &o[3], &o[4], &o[5], &groups, &reverse))
+        return NULL;
+    static const char *names[6] = {"parents", "need", "land", "flip", "images", "flip_images"};
+    Array a[6];
+    int got = 0;
+    for (; got < 6; got++)
+        if (array_get(o[got], &a[got], 0, 0, names[got]) < 0) { got++; RELEASE_ALL(a, got); return NULL; }
+    const u64 *x = a[0].view.buf, *need = a[1].view.buf, *land = a[2].view.buf, *flip = a[3].view.buf;
+    const u64 *tables = a[4].view.buf, *fimg = a[5].view.buf;
+    Py_ssize_t jumps = a[1].n, nbytes = 0, written = 0;
+    const char *why = NULL;
+    if (a[2].n != jumps || a[3].n != jumps) why = "need, land and flip: one entry a jump";
+    else if (jumps > 1024) why = "at most 1024 jumps";
+    else if (groups < 0 || groups > 64) why = "at most 64 symmetries";
+    else if (groups && (table_bytes(a[4].n, groups, &nbytes) < 0 || a[5].n != groups * jumps))
+        why = PyErr_Occurred() ? "" : "flip_images: G x J entries";
+    if (why) {
+        if (!PyErr_Occurred()) PyErr_SetString(PyExc_ValueError, why);
+        RELEASE_ALL(a, 6);
+        return NULL;
+    }
+    u64 mask[1024], want[1024];
+    for (Py_ssize_t j = 0; j < jumps; j++) {
+        mask[j] = need[j] | land[j];
+        want[j] = reverse ? land[j] : need[j];
+    }
+    Py_ssize_t total = 0;  /* first the children counted, so that the answer is made once, exactly */
+    for (Py_ssize_t i = 0; i < a[0].n; i++)
+        for (Py_ssize_t j = 0; j < jumps; j++) total += (x[i] & mask[j]) == want[j];
+    PyObject *answer = PyByteArray_FromStringAndSize(NULL, total * (Py_ssize_t)sizeof(u64));
+    if (!answer) { RELEASE_ALL(a, 6); return NULL; }
+    u64 *out = (u64 *)PyByteArray_AS_STRING(answer);
+    Py_BEGIN_ALLOW_THREADS
+    u64 mine[64];
+    for (Py_ssize_t i = 0; i < a[0].n; i++) {
+        u64 p = x[i];
+        for (Py_ssize_t g = 0; g < groups; g++) mine[g] = image(tables, nbytes, g, p);
+        for (Py_ssize_t j = 0; j < jumps; j++) {
+            if ((p & mask[j]) != want[j]) continue;
+            u64 c = p ^ flip[j];
+            if (groups) {
+                c = mine[0] ^ fimg[j];
+                for (Py_ssize_t g = 1; g < groups; g++) {
+                    u64 v = mine[g] ^ fimg[g * jumps + j];
+                    if (v < c) c = v;
+                }
+            }
+            out[written++] = c;
+        }
+    }
+    Py_END_ALLOW_THREADS
+    RELEASE_ALL(a, 6);
+    return answer;
+}
+
+static PyObject *least(PyObject *self, PyObject *args) {
+    PyObject *o[3];
+    Py_ssize_t groups;
+    if (!PyArg_ParseTuple(args, "OOnO", &o[0], &o[1], &groups, &o[2])) return NULL;
+    Array a[3];
+    int got = 0;
+    for (; got < 3; got++)
+        if (array_get(o[got], &a[got], got == 2, 0, "least") < 0) { got++; RELEASE_ALL(a, got); return NULL; }
+    Py_ssize_t nbytes = 0;
+    if (table_bytes(a[1].n, groups, &nbytes) < 0 || a[2].n != a[0].n) {
+        if (!PyErr_Occurred()) PyErr_SetString(PyExc_ValueError, "least: out must be as long as positions");
+        RELEASE_ALL(a, 3);
+        return NULL;
+    }
+    const u64 *x = a[0].view.buf, *tables = a[1].view.buf;
+    u64 *out = a[2].view.buf;
+    Py_BEGIN_ALLOW_THREADS
+    for (Py_ssize_t i = 0; i < a[0].n; i++) {
+        u64 m = image(tables, nbytes, 0, x[i]);
+        for (Py_ssize_t g = 1; g < groups; g++) {
+            u64 v = image(tables, nbytes, g, x[i]);
+            if (v < m) m = v;
+        }
+        out[i] = m;
+    }
+    Py_END_ALLOW_THREADS
+    RELEASE_ALL(a, 3);
+    Py_RETURN_NONE;
+}
+
+static PyObject *weigh(PyObject *self, PyObject *args) {
+    PyObject *o[3];
+    if (!PyArg_ParseTuple(args, "OOO", &o[0], &o[1], &o[2])) return NULL;
+    Array a[3];
+    int got = 0;
+    for (; got < 3; got++)
+        if (array_get(o[got], &a[got], got == 2, 0, "weigh") < 0) { got++; RELEASE_ALL(a, got); return NULL; }
+    if (a[1].n % 256 || a[1].n / 256 > 8 || a[2].n != a[0].n) {
+        PyErr_SetString(PyExc_ValueError, "weigh: a table of B x 256 weights, out as long as positions");
+        RELEASE_ALL(a, 3);
+        return NULL;
+    }
+    const u64 *x = a[0].view.buf;
+    const int64_t *table = a[1].view.buf;
+    int64_t *out = a[2].view.buf;
+    Py_ssize_t nbytes = a[1].n / 256;
+    Py_BEGIN_ALLOW_THREADS
+    for (Py_ssize_t i = 0; i < a[0].n; i++) {
+        int64_t w = 0;
+        for (Py_ssize_t b = 0; b < nbytes; b++) w += table[b * 256 + ((x[i] >> (8 * b)) & 255)];
+        out[i] = w;
+    }
+    Py_END_ALLOW_THREADS
+    RELEASE_ALL(a, 3);
+    Py_RETURN_NONE;
+}
+
+/* Sorted ascending without repeats, in place; returns how many. A least-significant-digit
+   radix sort of 16-bit digits (a digit all the keys share is skipped), then the repeats
+   squeezed out. -1 when the scratch buffer cannot be had. */
+static int ascending(const void *a, const void *b) {
+    u64 x = *(const u64 *)a, y = *(const u64 *)b;
+    return (x > y) - (x < y);
+}
+
+static Py_ssize_t squeeze(u64 *x, Py_ssize_t n) {
+    Py_ssize_t m = 1;
+    for (Py_ssize_t i = 1; i < n; i++)
+        if (x[i] != x[m - 1]) x[m++] = x[i];
+    return m;
+}
+
+static Py_ssize_t sort_distinct(u64 *x, Py_ssize_t n) {
+    if (n < 2) return n;
+    if (n < 4096) {  /* small: the radix sort's tables would cost more than the sort */
+        qsort(x, (size_t)n, sizeof(u64), ascending);
+        return squeeze(x, n);
+    }
+    u64 *tmp = malloc((size_t)n * sizeof(u64));
+    size_t *count = calloc(4 * 65536, sizeof(size_t));
+    if (!tmp || !count) { free(tmp); free(count); return -1; }
+    for (Py_ssize_t i = 0; i < n; i++)
+        for (int d = 0; d < 4; d++) count[d * 65536 + ((x[i] >> (16 * d)) & 65535)]++;
+    u64 *src = x, *dst = tmp;
+    for (int d = 0; d < 4; d++) {
+        size_t *c = count + d * 65536;
+        if (c[(x[0] >> (16 * d)) & 65535] == (size_t)n) continue;  /* one digit for all: in order */
+        size_t at = 0;
+        for (int v = 0; v < 65536; v++) { size_t k = c[v]; c[v] = at; at += k; }
+        for (Py_ssize_t i = 0; i < n; i++) dst[c[(src[i] >> (16 * d)) & 65535]++] = src[i];
+        u64 *t = src; src = dst; dst = t;
+    }
+    if (src != x) memcpy(x, src, (size_t)n * sizeof(u64));
+    free(tmp);
+    free(count);
+    return squeeze(x, n);
+}
+
+static PyObject *distinct(PyObject *self, PyObject *args) {
+    PyObject *obj;
+    if (!PyArg_ParseTuple(args, "O", &obj)) return NULL;
+    Array a;
+    if (array_get(obj, &a, 1, 0, "distinct") < 0) { array_release(&a); return NULL; }
+    Py_ssize_t m;
+    Py_BEGIN_ALLOW_THREADS
+    m = sort_distinct(a.view.buf, a.n);
+    Py_END_ALLOW_THREADS
+    array_release(&a);
+    if (m < 0) return PyErr_NoMemory();
+    return PyLong_FromSsize_t(m);
+}
+
+static PyObject *member(PyObject *self, PyObject *args) {
+    PyObject *o[3];
+    if (!PyArg_ParseTuple(args, "OOO", &o[0], &o[1], &o[2])) return NULL;
+    Array a[3];
+    int got = 0;
+    for (; got < 3; got++)
+        if (array_get(o[got], &a[got], got == 2, got == 2, "member") < 0) { got++; RELEASE_ALL(a, got); return NULL; }
+    if (a[2].n != a[1].n) {
+        PyErr_SetString(PyExc_ValueError, "member: out as long as the queries");
+        RELEASE_ALL(a, 3);
+        return NULL;
+    }
+    const u64 *part = a[0].view.buf, *q = a[1].view.buf;
+    uint8_t *out = a[2].view.buf;
+    Py_ssize_t n = a[0].n, i = 0, bad = 0;
+    Py_BEGIN_ALLOW_THREADS
+    for (Py_ssize_t k = 0; k < a[1].n; k++) {
+        if (k && q[k] < q[k - 1]) { bad = 1; break; }
+        while (i < n && part[i] < q[k]) i++;
+        out[k] = i < n && part[i] == q[k];
+    }
+    Py_END_ALLOW_THREADS
+    RELEASE_ALL(a, 3);
+    if (bad) {
+        PyErr_SetString(PyExc_ValueError, "member: the queries are not sorted");
+        return NULL;
+    }
+    Py_RETURN_NONE;
+}
+
+static PyMethodDef methods[] = {
+    {"children", children, METH_VARARGS, "children(parents, need, land, flip, images, flip_images, groups, "
+                                         "reverse) -> the children, a bytearray of uint64"},
+    {"least", least, METH_VARARGS, "least(positions, images, groups, out): each position's least image"},
+    {"weigh", weigh, METH_VARARGS, "weigh(positions, table, out): each position's weight"},
+    {"distinct", distinct, METH_VARARGS, "distinct(positions) -> n: sorted without repeats, in place"},
+    {"member", member, METH_VARARGS, "member(part, sorted queries, out): which queries part holds"},
+    {NULL, NULL, 0, NULL}};
+
+static struct PyModuleDef module = {PyModuleDef_HEAD_INIT, "_check",
+                                    "The independent checker's hot loops (proofs/_check.c).", -1, methods,
+                                    NULL, NULL, NULL, NULL};
+
+PyMODINIT_FUNC PyInit__check(void) { return PyModule_Create(&module); }

@@ -1,0 +1,98 @@
+"""The independent checker's compiled loops (``proofs/_check.c``) against their numpy
+reference: every loop on random positions of real boards, and whole checks of levels
+certificates, accepted and tampered, by both."""
+
+import re
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from pegsat.model.catalogue import get_board
+from pegsat.model.problem import Goal, single_vacancy
+from pegsat.proofs import _check
+from pegsat.proofs.independent import Closure, distinct, split
+
+SRC = Path(__file__).resolve().parent.parent / "src" / "pegsat" / "proofs" / "_check.c"
+
+
+def closures(name, vacant, pagodas=()):
+    """The compiled and the reference closure of a problem of ``name``, with its symmetries."""
+    b = get_board(name)
+    p = single_vacancy(b, b.hole(vacant), Goal.survivor(b, b.hole(vacant)))
+    group = tuple(tuple(s) for s in b.symmetries)
+    return (Closure(p, (), group, pagodas, None, compiled=True),
+            Closure(p, (), group, pagodas, None, compiled=False))
+
+
+def positions(board, count, seed):
+    """``count`` random positions of ``board`` (each hole pegged with probability 1/2)."""
+    rng = np.random.default_rng(seed)
+    bits = rng.integers(0, 2, size=(count, board.n), dtype=np.uint64)
+    return (bits << np.arange(board.n, dtype=np.uint64)).sum(axis=1, dtype=np.uint64)
+
+
+@pytest.mark.parametrize("name,vacant", [("english", "d4"), ("german", "e1"), ("triangle-5", "a1")])
+@pytest.mark.parametrize("reverse", [False, True])
+def test_children_and_least_images_are_the_references(name, vacant, reverse):
+    fast, slow = closures(name, vacant)
+    x = positions(fast.problem.board, 3000, 7)
+    for canon in (True, False):
+        a, b = fast.children(x, reverse, canon), slow.children(x, reverse, canon)
+        assert len(a) == len(b) > 0 and np.array_equal(np.sort(a), np.sort(b))
+    assert np.array_equal(fast.canonical(x), slow.canonical(x))
+
+
+def test_children_of_a_parent_with_no_jump_are_none():
+    fast, slow = closures("german", "e5")
+    full = np.array([fast.problem.board.full], dtype=np.uint64)  # every hole pegged: no jump
+    assert len(fast.children(full)) == len(slow.children(full)) == 0
+    assert len(fast.children(full, reverse=True)) == len(slow.children(full, reverse=True)) == 0
+    assert len(fast.children(np.zeros(0, dtype=np.uint64))) == 0
+
+
+def test_pagoda_weights_are_the_references():
+    b = get_board("german")
+    rng = np.random.default_rng(1)
+    pagodas = tuple((tuple(int(v) for v in rng.integers(-5, 6, size=b.n)), 0) for _ in range(3))
+    fast, slow = closures("german", "e5", pagodas)
+    x = positions(b, 5000, 2)
+    for k in range(3):
+        assert np.array_equal(fast.weighs(x, k), slow.weighs(x, k))
+    assert np.array_equal(fast.excluded(x), slow.excluded(x))
+
+
+@pytest.mark.parametrize("size,bits", [(0, 8), (1, 8), (100, 8), (5000, 12), (200_000, 45), (300_000, 64)])
+def test_distinct_is_a_sort_without_repeats(size, bits):
+    rng = np.random.default_rng(size)
+    x = rng.integers(0, 2**bits - 1, size=size, dtype=np.uint64, endpoint=True)
+    x = np.concatenate([x, x[: size // 3]])  # repeats
+    assert np.array_equal(distinct(x, compiled=True), distinct(x))
+
+
+def test_split_finds_what_a_sorted_part_holds():
+    rng = np.random.default_rng(5)
+    part = distinct(rng.integers(0, 1 << 20, size=50_000, dtype=np.uint64))
+    x = rng.integers(0, 1 << 20, size=80_000, dtype=np.uint64)
+    held, missed = split(part, x, compiled=True)
+    ref_held, ref_missed = split(part, x)
+    assert np.array_equal(held, np.unique(ref_held)) and np.array_equal(missed, np.unique(ref_missed))
+    with pytest.raises(ValueError, match="not sorted"):
+        _check.member(part, x, np.empty(len(x), dtype=np.uint8))
+
+
+def test_bad_buffers_are_refused_not_read():
+    out = np.empty(4, dtype=np.uint8)
+    with pytest.raises(ValueError, match="items of 8 bytes"):
+        _check.distinct(np.zeros(4, dtype=np.int32))
+    with pytest.raises(ValueError, match="as long as"):
+        _check.member(np.zeros(4, np.uint64), np.zeros(5, np.uint64), out)
+    with pytest.raises(ValueError, match="B x 256"):
+        _check.weigh(np.zeros(4, np.uint64), np.zeros(100, np.int64), np.zeros(4, np.int64))
+
+
+def test_the_compiled_loops_share_nothing_with_the_search_core():
+    """Written apart from ``engine/_core.c``: no local header, no name of the core's."""
+    code = SRC.read_text().split("*/", 1)[1]  # past the header comment, which names the core
+    assert re.findall(r'#include\s+"', code) == []
+    assert "_core" not in code and "engine" not in code
