@@ -24,7 +24,7 @@
  *   weigh(positions, table, out)       each position's weight under a pagoda: the sum of
  *                                      table[b][byte b] (B x 256 int64). (``Closure.weighs``.)
  *   distinct(positions) -> n           sorted ascending without repeats, in place, by a radix
- *                                      sort of 16-bit digits; the first n are the answer.
+ *                                      sort of 11-bit digits; the first n are the answer.
  *                                      (``independent.distinct``.)
  *   member(part, queries, out)         out[i] = 1 when the sorted ``part`` holds queries[i],
  *                                      the queries sorted too (a merge). (``_member``.)
@@ -215,24 +215,31 @@ static Py_ssize_t squeeze(u64 *x, Py_ssize_t n) {
     return m;
 }
 
+#define DIGIT 11  /* bits a pass of the radix sort sorts by: 2048 buckets stay in the cache */
+#define DIGITS ((64 + DIGIT - 1) / DIGIT)
+
 static Py_ssize_t sort_distinct(u64 *x, Py_ssize_t n) {
     if (n < 2) return n;
+    Py_ssize_t i = 1;
+    while (i < n && x[i - 1] <= x[i]) i++;
+    if (i == n) return squeeze(x, n);  /* in order already (a level's part, a merged bucket) */
     if (n < 4096) {  /* small: the radix sort's tables would cost more than the sort */
         qsort(x, (size_t)n, sizeof(u64), ascending);
         return squeeze(x, n);
     }
+    const u64 mask = (1u << DIGIT) - 1;
     u64 *tmp = malloc((size_t)n * sizeof(u64));
-    size_t *count = calloc(4 * 65536, sizeof(size_t));
+    size_t *count = calloc((size_t)DIGITS << DIGIT, sizeof(size_t));
     if (!tmp || !count) { free(tmp); free(count); return -1; }
-    for (Py_ssize_t i = 0; i < n; i++)
-        for (int d = 0; d < 4; d++) count[d * 65536 + ((x[i] >> (16 * d)) & 65535)]++;
+    for (i = 0; i < n; i++)
+        for (int d = 0; d < DIGITS; d++) count[((size_t)d << DIGIT) + ((x[i] >> (DIGIT * d)) & mask)]++;
     u64 *src = x, *dst = tmp;
-    for (int d = 0; d < 4; d++) {
-        size_t *c = count + d * 65536;
-        if (c[(x[0] >> (16 * d)) & 65535] == (size_t)n) continue;  /* one digit for all: in order */
+    for (int d = 0; d < DIGITS; d++) {
+        size_t *c = count + ((size_t)d << DIGIT);
+        if (c[(x[0] >> (DIGIT * d)) & mask] == (size_t)n) continue;  /* one digit for all: in order */
         size_t at = 0;
-        for (int v = 0; v < 65536; v++) { size_t k = c[v]; c[v] = at; at += k; }
-        for (Py_ssize_t i = 0; i < n; i++) dst[c[(src[i] >> (16 * d)) & 65535]++] = src[i];
+        for (u64 v = 0; v <= mask; v++) { size_t k = c[v]; c[v] = at; at += k; }
+        for (i = 0; i < n; i++) dst[c[(src[i] >> (DIGIT * d)) & mask]++] = src[i];
         u64 *t = src; src = dst; dst = t;
     }
     if (src != x) memcpy(x, src, (size_t)n * sizeof(u64));
