@@ -144,6 +144,33 @@ def test_tampering_is_refused(a1, tmp_path):
     assert a >= 3 and b >= 2
 
 
+def test_the_levels_rebuilt_by_the_check_need_no_level_file(a1, tmp_path):
+    """``check --rebuild``: with every level file gone, the certificate file alone checks (the
+    checker builds the levels by moves itself, no larger than the stated ones); a stated
+    count below what the levels hold, a bound below the moves, a probe dropped, a claim
+    raised are refused."""
+    alone = tmp_path / "alone"
+    alone.mkdir()
+    (alone / "a1.json").write_text(a1.read_text())
+    r = CliRunner().invoke(main, ["check", str(alone / "a1.json")])
+    assert r.exit_code == 1 and "is missing" in r.output, r.output
+    r = CliRunner().invoke(main, ["check", str(alone / "a1.json"), "--rebuild"])
+    assert r.exit_code == 0 and "rebuilt by the check" in r.output, r.output
+    assert "every plan has at least" in r.output
+    data = json.loads(a1.read_text())
+    cases = {
+        "the certificate states": lambda e: e["forward"][2].update(count=e["forward"][2]["count"] - 1),
+        "more than the bound": lambda e: e.update(upper=e["moves"] - 1),
+        "the certificate claims": lambda e: e.update(probe=""),
+    }
+    cases["certificate claims"] = lambda e: e.update(moves=e["moves"] + 1)
+    for why, edit in cases.items():
+        bad = json.loads(json.dumps(data))
+        edit(bad["evidence"])
+        v = certificate.check(bad, alone, rebuild=True)
+        assert not v.ok and v.finished and why in v.message, (why, v.message)
+
+
 @pytest.fixture(scope="module")
 def cut(tmp_path_factory):
     """Triangle-5 a1 -> a1's certificate from a search cut by pagodas (learned at once: here
@@ -175,6 +202,12 @@ def test_the_pagodas_that_cut_the_levels_are_checked(cut, tmp_path):
     for why, edit in cases.items():
         v = verdict(copy_with(cut, tmp_path, edit))
         assert not v.ok and why in v.message, (why, v.message)
+    # rebuilt: the pagodas are what keeps the levels the checker builds within the stated ones
+    data = json.loads(cut.read_text())
+    assert certificate.check(data, tmp_path, rebuild=True).ok
+    data["evidence"]["pagodas"] = []
+    v = certificate.check(data, tmp_path, rebuild=True)
+    assert not v.ok and "the certificate states" in v.message, v.message
 
 
 @pytest.fixture(scope="module")

@@ -70,6 +70,7 @@ import numpy as np
 
 from .. import sealed
 from ..deadline import Deadline
+from ..limits import memory_budget
 from ..model.problem import Problem, goal_positions
 from .independent import UNSETTLED, Closure, Runner, Walk, _member, distinct, premises
 from .layered import BUCKET, Buckets, Journal, Step, partition, run_steps
@@ -374,36 +375,16 @@ def check(problem: Problem, forward: Sequence[Sequence[Loader]], backward: Seque
     came first."""
     t0 = time.perf_counter()
     deadline = deadline or Deadline()
-    board = problem.board
-    n = board.n
     walked = 0
 
     def done(ok: bool | None, message: str, moves: int = 0) -> tuple[Walk, int]:
         return Walk(ok, walked, time.perf_counter() - t0, message), moves
 
-    if n > 64:
-        return done(False, "move bounds are checked on boards of at most 64 holes")
-    why = premises(problem, group, pagodas, start=True)
+    why = _grounds(problem, group, regions, upper, pagodas)
     if why is not None:
         return done(False, why)
     goals = goal_positions(problem)
-    if goals is None:
-        return done(False, "move bounds are checked for a goal whose positions can be listed")
-    if not isinstance(upper, int) or upper < 1:
-        return done(False, "the upper bound is not a positive whole number of moves")
-    used = 0
-    for i, r in enumerate(regions):
-        if not isinstance(r, int) or r <= 0 or r >> n:
-            return done(False, f"region {i} is not a set of the board's holes")
-        if r & used:
-            return done(False, f"region {i} shares a hole with another")
-        used |= r
-        open_line = next(((a, b, c) for a, b, c in board.jumps
-                          if r >> b & 1 and not (r >> a & 1 or r >> c & 1)), None)
-        if open_line is not None:
-            a, b, c = open_line
-            return done(False, f"region {i} is not a Merson region: line {board.names[a]}-{board.names[b]}-"
-                        f"{board.names[c]} has its middle in it and neither end")
+    assert goals is not None
     if not forward or not backward:
         return done(False, "a level search by moves has a forward and a backward level 0")
     if any(not len(lv) or len(lv) & (len(lv) - 1) for lv in [*forward, *backward]):
@@ -472,6 +453,127 @@ def check(problem: Problem, forward: Sequence[Sequence[Loader]], backward: Seque
                 f"pagodas): each closed under moves into the levels up to the next (backward: moves "
                 f"undone), {how}; {walked} positions one move away walked{taken}: every plan has at least "
                 f"{moves} moves", moves)
+
+
+def _grounds(problem: Problem, group: Sequence[Sequence[int]], regions: Sequence[int], upper: int,
+             pagodas: Sequence[tuple[Sequence[int], int]]) -> str | None:
+    """Why the premises fail (the module's docstring, 1), or None: the board, the symmetries
+    and the pagodas (``independent.premises``), a goal whose positions can be listed, the
+    bound, the regions disjoint Merson regions."""
+    board = problem.board
+    n = board.n
+    if n > 64:
+        return "move bounds are checked on boards of at most 64 holes"
+    why = premises(problem, group, pagodas, start=True)
+    if why is not None:
+        return why
+    if goal_positions(problem) is None:
+        return "move bounds are checked for a goal whose positions can be listed"
+    if not isinstance(upper, int) or upper < 1:
+        return "the upper bound is not a positive whole number of moves"
+    used = 0
+    for i, r in enumerate(regions):
+        if not isinstance(r, int) or r <= 0 or r >> n:
+            return f"region {i} is not a set of the board's holes"
+        if r & used:
+            return f"region {i} shares a hole with another"
+        used |= r
+        open_line = next(((a, b, c) for a, b, c in board.jumps
+                          if r >> b & 1 and not (r >> a & 1 or r >> c & 1)), None)
+        if open_line is not None:
+            a, b, c = open_line
+            return (f"region {i} is not a Merson region: line {board.names[a]}-{board.names[b]}-"
+                    f"{board.names[c]} has its middle in it and neither end")
+    return None
+
+
+def rebuild(problem: Problem, stated: dict[str, list[int]], group: Sequence[Sequence[int]],
+            regions: Sequence[int], upper: int, probe: str, deadline: Deadline | None = None, *,
+            pagodas: Sequence[tuple[Sequence[int], int]] = ()) -> tuple[Walk, int]:
+    """``check`` with no level file read: the checker builds every level itself, in memory.
+    Level 0 of each side is the least images of the start (the goal positions) not excluded;
+    level ``d + 1`` the least images of the positions one move from level ``d`` (backward:
+    one move undone) that are not excluded at depth ``d + 1`` nor in an earlier level. So
+    every level is closed (3) by construction, and the meeting and the probe (4) are checked
+    on the levels built, with as many levels as the certificate ``stated`` (each side's
+    level sizes); a side stated to run dry is built until it does. The levels built through
+    depth ``d`` may hold no more positions than the stated ones through ``d`` (the search
+    pruned with no more than these rules, so it kept no fewer; more means a stated level was
+    not closed). The certificate file alone is then the evidence."""
+    t0 = time.perf_counter()
+    deadline = deadline or Deadline()
+    walked = 0
+
+    def done(ok: bool | None, message: str, moves: int = 0) -> tuple[Walk, int]:
+        return Walk(ok, walked, time.perf_counter() - t0, message), moves
+
+    why = _grounds(problem, group, regions, upper, pagodas)
+    if why is not None:
+        return done(False, why)
+    if probe not in ("", *SIDES) or any(not stated[s] for s in SIDES):
+        return done(False, "a level search by moves has a forward and a backward level 0, and probes a side")
+    if BYTES_PER_POSITION * sum(sum(stated[s]) for s in SIDES) > memory_budget():
+        return done(None, "the levels to rebuild are more than this machine's memory budget holds "
+                    "(PEGSAT_MEMORY_GB): check their files instead")
+    goals = goal_positions(problem)
+    assert goals is not None
+    cuts = tuple((tuple(w), f) for w, f in pagodas)
+    closure = Closure(problem, (), tuple(tuple(p) for p in group), cuts, None)
+    check = Moves(Bound(problem, regions, goals, closure, upper), {s: () for s in SIDES}, "", True)
+    a, b = len(stated["forward"]) - 1, len(stated["backward"]) - 1
+    dry = next((s for s in SIDES if not stated[s][-1]), "")
+    if dry and probe:
+        return done(False, f"the {dry} side ran dry: there is nothing beyond its last level to probe")
+    moves = upper if dry else a + b + 1 + bool(probe)
+    if moves > upper:
+        probed = " and a probe" if probe else ""
+        return done(False, f"{a + 1} forward and {b + 1} backward levels{probed} say {moves} moves, more "
+                    f"than the bound {upper} they were pruned under")
+    built: dict[str, list[np.ndarray]] = {}
+    for side, ends in (("forward", [problem.start]), ("backward", list(goals))):
+        levels = [distinct(check.kept(side, np.array(ends, dtype=np.uint64), 0))]
+        seen, held, stop = levels[0], len(levels[0]), len(stated[side]) - 1
+        while len(levels) - 1 < stop or (side == dry and len(levels[-1])):
+            if deadline.expired():
+                return done(None, f"time limit while {_name(side, len(levels))} was rebuilt")
+            d = len(levels) - 1
+            moved = [one_move(levels[d][lo:lo + CHUNK], problem.board.jumps, back=side == "backward")
+                     for lo in range(0, len(levels[d]), CHUNK)]
+            walked += sum(map(len, moved))
+            new = distinct(check.kept(side, distinct(np.concatenate(moved)), d + 1)) if moved else seen[:0]
+            new = new[~_member(seen, new)]
+            held += len(new)
+            said = sum(stated[side][:d + 2])
+            if held > said:
+                return done(False, f"{_name(side, 0)} .. {_name(side, d + 1)} rebuilt hold {held:,} "
+                            f"positions, more than the {said:,} the certificate states")
+            levels.append(new)
+            seen = distinct(np.concatenate([seen, new]))
+        built[side] = levels
+    back = distinct(np.concatenate(built["backward"]))
+    for k, x in enumerate(built["forward"]):
+        if _member(back, x).any():
+            return done(False, f"the rebuilt {_name('forward', k)} shares a position with a backward level: "
+                        "a plan may pass through it")
+    if probe:
+        last = built[probe][-1]
+        other = distinct(np.concatenate(built[SIDES[probe == "forward"]]))
+        kids = one_move(last, problem.board.jumps, back=probe == "backward") if len(last) else last
+        walked += len(kids)
+        kids = distinct(check.kept(probe, distinct(kids), len(built[probe])))
+        if _member(other, kids).any():
+            end = _name(probe, len(built[probe]) - 1)
+            return done(False, f"a position one move beyond the rebuilt {end} is in a level of the other "
+                        "side")
+    made = sum(len(x) for s in SIDES for x in built[s])
+    said = sum(sum(stated[s]) for s in SIDES)
+    rules = f"{len(group)} symmetries, {len(regions)} Merson regions, bound {upper}, {len(pagodas)} pagodas"
+    return done(True, f"forward levels 0..{len(built['forward']) - 1} and backward levels "
+                f"0..{len(built['backward']) - 1} by moves rebuilt by the check ({made:,} positions; the "
+                f"certificate states {said:,}) ({rules}): each closed under moves by construction, "
+                + (f"the {dry} side ran dry" if dry else "no forward level meets a backward one"
+                   + (f", nor does one move beyond the {probe} side" if probe else ""))
+                + f"; {walked} positions one move away walked: every plan has at least {moves} moves", moves)
 
 
 class _Bad(Exception):
