@@ -51,6 +51,19 @@ def test_children_of_a_parent_with_no_jump_are_none():
     assert len(fast.children(np.zeros(0, dtype=np.uint64))) == 0
 
 
+@pytest.mark.parametrize("name", ["english", "german", "triangle-5"])
+@pytest.mark.parametrize("back", [False, True])
+def test_one_move_is_the_references(name, back):
+    """Every chain of jumps by one peg (backward: walked back): the same positions (the
+    reference merges a hop's states across parents, the compiled loop within one)."""
+    from pegsat.proofs.bymoves import one_move
+
+    b = get_board(name)
+    x = positions(b, 2000, 11)
+    fast, slow = one_move(x, b.jumps, back, compiled=True), one_move(x, b.jumps, back)
+    assert len(fast) > len(x) and np.array_equal(np.unique(fast), np.unique(slow))
+
+
 def test_pagoda_weights_are_the_references():
     b = get_board("german")
     rng = np.random.default_rng(1)

@@ -675,9 +675,9 @@ def play(problem: str, port: int, time_limit: float, sweep_limit: float, no_brow
 @click.option("--rebuild", is_flag=True, help="Levels and moves certificates: build every level from the "
               "start instead of reading the level files, so the certificate file alone is checked (as long "
               "as a check of the files, and the disk of the levels; a moves certificate's levels in memory).")
-@click.option("--reference", is_flag=True, help="Levels and dead-set certificates: walk them with the "
-              "checker's numpy reference instead of its compiled loops (slower; the tests hold one to the "
-              "other).")
+@click.option("--reference", is_flag=True, help="Levels, moves and dead-set certificates: walk them with "
+              "the checker's numpy reference instead of its compiled loops (slower; the tests hold one to "
+              "the other).")
 @click.option("--quiet", is_flag=True, help="No progress lines on stderr (levels and moves certificates' "
               "steps).")
 def check(cert: str, time_limit: float | None, workers: int, scheduler: str | None,

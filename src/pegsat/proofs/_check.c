@@ -20,6 +20,14 @@
  *       a child x ^ flip[j] is the image of x ^ the image of flip[j] (``flip_images``: G x
  *       J), so a parent's images are made once. The children are counted first, and the
  *       answer (their uint64s) made once, exactly. (``Closure.children``.)
+ *   moves(parents, flip, want, from, to, first) -> bytearray
+ *       Every position one move from every parent, with repeats: a move is a chain of jumps by
+ *       one peg. Jump j toggles flip[j] and is legal where the position's holes of flip[j]
+ *       are want[j] (forward: its two pegs there, its landing hole empty; a move undone: the
+ *       other way round); the moving peg stands on from[j] before it and on to[j] after. The
+ *       jumps come sorted by from[]: first[h] .. first[h + 1] - 1 are those leaving hole h.
+ *       Every chain's every prefix is a move; a parent's states (position, the peg's hole)
+ *       are kept once each, hop by hop. (``bymoves.one_move``.)
  *   least(positions, images, out)      each position's least image. (``Closure.canonical``.)
  *   weigh(positions, table, out)       each position's weight under a pagoda: the sum of
  *                                      table[b][byte b] (B x 256 int64). (``Closure.weighs``.)
@@ -140,6 +148,82 @@ static PyObject *children(PyObject *self, PyObject *args) {
     }
     Py_END_ALLOW_THREADS
     RELEASE_ALL(a, 6);
+    return answer;
+}
+
+/* A state of a move being made: the position, and the hole its moving peg stands on. */
+typedef struct { u64 pos; Py_ssize_t hole; } Stand;
+
+typedef struct { Stand *at; Py_ssize_t n, cap; } Stands;
+
+static int stands_add(Stands *s, u64 pos, Py_ssize_t hole) {
+    for (Py_ssize_t i = 0; i < s->n; i++)  /* a handful a parent: a scan finds repeats */
+        if (s->at[i].pos == pos && s->at[i].hole == hole) return 0;
+    if (s->n == s->cap) {
+        Py_ssize_t cap = s->cap ? 2 * s->cap : 64;
+        Stand *at = realloc(s->at, (size_t)cap * sizeof(Stand));
+        if (!at) return -1;
+        s->at = at, s->cap = cap;
+    }
+    s->at[s->n++] = (Stand){pos, hole};
+    return 0;
+}
+
+static PyObject *moves(PyObject *self, PyObject *args) {
+    PyObject *o[6];
+    if (!PyArg_ParseTuple(args, "OOOOOO", &o[0], &o[1], &o[2], &o[3], &o[4], &o[5])) return NULL;
+    static const char *names[6] = {"parents", "flip", "want", "from", "to", "first"};
+    Array a[6];
+    int got = 0;
+    for (; got < 6; got++)
+        if (array_get(o[got], &a[got], 0, 0, names[got]) < 0) { got++; RELEASE_ALL(a, got); return NULL; }
+    const u64 *x = a[0].view.buf, *flip = a[1].view.buf, *want = a[2].view.buf;
+    const u64 *from = a[3].view.buf, *to = a[4].view.buf, *first = a[5].view.buf;
+    Py_ssize_t jumps = a[1].n, holes = a[5].n - 1;
+    int bad = a[2].n != jumps || a[3].n != jumps || a[4].n != jumps || holes < 1 || holes > 64
+              || first[0] != 0 || first[holes] != (u64)jumps;
+    for (Py_ssize_t j = 0; !bad && j < jumps; j++)
+        bad = from[j] >= (u64)holes || to[j] >= (u64)holes || j < (Py_ssize_t)first[from[j]]
+              || j >= (Py_ssize_t)first[from[j] + 1];
+    if (bad) {
+        PyErr_SetString(PyExc_ValueError, "moves: the jumps sorted by the hole they leave, first[h] the "
+                                          "first of hole h's");
+        RELEASE_ALL(a, 6);
+        return NULL;
+    }
+    u64 *out = NULL;
+    Py_ssize_t written = 0, cap = 0;
+    int failed = 0;
+    Stands cur = {0}, nxt = {0};
+    Py_BEGIN_ALLOW_THREADS
+    for (Py_ssize_t i = 0; i < a[0].n && !failed; i++) {
+        cur.n = 0;
+        for (Py_ssize_t j = 0; j < jumps && !failed; j++)  /* a move's first jump: any peg */
+            if ((x[i] & flip[j]) == want[j]) failed = stands_add(&cur, x[i] ^ flip[j], (Py_ssize_t)to[j]);
+        while (cur.n && !failed) {  /* every chain so far is a move; then the same peg on */
+            if (written + cur.n > cap) {
+                cap = 2 * (written + cur.n) + 1024;
+                u64 *more = realloc(out, (size_t)cap * sizeof(u64));
+                if (!more) { failed = 1; break; }
+                out = more;
+            }
+            nxt.n = 0;
+            for (Py_ssize_t k = 0; k < cur.n && !failed; k++) {
+                Stand s = cur.at[k];
+                out[written++] = s.pos;
+                for (u64 j = first[s.hole]; j < first[s.hole + 1] && !failed; j++)
+                    if ((s.pos & flip[j]) == want[j]) failed = stands_add(&nxt, s.pos ^ flip[j], (Py_ssize_t)to[j]);
+            }
+            Stands t = cur; cur = nxt; nxt = t;
+        }
+    }
+    Py_END_ALLOW_THREADS
+    free(cur.at);
+    free(nxt.at);
+    RELEASE_ALL(a, 6);
+    if (failed) { free(out); return PyErr_NoMemory(); }
+    PyObject *answer = PyByteArray_FromStringAndSize((const char *)out, written * (Py_ssize_t)sizeof(u64));
+    free(out);
     return answer;
 }
 
@@ -295,6 +379,8 @@ static PyObject *member(PyObject *self, PyObject *args) {
 static PyMethodDef methods[] = {
     {"children", children, METH_VARARGS, "children(parents, need, land, flip, images, flip_images, groups, "
                                          "reverse) -> the children, a bytearray of uint64"},
+    {"moves", moves, METH_VARARGS, "moves(parents, flip, want, from, to, first) -> every position one move "
+                                   "away, a bytearray of uint64"},
     {"least", least, METH_VARARGS, "least(positions, images, groups, out): each position's least image"},
     {"weigh", weigh, METH_VARARGS, "weigh(positions, table, out): each position's weight"},
     {"distinct", distinct, METH_VARARGS, "distinct(positions) -> n: sorted without repeats, in place"},

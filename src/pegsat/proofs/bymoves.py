@@ -72,7 +72,7 @@ from .. import sealed
 from ..deadline import Deadline
 from ..limits import memory_budget
 from ..model.problem import Problem, goal_positions
-from .independent import UNSETTLED, Closure, Runner, Walk, _member, distinct, premises
+from .independent import UNSETTLED, Closure, Runner, Walk, _member, distinct, premises, split
 from .layered import BUCKET, Buckets, Journal, Step, partition, run_steps
 
 CHUNK = 1 << 15  # positions of a level moved together (a chain's children: tens a position)
@@ -84,14 +84,25 @@ SLICE = 1 << 16  # children weighed and mapped together: arrays under 1 MB, whic
 SIDES = ("forward", "backward")
 
 
-def one_move(x: np.ndarray, jumps: Sequence[tuple[int, int, int]], back: bool = False) -> np.ndarray:
+def one_move(x: np.ndarray, jumps: Sequence[tuple[int, int, int]], back: bool = False,
+             compiled: bool = False) -> np.ndarray:
     """Every position one move (a chain of jumps by one peg) from each of ``x``, with repeats;
     ``back``: one move undone (a peg walked back along its chain: a jump undone leaves a peg
-    on its first hole and on the hole jumped, its landing hole empty)."""
+    on its first hole and on the hole jumped, its landing hole empty). ``compiled``: by
+    ``_check.moves`` (parent by parent), else hop by hop in numpy, the reference."""
     flip = [np.uint64((1 << a) | (1 << b) | (1 << c)) for a, b, c in jumps]
     want = [np.uint64(1 << c) if back else np.uint64((1 << a) | (1 << b)) for a, b, c in jumps]
     frm = [c if back else a for a, _, c in jumps]  # the moving peg's hole before the jump
     to = [a if back else c for a, _, c in jumps]
+    if compiled:
+        from . import _check
+
+        order = sorted(range(len(jumps)), key=lambda j: frm[j])
+        holes = max([*frm, *to], default=0) + 1
+        first = np.searchsorted(np.array([frm[j] for j in order]), np.arange(holes + 1)).astype(np.uint64)
+        arrays = [np.array([seq[j] for j in order], dtype=np.uint64) for seq in (flip, want, frm, to)]
+        got = _check.moves(np.ascontiguousarray(x, dtype=np.uint64), *arrays, first)
+        return np.frombuffer(got, dtype=np.uint64)
     by_hole: dict[int, list[int]] = {}
     for j, h in enumerate(frm):
         by_hole.setdefault(h, []).append(j)
@@ -279,9 +290,11 @@ class Moves:
         for lo in range(0, len(x), CHUNK):
             if deadline.expired():
                 return children, f"{UNSETTLED}time limit in {_name(side, d)}"
-            kids = one_move(x[lo:lo + CHUNK], self.closure.problem.board.jumps, back=side == "backward")
+            kids = one_move(x[lo:lo + CHUNK], self.closure.problem.board.jumps, side == "backward",
+                            self.closure.compiled)
             children += len(kids)
-            kids = distinct(self.kept(side, distinct(kids), d + 1))
+            compiled = self.closure.compiled
+            kids = distinct(self.kept(side, distinct(kids, compiled), d + 1), compiled)
             cut = [0, len(kids)]
             if parts > 1:
                 where = partition(kids, parts).astype(np.uint16)  # (a stable sort of 16-bit keys: radix)
@@ -364,7 +377,8 @@ def check(problem: Problem, forward: Sequence[Sequence[Loader]], backward: Seque
           deadline: Deadline | None = None, *, pagodas: Sequence[tuple[Sequence[int], int]] = (),
           sizes: dict[str, list[int]] | None = None, inline: bool = True,
           runner: Runner | None = None, scratch: str | None = None, room: int | None = None,
-          journal: Journal | None = None, progress: Callable[[str], None] | None = None) -> tuple[Walk, int]:
+          journal: Journal | None = None, progress: Callable[[str], None] | None = None,
+          compiled: bool = True) -> tuple[Walk, int]:
     """(the walk, the moves ``M`` every plan has at least) of a ``moves`` certificate (the
     module's docstring): ``forward[d][p]`` loads partition ``p`` of forward level ``d``
     (``layered.partition``'s; each level's partitions a power of two), ``backward``
@@ -372,7 +386,7 @@ def check(problem: Problem, forward: Sequence[Sequence[Loader]], backward: Seque
     loaded). ``inline``: the levels held in this process; otherwise children wait in bucket
     files in ``scratch``, a step at a time, on ``runner`` (Dask's map: ``layered.run_steps``,
     with ``room``, ``journal`` and ``progress``). The walk's ``ok`` is None when the deadline
-    came first."""
+    came first. ``compiled``: the hot loops in C (``_check.c``), else numpy's, the reference."""
     t0 = time.perf_counter()
     deadline = deadline or Deadline()
     walked = 0
@@ -392,7 +406,7 @@ def check(problem: Problem, forward: Sequence[Sequence[Loader]], backward: Seque
     if probe not in ("", *SIDES):
         return done(False, f"the probed side is {probe!r}")
     cuts = tuple((tuple(w), f) for w, f in pagodas)
-    closure = Closure(problem, (), tuple(tuple(p) for p in group), cuts, None)
+    closure = Closure(problem, (), tuple(tuple(p) for p in group), cuts, None, compiled=compiled)
     with tempfile.TemporaryDirectory(prefix="pegsat-moves-", dir=scratch) as tmp:
         levels = {"forward": tuple(map(tuple, forward)), "backward": tuple(map(tuple, backward))}
         check = Moves(Bound(problem, regions, goals, closure, upper), levels, tmp, inline)
@@ -489,7 +503,7 @@ def _grounds(problem: Problem, group: Sequence[Sequence[int]], regions: Sequence
 
 def rebuild(problem: Problem, stated: dict[str, list[int]], group: Sequence[Sequence[int]],
             regions: Sequence[int], upper: int, probe: str, deadline: Deadline | None = None, *,
-            pagodas: Sequence[tuple[Sequence[int], int]] = ()) -> tuple[Walk, int]:
+            pagodas: Sequence[tuple[Sequence[int], int]] = (), compiled: bool = True) -> tuple[Walk, int]:
     """``check`` with no level file read: the checker builds every level itself, in memory.
     Level 0 of each side is the least images of the start (the goal positions) not excluded;
     level ``d + 1`` the least images of the positions one move from level ``d`` (backward:
@@ -518,7 +532,7 @@ def rebuild(problem: Problem, stated: dict[str, list[int]], group: Sequence[Sequ
     goals = goal_positions(problem)
     assert goals is not None
     cuts = tuple((tuple(w), f) for w, f in pagodas)
-    closure = Closure(problem, (), tuple(tuple(p) for p in group), cuts, None)
+    closure = Closure(problem, (), tuple(tuple(p) for p in group), cuts, None, compiled=compiled)
     check = Moves(Bound(problem, regions, goals, closure, upper), {s: () for s in SIDES}, "", True)
     a, b = len(stated["forward"]) - 1, len(stated["backward"]) - 1
     dry = next((s for s in SIDES if not stated[s][-1]), "")
@@ -531,37 +545,39 @@ def rebuild(problem: Problem, stated: dict[str, list[int]], group: Sequence[Sequ
                     f"than the bound {upper} they were pruned under")
     built: dict[str, list[np.ndarray]] = {}
     for side, ends in (("forward", [problem.start]), ("backward", list(goals))):
-        levels = [distinct(check.kept(side, np.array(ends, dtype=np.uint64), 0))]
+        levels = [distinct(check.kept(side, np.array(ends, dtype=np.uint64), 0), compiled)]
         seen, held, stop = levels[0], len(levels[0]), len(stated[side]) - 1
         while len(levels) - 1 < stop or (side == dry and len(levels[-1])):
             if deadline.expired():
                 return done(None, f"time limit while {_name(side, len(levels))} was rebuilt")
             d = len(levels) - 1
-            moved = [one_move(levels[d][lo:lo + CHUNK], problem.board.jumps, back=side == "backward")
+            moved = [one_move(levels[d][lo:lo + CHUNK], problem.board.jumps, side == "backward", compiled)
                      for lo in range(0, len(levels[d]), CHUNK)]
             walked += sum(map(len, moved))
-            new = distinct(check.kept(side, distinct(np.concatenate(moved)), d + 1)) if moved else seen[:0]
-            new = new[~_member(seen, new)]
+            new = seen[:0]
+            if moved:
+                new = distinct(check.kept(side, distinct(np.concatenate(moved), compiled), d + 1), compiled)
+            new = split(seen, new, compiled)[1]
             held += len(new)
             said = sum(stated[side][:d + 2])
             if held > said:
                 return done(False, f"{_name(side, 0)} .. {_name(side, d + 1)} rebuilt hold {held:,} "
                             f"positions, more than the {said:,} the certificate states")
             levels.append(new)
-            seen = distinct(np.concatenate([seen, new]))
+            seen = distinct(np.concatenate([seen, new]), compiled)
         built[side] = levels
-    back = distinct(np.concatenate(built["backward"]))
+    back = distinct(np.concatenate(built["backward"]), compiled)
     for k, x in enumerate(built["forward"]):
-        if _member(back, x).any():
+        if len(split(back, x, compiled)[0]):
             return done(False, f"the rebuilt {_name('forward', k)} shares a position with a backward level: "
                         "a plan may pass through it")
     if probe:
         last = built[probe][-1]
-        other = distinct(np.concatenate(built[SIDES[probe == "forward"]]))
-        kids = one_move(last, problem.board.jumps, back=probe == "backward") if len(last) else last
+        other = distinct(np.concatenate(built[SIDES[probe == "forward"]]), compiled)
+        kids = one_move(last, problem.board.jumps, probe == "backward", compiled) if len(last) else last
         walked += len(kids)
-        kids = distinct(check.kept(probe, distinct(kids), len(built[probe])))
-        if _member(other, kids).any():
+        kids = distinct(check.kept(probe, distinct(kids, compiled), len(built[probe])), compiled)
+        if len(split(other, kids, compiled)[0]):
             end = _name(probe, len(built[probe]) - 1)
             return done(False, f"a position one move beyond the rebuilt {end} is in a level of the other "
                         "side")

@@ -228,7 +228,7 @@ def check(data: Certificate, base: Path = Path("."), staged: dict[str, Path] | N
     ``progress``: told a line as each step of a levels certificate's walk ends. ``rebuild``:
     a levels certificate's levels are built by the checker instead of read from its files
     (``layered.check``), so the certificate file alone is checked. ``reference``: the walk of
-    a levels or dead-set certificate by the numpy reference instead of the compiled loops
+    a levels, moves or dead-set certificate by the numpy reference instead of the compiled loops
     (``proofs/_check.c``; the tests hold one to the other)."""
     walking = Walking(runner, walk_above, journal, progress, rebuild, reference)
     return _check(data, base, staged or {}, deadline or Deadline(), walking)
@@ -601,7 +601,7 @@ def _moves(problem: Problem, ev: dict, base: Path, staged: dict, deadline: Deadl
     pagodas = pagodas_of(problem, ev) if "pagodas" in ev else []
     if walking.rebuild:  # no level file read: the checker builds the levels
         walk, moves = bymoves.rebuild(problem, sizes, group, regions, upper, probe, deadline,
-                                      pagodas=pagodas)
+                                      pagodas=pagodas, compiled=not walking.reference)
         return _moves_verdict(walk, moves, claim, "rebuilt and checked")
     whole = walking.walk_above is None or total <= walking.walk_above
     inline = walking.runner is None and bymoves.BYTES_PER_POSITION * total <= memory_budget()
@@ -643,7 +643,7 @@ def _moves(problem: Problem, ev: dict, base: Path, staged: dict, deadline: Deadl
     walk, moves = bymoves.check(problem, loaders["forward"], loaders["backward"], group, regions, upper,
                                 probe, deadline, pagodas=pagodas, sizes=sizes, inline=inline,
                                 runner=walking.runner, scratch=scratch, journal=kept,
-                                progress=walking.progress)
+                                progress=walking.progress, compiled=not walking.reference)
     return _moves_verdict(walk, moves, claim, "checked")
 
 
