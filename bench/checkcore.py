@@ -1,0 +1,97 @@
+"""Benchmark: the independent checker's loops, compiled (``proofs/_check.c``) against their
+numpy reference, on real German positions.
+
+The positions are those of the first forward levels by moves of the German central game,
+made in memory here (``planners.moves.Search.warm``: about a million positions, a few
+seconds), so the bench needs no certificate and no disk. Each loop runs on them in this
+process, both ways, its CPU seconds (``time.process_time``, which a machine shared with other
+work disturbs less than the clock) turned into millions of items per second of one core: the
+children by one jump with their least images under the 8 symmetries (a levels check's
+expansion), a sort without repeats, a sorted lookup, pagoda weights, every position one move
+away (a moves check's expansion). Beside them, the machine anchor (numpy's sort of 10^7 keys,
+``tree.anchor``) and this process's peak memory.
+
+    python bench/checkcore.py [--positions N] [--repeat 3]
+"""
+
+from __future__ import annotations
+
+import argparse
+import resource
+import sys
+import time
+from functools import partial
+from pathlib import Path
+
+import numpy as np
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT / "src"))
+sys.path.insert(0, str(ROOT / "bench"))
+
+from tree import anchor  # noqa: E402
+
+from pegsat.deadline import Deadline  # noqa: E402
+from pegsat.model.catalogue import get_board  # noqa: E402
+from pegsat.model.problem import Goal, single_vacancy  # noqa: E402
+from pegsat.planners.moves import Search  # noqa: E402
+from pegsat.proofs.bymoves import one_move  # noqa: E402
+from pegsat.proofs.independent import Closure, distinct, split  # noqa: E402
+
+
+def best(fn, repeat: int) -> float:
+    """The least CPU seconds of ``repeat`` calls of ``fn``."""
+    out = float("inf")
+    for _ in range(repeat):
+        t = time.process_time()
+        fn()
+        out = min(out, time.process_time() - t)
+    return max(out, 1e-9)
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--positions", type=int, default=1 << 20, help="about this many positions (default 2^20)")
+    ap.add_argument("--repeat", type=int, default=3, help="the best of this many runs of each loop")
+    args = ap.parse_args()
+    board = get_board("german")
+    p = single_vacancy(board, board.hole("e5"), Goal.survivor(board, board.hole("e5")))
+    search = Search(p, Deadline())
+    search.warm(args.positions)
+    x = max(search.fwd, key=len)  # the largest forward level made
+    x = x[: args.positions]
+    group = tuple(tuple(s) for s in board.symmetries)
+    rng = np.random.default_rng(1)
+    pagodas = tuple((tuple(int(v) for v in rng.integers(-3, 4, size=board.n)), 0) for _ in range(4))
+    fast = Closure(p, (), group, pagodas, None, compiled=True)
+    slow = Closure(p, (), group, pagodas, None, compiled=False)
+    kids = fast.children(x)
+    part = distinct(kids[::2], compiled=True)
+    rows = []
+    loops = [
+        ("children + least images", len(kids), lambda c: c.children(x)),
+        ("sort without repeats", len(kids), lambda c: distinct(kids, c.compiled)),
+        ("sorted lookup", len(kids), lambda c: split(part, kids, c.compiled)),
+        ("pagoda weights (4)", len(kids), lambda c: [c.weighs(kids, k) for k in range(4)]),
+        ("one move (chains)", len(one_move(x, board.jumps, compiled=True)),
+         lambda c: one_move(x, board.jumps, compiled=c.compiled)),
+    ]
+    for name, items, fn in loops:
+        a, b = best(partial(fn, fast), args.repeat), best(partial(fn, slow), args.repeat)
+        rows.append((name, items, items / a / 1e6, items / b / 1e6, b / a))
+    keys = anchor()
+    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    print(f"# python bench/checkcore.py --positions {args.positions} --repeat {args.repeat}  "
+          f"({time.strftime('%Y-%m-%d')}; German e5 forward level of {len(x):,} positions, "
+          f"{len(group)} symmetries)")
+    head = f"{'loop':<26} {'items':>12} {'compiled M/s':>13} {'numpy M/s':>10} {'ratio':>6}"
+    print(head)
+    print("-" * len(head))
+    for name, items, c, n, ratio in rows:
+        print(f"{name:<26} {items:>12,} {c:>13.1f} {n:>10.1f} {ratio:>6.1f}")
+    print("-" * len(head))
+    print(f"anchor: numpy sorts {keys / 1e6:.1f} M keys/s on one core; peak memory {peak:,.0f} MB")
+
+
+if __name__ == "__main__":
+    main()
