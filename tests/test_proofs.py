@@ -114,7 +114,7 @@ def test_independent_module_uses_no_search_code():
     src = Path(independent.__file__).read_text()
     found = [n for n in ast.walk(ast.parse(src)) if isinstance(n, ast.ImportFrom) and n.level]
     mods = {n.module for n in found if n.module}
-    assert mods <= {"deadline", "engine.bitboard", "model.problem"}, mods
+    assert mods <= {"deadline", "engine.bitboard", "limits", "model.problem"}, mods
     # beside them only the checker's own compiled loops (``_check.c``: see tests/test_checkcore.py)
     assert {a.name for n in found if not n.module for a in n.names} <= {"_check"}
 
@@ -193,6 +193,29 @@ def test_a_dead_set_with_a_gap_a_goal_or_a_false_pagoda_is_rejected(dead_cert, t
     for kw, words in cases:
         r = _forged_dead(dead_cert, tmp_path, reference=reference, **kw)
         assert r.exit_code == 1 and "REJECTED" in r.output and words in r.output, (words, r.output)
+
+
+def test_a_dead_set_rebuilt_by_the_check_needs_no_file(dead_cert, tmp_path):
+    """``check --rebuild``: the positions file gone, the certificate alone checks (the checker
+    builds the positions the start reaches, by the compiled loops and by numpy's); a stated
+    count below them and a false pagoda are refused."""
+    data = json.loads(dead_cert.read_text())
+    alone = tmp_path / "alone"
+    alone.mkdir()
+    (alone / "c.json").write_text(json.dumps(data))
+    r = cli("check", alone / "c.json")
+    assert r.exit_code == 1 and "is missing" in r.output, r.output
+    r = cli("check", alone / "c.json", "--rebuild")
+    assert r.exit_code == 0 and "rebuilt by the check" in r.output and "none is a goal" in r.output, r.output
+    assert certificate.check(data, alone, rebuild=True, reference=True).ok
+    bad = json.loads(json.dumps(data))
+    bad["evidence"]["count"] = 3
+    v = certificate.check(bad, alone, rebuild=True)
+    assert not v.ok and "the stated set is not closed" in v.message, v.message
+    bad = json.loads(json.dumps(data))
+    bad["evidence"]["pagodas"][0]["floor"] += 100
+    v = certificate.check(bad, alone, rebuild=True)
+    assert not v.ok and "weighs less than its floor" in v.message, v.message
 
 
 def test_packed_positions_round_trip_and_reject_other_files(tmp_path):

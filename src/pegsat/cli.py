@@ -672,9 +672,10 @@ def play(problem: str, port: int, time_limit: float, sweep_limit: float, no_brow
               help="Levels and moves certificates: remember in FILE the steps of their walk checked, and "
               "skip those it holds, so a check stopped goes on where it was. Its steps are signed with your "
               "key (~/.config/pegsat/key): a journal anyone else wrote takes no step.")
-@click.option("--rebuild", is_flag=True, help="Levels and moves certificates: build every level from the "
-              "start instead of reading the level files, so the certificate file alone is checked (as long "
-              "as a check of the files, and the disk of the levels; a moves certificate's levels in memory).")
+@click.option("--rebuild", is_flag=True, help="Levels, moves and dead-set certificates: build every level "
+              "(the dead set) from the start instead of reading the files, so the certificate file alone is "
+              "checked (as long as a check of the files, and the disk of the levels; a moves certificate's "
+              "levels and a dead set in memory).")
 @click.option("--reference", is_flag=True, help="Levels, moves and dead-set certificates: walk them with "
               "the checker's numpy reference instead of its compiled loops (slower; the tests hold one to "
               "the other).")

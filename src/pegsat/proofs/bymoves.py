@@ -100,8 +100,8 @@ def one_move(x: np.ndarray, jumps: Sequence[tuple[int, int, int]], back: bool = 
         order = sorted(range(len(jumps)), key=lambda j: frm[j])
         holes = max([*frm, *to], default=0) + 1
         first = np.searchsorted(np.array([frm[j] for j in order]), np.arange(holes + 1)).astype(np.uint64)
-        arrays = [np.array([seq[j] for j in order], dtype=np.uint64) for seq in (flip, want, frm, to)]
-        got = _check.moves(np.ascontiguousarray(x, dtype=np.uint64), *arrays, first)
+        f, w, a, t = (np.array([seq[j] for j in order], dtype=np.uint64) for seq in (flip, want, frm, to))
+        got = _check.moves(np.ascontiguousarray(x, dtype=np.uint64), f, w, a, t, first)
         return np.frombuffer(got, dtype=np.uint64)
     by_hole: dict[int, list[int]] = {}
     for j, h in enumerate(frm):

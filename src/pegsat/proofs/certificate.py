@@ -436,6 +436,15 @@ def _load_part(path: Path, count: int) -> Any:
         raise _Bad(f"rejected: {path} is not a file of {count} positions ({str(exc)[:80]})") from None
 
 
+def _class_masks(problem: Problem, ev: dict) -> list[int] | None:
+    """A dead set's class weightings as hole masks (the open game's pagodas are weighed hole by
+    hole), or None."""
+    if "classes" not in ev:
+        return None
+    index = {h: i for i, h in enumerate(problem.board.names)}
+    return [sum(1 << index[h] for h in set(c)) for c in ev["classes"]]
+
+
 def _dead_set(problem: Problem, ev: dict, base: Path, staged: dict, deadline: Deadline,
               walking: Walking) -> str:
     runner, walk_above = walking.runner, walking.walk_above
@@ -448,6 +457,13 @@ def _dead_set(problem: Problem, ev: dict, base: Path, staged: dict, deadline: De
         return "rejected: \"positions\" is neither a file nor a list of parts"
     if not all(_whole(it["count"]) for it in items) or sum(it["count"] for it in items) != count:
         return "rejected: the parts' counts do not add up to the count of dead positions"
+    if walking.rebuild:  # no file read: the checker builds the set it needs
+        walk = independent.rebuild_dead(problem, count, [[int(x) for x in p] for p in ev["symmetries"]],
+                                        pagodas_of(problem, ev), deadline, _class_masks(problem, ev),
+                                        compiled=not walking.reference)
+        if walk.ok is None:
+            return f"{UNFINISHED}{walk.message}"
+        return f"ok: {walk.message}" if walk.ok else f"rejected: {walk.message}"
     largest = max(it["count"] for it in items)
     if 3 * 8 * largest > memory_budget():  # a part, its children and their canonical forms
         return (f"{UNFINISHED}a part of {largest} dead positions is more than this machine's memory "
@@ -459,12 +475,9 @@ def _dead_set(problem: Problem, ev: dict, base: Path, staged: dict, deadline: De
         if sha256(f) != it["sha256"]:
             return f"rejected: {f} does not match its SHA-256 in the certificate"
 
-    index = {h: i for i, h in enumerate(problem.board.names)}
     group = [[int(x) for x in p] for p in ev["symmetries"]]
     pagodas = pagodas_of(problem, ev)
-    classes = None
-    if "classes" in ev:  # the open game's pagodas, weighed hole by hole
-        classes = [sum(1 << index[h] for h in set(c)) for c in ev["classes"]]
+    classes = _class_masks(problem, ev)
     try:
         loaders = [partial(_load_part, f.resolve(), part["count"])
                    for f, part in zip(files, items, strict=True)]

@@ -34,6 +34,7 @@ import numpy as np
 
 from ..deadline import Deadline
 from ..engine.bitboard import engine
+from ..limits import memory_budget
 from ..model.problem import Problem, goal_positions, holes_of
 
 Runner = Callable[[Callable[[int], Any], list[int]], list[Any]]  # (fn, items) -> [fn(item), ...]
@@ -193,6 +194,57 @@ def dead_set(problem: Problem, dead: np.ndarray, group: list[list[int]], pagodas
              compiled: bool = True) -> Walk:
     """Check a dead set (``proofs.deadset``) held in memory: ``dead_parts`` with one part."""
     return dead_parts(problem, [lambda: dead], group, pagodas, deadline, classes, compiled=compiled)
+
+
+def rebuild_dead(problem: Problem, count: int, group: list[list[int]], pagodas: list[tuple[list[int], int]],
+                 deadline: Deadline | None = None, classes: list[int] | None = None,
+                 compiled: bool = True) -> Walk:
+    """A dead-set certificate checked with no file read: the checker builds the set it
+    needs itself — the positions the start reaches (their least images) without passing
+    through an excluded one, jump after jump, a level of one peg count at a time — and
+    checks that none is a goal. That set is closed by construction and holds the start, so
+    no plan exists; any dead set closed under jumps with the start in it holds it, so it may
+    hold no more than the ``count`` positions the certificate states (more means the stated
+    set was not closed)."""
+    t0 = time.perf_counter()
+    deadline = deadline or Deadline()
+    total = walked = 0
+
+    def done(ok: bool | None, message: str) -> Walk:
+        return Walk(ok, walked, time.perf_counter() - t0, message)
+
+    if problem.board.n > 64:
+        return done(False, "dead sets are checked on boards of at most 64 holes")
+    why = premises(problem, group, pagodas, classes)
+    if why is not None:
+        return done(False, why)
+    if 3 * 8 * 16 * count > memory_budget():  # a level, its children (tens a position), their sort
+        return done(None, f"the {count:,} positions stated are more than this machine's memory budget "
+                    "rebuilds (PEGSAT_MEMORY_GB): check the set's files instead")
+    closure = Closure(problem, (), tuple(tuple(p) for p in group), tuple((tuple(w), f) for w, f in pagodas),
+                      None if classes is None else tuple(int(c) for c in classes), compiled=compiled)
+    start = np.array([problem.start], dtype=np.uint64)
+    level = distinct(closure.canonical(start[~closure.excluded(start)]), compiled)
+    jumps = 0
+    while len(level):
+        total += len(level)
+        if total > count:
+            return done(False, f"the positions the start reaches, rebuilt by the check, are more than the "
+                        f"{count:,} the certificate states: the stated set is not closed")
+        goals = closure.is_goal(level)
+        if goals.any():
+            return done(False, f"position {int(level[goals][0]):#x}, {jumps} jumps from the start and "
+                        "excluded by nothing, is a goal position")
+        if deadline.expired():
+            return done(None, f"time limit after {jumps} jumps from the start ({total:,} positions rebuilt)")
+        kids = [closure.children(level[lo:lo + BATCH * 10]) for lo in range(0, len(level), BATCH * 10)]
+        walked += sum(map(len, kids))
+        level = distinct(np.concatenate(kids), compiled) if kids else level[:0]
+        level = level[~closure.excluded(level)]  # weighed as least images (each stands for its orbit)
+        jumps += 1
+    return done(True, f"the positions the start reaches without an excluded one, rebuilt by the check jump "
+                f"after jump ({total:,} up to {len(group)} symmetries; the certificate states {count:,}), "
+                f"{len(pagodas)} pagodas: none is a goal position")
 
 
 def dead_parts(problem: Problem, parts: Sequence[Callable[[], np.ndarray]], group: list[list[int]],
