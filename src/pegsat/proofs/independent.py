@@ -218,9 +218,6 @@ def rebuild_dead(problem: Problem, count: int, group: list[list[int]], pagodas: 
     why = premises(problem, group, pagodas, classes)
     if why is not None:
         return done(False, why)
-    if 3 * 8 * 16 * count > memory_budget():  # a level, its children (tens a position), their sort
-        return done(None, f"the {count:,} positions stated are more than this machine's memory budget "
-                    "rebuilds (PEGSAT_MEMORY_GB): check the set's files instead")
     closure = Closure(problem, (), tuple(tuple(p) for p in group), tuple((tuple(w), f) for w, f in pagodas),
                       None if classes is None else tuple(int(c) for c in classes), compiled=compiled)
     start = np.array([problem.start], dtype=np.uint64)
@@ -237,6 +234,10 @@ def rebuild_dead(problem: Problem, count: int, group: list[list[int]], pagodas: 
                         "excluded by nothing, is a goal position")
         if deadline.expired():
             return done(None, f"time limit after {jumps} jumps from the start ({total:,} positions rebuilt)")
+        if 3 * 8 * 16 * len(level) > memory_budget():  # its children (tens a position), their sort
+            return done(None, f"the {len(level):,} positions {jumps} jumps from the start have more children "
+                        "than this machine's memory budget holds (PEGSAT_MEMORY_GB): check the set's files "
+                        "instead")
         kids = [closure.children(level[lo:lo + BATCH * 10]) for lo in range(0, len(level), BATCH * 10)]
         walked += sum(map(len, kids))
         level = distinct(np.concatenate(kids), compiled) if kids else level[:0]
