@@ -655,8 +655,9 @@ def test_one_standing_and_one_registry_of_kinds(tmp_path):
     from pegsat.errors import PegsatError
 
     S = certificate.Standing
-    assert [S.of(m) for m in ("ok: fine", "rejected: no", f"{certificate.UNFINISHED}time")] == [
-        S.HOLDS, S.REJECTED, S.NOT_SETTLED]
+    found = [certificate.holds("fine"), certificate.rejected("no"), certificate.unsettled("time")]
+    assert [f.standing for f in found] == [S.HOLDS, S.REJECTED, S.NOT_SETTLED]
+    assert [f.message for f in found] == ["ok: fine", "rejected: no", f"{certificate.UNFINISHED}time"]
     assert [s.exit_code for s in S] == [0, 1, 20]
     assert set(certificate.KINDS) == set(certificate.CHECKERS) and "levels" in certificate.KINDS
     p = tmp_path / "c.json"

@@ -136,21 +136,61 @@ class Standing(Enum):
     def exit_code(self) -> int:
         return {Standing.HOLDS: 0, Standing.REJECTED: 1, Standing.NOT_SETTLED: 20}[self]
 
-    @classmethod
-    def of(cls, message: str) -> Standing:
-        """The standing a checker's message reports: it starts with "ok", with ``UNFINISHED``,
-        or with anything else (a rejection). The one place a message's words are read."""
-        if message.startswith("ok"):
-            return cls.HOLDS
-        return cls.NOT_SETTLED if message.startswith(UNFINISHED) else cls.REJECTED
+    @property
+    def prefix(self) -> str:
+        """How a message of this standing begins, as ``check`` prints it."""
+        return {Standing.HOLDS: "ok: ", Standing.REJECTED: "rejected: ",
+                Standing.NOT_SETTLED: UNFINISHED}[self]
+
+
+@dataclass(frozen=True)
+class Finding:
+    """What one checker found: its standing, why in words, and (a kind checked by more than
+    one route) which routes ran: what a certificate that holds it reports of it."""
+
+    standing: Standing
+    text: str
+    routes: str = ""
+
+    @property
+    def message(self) -> str:
+        return self.standing.prefix + self.text
+
+
+def holds(text: str, routes: str = "") -> Finding:
+    """The certificate holds, for the reason ``text``."""
+    return Finding(Standing.HOLDS, text, routes)
+
+
+def rejected(text: str) -> Finding:
+    """The certificate is rejected, for the reason ``text``."""
+    return Finding(Standing.REJECTED, text)
+
+
+def unsettled(text: str) -> Finding:
+    """A limit came first (time, memory, disk): neither holds nor rejected."""
+    return Finding(Standing.NOT_SETTLED, text)
+
+
+def walked(walk: Any, text: str) -> Finding:
+    """A walk's finding (``Walk.ok``: True, False, or None when a limit came first): ``text``
+    when it holds, else its own message."""
+    if walk.ok is None:
+        return unsettled(walk.message)
+    return holds(text) if walk.ok else rejected(walk.message)
 
 
 @dataclass(frozen=True)
 class Verdict:
+    """A certificate checked: its standing, its kind, the checker's message (as printed: "ok:
+    ...", "rejected: ...", "unfinished: ..."), the problem the evidence was checked against,
+    the routes its checker ran (``Finding.routes``)."""
+
     standing: Standing
     kind: str
     message: str
-    problem: Problem  # the problem the evidence was checked against
+    problem: Problem
+    routes: str = ""
 
     @property
     def ok(self) -> bool:
@@ -240,37 +280,37 @@ def _check(data: Certificate, base: Path, staged: dict[str, Path], deadline: Dea
     kind = data["kind"]
     lie = _stated(data["problem"], problem)
     if lie is not None:
-        return Verdict(Standing.REJECTED, kind, f"rejected: {lie}", problem)
-    if problem.special is not None:
-        return Verdict(Standing.REJECTED, kind, "rejected: certificates do not cover the special-peg rule",
-                       problem)
-    try:
-        checker, walks = CHECKERS[kind]
-        extra = {"walking": walking} if walks else {}
-        msg = checker(problem, data["evidence"], base, staged, deadline, **extra)
-    except (KeyError, TypeError, ValueError, AttributeError, ZeroDivisionError, IndexError) as exc:
-        msg = f"rejected: malformed evidence ({type(exc).__name__}: {str(exc)[:80]})"
-    return Verdict(Standing.of(msg), kind, msg, problem)
+        found = rejected(lie)
+    elif problem.special is not None:
+        found = rejected("certificates do not cover the special-peg rule")
+    else:
+        try:
+            checker, walks = CHECKERS[kind]
+            extra = {"walking": walking} if walks else {}
+            found = checker(problem, data["evidence"], base, staged, deadline, **extra)
+        except (KeyError, TypeError, ValueError, AttributeError, ZeroDivisionError, IndexError) as exc:
+            found = rejected(f"malformed evidence ({type(exc).__name__}: {str(exc)[:80]})")
+    return Verdict(found.standing, kind, found.message, problem, found.routes)
 
 
-def _counting(problem: Problem, ev: dict, base: Path, staged: dict, deadline: Deadline) -> str:
+def _counting(problem: Problem, ev: dict, base: Path, staged: dict, deadline: Deadline) -> Finding:
     g = problem.goal
     need = max(g.min_pegs, g.full.bit_count())
     if ev["reason"] == "too-few-pegs":
-        return (f"ok: the goal needs {need} pegs, the start has {problem.pegs}" if need > problem.pegs
-                else "rejected: the start has enough pegs")
+        return (holds(f"the goal needs {need} pegs, the start has {problem.pegs}") if need > problem.pegs
+                else rejected("the start has enough pegs"))
     if ev["reason"] == "no-jump":
         legal = [j for j in problem.board.jumps if problem.start >> j[0] & 1 and problem.start >> j[1] & 1
                  and not problem.start >> j[2] & 1]
         if legal:
-            return "rejected: a jump is legal at the start"
+            return rejected("a jump is legal at the start")
         if g.satisfied(problem.start):
-            return "rejected: the start already satisfies the goal"
-        return "ok: no jump is legal at the start and the start is not a goal"
-    return f"rejected: unknown counting reason {ev['reason']!r}"
+            return rejected("the start already satisfies the goal")
+        return holds("no jump is legal at the start and the start is not a goal")
+    return rejected(f"unknown counting reason {ev['reason']!r}")
 
 
-def _classes(problem: Problem, ev: dict, base: Path, staged: dict, deadline: Deadline) -> str:
+def _classes(problem: Problem, ev: dict, base: Path, staged: dict, deadline: Deadline) -> Finding:
     board, g = problem.board, problem.goal
     index = {h: i for i, h in enumerate(board.names)}
     items = ev["weightings"]
@@ -279,29 +319,29 @@ def _classes(problem: Problem, ev: dict, base: Path, staged: dict, deadline: Dea
     elif g.fixed_count == 1 and not g.full:
         targets = {board.names[h]: 1 << h for h in holes_of(board.full & ~g.empty)}
     else:
-        return "rejected: class certificates need an exact pattern or a one-peg goal"
+        return rejected("class certificates need an exact pattern or a one-peg goal")
     for name, target in targets.items():
         item = next((it for it in items if it["target"] == name), None)
         if item is None:
-            return f"rejected: no weighting for goal {name}"
+            return rejected(f"no weighting for goal {name}")
         w = sum(1 << index[h] for h in set(item["holes"]))
         odd = odd_line(board, w)
         if odd is not None:
             line = "-".join(board.names[h] for h in odd)
-            return f"rejected: the weighting for {name} is odd on line {line}"
+            return rejected(f"the weighting for {name} is odd on line {line}")
         if not check_witness(board, problem.start, target, w):
-            return f"rejected: the weighting for {name} has the same parity at start and goal"
-    return (f"ok: {plural(len(targets), 'weighting')}, each even on all {len(board.lines)} lines, "
+            return rejected(f"the weighting for {name} has the same parity at start and goal")
+    return holds(f"{plural(len(targets), 'weighting')}, each even on all {len(board.lines)} lines, "
             "separate start and goal")
 
 
-def _pagoda(problem: Problem, ev: dict, base: Path, staged: dict, deadline: Deadline) -> str:
+def _pagoda(problem: Problem, ev: dict, base: Path, staged: dict, deadline: Deadline) -> Finding:
     index = {h: i for i, h in enumerate(problem.board.names)}
     w = {index[h]: Fraction(v) for h, v in ev["weights"].items()}
     reason = pagoda.check(problem, w)
     if reason:
-        return f"rejected: {reason}"
-    return ("ok: no jump increases the weight; the goal outweighs the start "
+        return rejected(f"{reason}")
+    return holds("no jump increases the weight; the goal outweighs the start "
             f"({len(problem.board.jumps)} jumps checked)")
 
 
@@ -343,34 +383,34 @@ def companion(base: Path, name: object, staged: dict[str, Path]) -> Path:
     return path
 
 
-def _sat(problem: Problem, ev: dict, base: Path, staged: dict, deadline: Deadline) -> str:
+def _sat(problem: Problem, ev: dict, base: Path, staged: dict, deadline: Deadline) -> Finding:
     cnf = companion(base, ev["cnf"], staged)
     proof = companion(base, ev["proof"], staged)
     for f, key in ((cnf, "cnf_sha256"), (proof, "proof_sha256")):
         if not f.is_file():
-            return f"rejected: {f} is missing"
+            return rejected(f"{f} is missing")
         if sha256(f) != ev[key]:
-            return f"rejected: {f} does not match its SHA-256 in the certificate"
+            return rejected(f"{f} does not match its SHA-256 in the certificate")
     from ..encoding.dimacs import read_instance
 
     formula, _ = read_instance(cnf)  # re-encodes the header's problem, compares every clause
     if formula.short:
-        return "rejected: the CNF has a short horizon; its UNSAT proves nothing"
+        return rejected("the CNF has a short horizon; its UNSAT proves nothing")
     mine, theirs = problem_to_json(formula.problem), problem_to_json(problem)
     for key in ("board", "start", "goal"):
         if mine[key] != theirs[key]:
-            return f"rejected: the CNF encodes another problem ({key} differs)"
+            return rejected(f"the CNF encodes another problem ({key} differs)")
     verdicts = drat.check(cnf, proof, deadline)
     said = "; ".join(v.describe() for v in verdicts)
     if any(v.ok is False for v in verdicts):
-        return f"rejected: {said}"
+        return rejected(f"{said}")
     if any(v.ok is None for v in verdicts):
-        return f"{UNFINISHED}{said}"
-    return (f"ok: CNF matches the problem's encoding at the full horizon; UNSAT by "
+        return unsettled(f"{said}")
+    return holds(f"CNF matches the problem's encoding at the full horizon; UNSAT by "
             f"{' and '.join(ev['solvers'])}; {said}")
 
 
-def _exhaustive(problem: Problem, ev: dict, base: Path, staged: dict, deadline: Deadline) -> str:
+def _exhaustive(problem: Problem, ev: dict, base: Path, staged: dict, deadline: Deadline) -> Finding:
     from ..planners.layers import Layers
 
     board = problem.board
@@ -383,42 +423,42 @@ def _exhaustive(problem: Problem, ev: dict, base: Path, staged: dict, deadline: 
             w = [0] * board.n
             for h, v in it["weights"].items():
                 if not isinstance(v, int):
-                    return f"rejected: {side} weighting {k} is not integer"
+                    return rejected(f"{side} weighting {k} is not integer")
                 w[index[h]] = v
             floor, (first, last) = int(it["floor"]), it["levels"]
             sign = 1 if side == "forward" else -1
             for a, b, c in board.jumps:
                 if sign * w[c] > sign * (w[a] + w[b]):
                     n = board.names
-                    return f"rejected: {side} weighting {k} increases on jump {n[a]}-{n[b]}-{n[c]}"
+                    return rejected(f"{side} weighting {k} increases on jump {n[a]}-{n[b]}-{n[c]}")
             if side == "forward":
                 if not goals or any(sum(w[h] for h in holes_of(g)) < floor for g in goals):
-                    return f"rejected: forward weighting {k}: a goal position weighs less than its floor"
+                    return rejected(f"forward weighting {k}: a goal position weighs less than its floor")
             elif sum(w[h] for h in holes_of(problem.start)) < floor:
-                return f"rejected: backward weighting {k}: the start weighs less than its floor"
+                return rejected(f"backward weighting {k}: the start weighs less than its floor")
             items.append((tuple(w), floor, int(first), None if last is None else int(last)))
         given[side] = items
     search = Layers(problem, deadline, learn=False, given=given)
     try:
         if search.run() is not None:
-            return "rejected: route 1: the re-run search found a plan"
+            return rejected("route 1: the re-run search found a plan")
     except Timeout:
-        return f"{UNFINISHED}route 1 (re-run of the level search) stopped at the time limit"
+        return unsettled("route 1 (re-run of the level search) stopped at the time limit")
     got = search.record()
     for key in ("forward_levels", "backward_levels"):
         if got[key] != ev[key]:
-            return f"rejected: route 1: the re-run search gives other {key.replace('_', ' ')}"
+            return rejected(f"route 1: the re-run search gives other {key.replace('_', ' ')}")
     used = sum(len(v) for v in given.values())
     size = sum(got["forward_levels"]) + sum(got["backward_levels"])
     one = (f"route 1 (re-run of pegsat's level search): {used} integer pagodas checked exactly, no plan "
            f"met, level sizes identical ({size} positions)")
     walk = independent.refute(problem, [(list(w), floor) for w, floor, _, _ in given["forward"]], deadline)
     if walk.ok is False:
-        return f"rejected: route 2 (independent walk): {walk.message}"
+        return rejected(f"route 2 (independent walk): {walk.message}")
     if walk.ok is None:
-        return f"ok: {one}; route 2 (independent walk) not run to the end: {walk.message}"
-    return (f"ok: {one}; route 2 (independent walk, no search code shared, {walk.seconds:.2f} s): "
-            f"{walk.message}")
+        return holds(f"{one}; route 2 (independent walk) not run to the end: {walk.message}", "route 1 only")
+    return holds(f"{one}; route 2 (independent walk, no search code shared, {walk.seconds:.2f} s): "
+                 f"{walk.message}", "both routes")
 
 
 _whole = independent.whole
@@ -433,7 +473,7 @@ def _load_part(path: Path, count: int) -> Any:
     try:
         return independent.load_positions(path, count)
     except (OSError, ValueError, EOFError, zipfile.BadZipFile, NotImplementedError) as exc:
-        raise _Bad(f"rejected: {path} is not a file of {count} positions ({str(exc)[:80]})") from None
+        raise _Bad(f"{path} is not a file of {count} positions ({str(exc)[:80]})") from None
 
 
 def _class_masks(problem: Problem, ev: dict) -> list[int] | None:
@@ -446,34 +486,32 @@ def _class_masks(problem: Problem, ev: dict) -> list[int] | None:
 
 
 def _dead_set(problem: Problem, ev: dict, base: Path, staged: dict, deadline: Deadline,
-              walking: Walking) -> str:
+              walking: Walking) -> Finding:
     runner, walk_above = walking.runner, walking.walk_above
     count = ev["count"]
     if not _whole(count):
-        return "rejected: the count of dead positions is not a whole number"
+        return rejected("the count of dead positions is not a whole number")
     given = ev["positions"]  # one file, or parts: [{"file", "count", "sha256"}, ...] in order
     items = [{"file": given, "count": count, "sha256": ev["sha256"]}] if isinstance(given, str) else given
     if not isinstance(items, list) or not items or not all(isinstance(it, dict) for it in items):
-        return "rejected: \"positions\" is neither a file nor a list of parts"
+        return rejected("\"positions\" is neither a file nor a list of parts")
     if not all(_whole(it["count"]) for it in items) or sum(it["count"] for it in items) != count:
-        return "rejected: the parts' counts do not add up to the count of dead positions"
+        return rejected("the parts' counts do not add up to the count of dead positions")
     if walking.rebuild:  # no file read: the checker builds the set it needs
         walk = independent.rebuild_dead(problem, count, [[int(x) for x in p] for p in ev["symmetries"]],
                                         pagodas_of(problem, ev), deadline, _class_masks(problem, ev),
                                         compiled=not walking.reference)
-        if walk.ok is None:
-            return f"{UNFINISHED}{walk.message}"
-        return f"ok: {walk.message}" if walk.ok else f"rejected: {walk.message}"
+        return walked(walk, walk.message)
     largest = max(it["count"] for it in items)
     if 3 * 8 * largest > memory_budget():  # a part, its children and their canonical forms
-        return (f"{UNFINISHED}a part of {largest} dead positions is more than this machine's memory "
+        return unsettled(f"a part of {largest} dead positions is more than this machine's memory "
                 "budget holds (PEGSAT_MEMORY_GB)")
     files = [companion(base, it["file"], staged) for it in items]
     for f, it in zip(files, items, strict=True):
         if not f.is_file():
-            return f"rejected: {f} is missing"
+            return rejected(f"{f} is missing")
         if sha256(f) != it["sha256"]:
-            return f"rejected: {f} does not match its SHA-256 in the certificate"
+            return rejected(f"{f} does not match its SHA-256 in the certificate")
 
     group = [[int(x) for x in p] for p in ev["symmetries"]]
     pagodas = pagodas_of(problem, ev)
@@ -487,12 +525,8 @@ def _dead_set(problem: Problem, ev: dict, base: Path, staged: dict, deadline: De
                                       walk=walk_above is None or count <= walk_above,
                                       compiled=not walking.reference)
     except _Bad as exc:
-        return str(exc)
-    if walk.ok is None:
-        return f"{UNFINISHED}{walk.message}"
-    if not walk.ok:
-        return f"rejected: {walk.message}"
-    return f"ok: dead set checked by the independent checker ({walk.seconds:.2f} s): {walk.message}"
+        return rejected(str(exc))
+    return walked(walk, f"dead set checked by the independent checker ({walk.seconds:.2f} s): {walk.message}")
 
 
 def pagodas_of(problem: Problem, ev: dict) -> list[tuple[list[int], int]]:
@@ -507,7 +541,7 @@ def pagodas_of(problem: Problem, ev: dict) -> list[tuple[list[int], int]]:
     return out
 
 
-def _overstated(f: Path, it: dict) -> str | None:
+def _overstated(f: Path, it: dict) -> Finding | None:
     """Why a level part stated larger than the memory budget holds is rejected (its file's
     header does not state that count and SHA-256), or None: a count too large to check here
     is "not settled" only when the file really claims it."""
@@ -516,23 +550,23 @@ def _overstated(f: Path, it: dict) -> str | None:
     try:
         layered.load_level_part(f.resolve(), it["count"], it["sha256"], whole=False)
     except ValueError as exc:
-        return f"rejected: {exc}"
+        return rejected(f"{exc}")
     return None
 
 
 def _levels(problem: Problem, ev: dict, base: Path, staged: dict, deadline: Deadline,
-            walking: Walking) -> str:
+            walking: Walking) -> Finding:
     runner, walk_above, journal = walking.runner, walking.walk_above, walking.journal
     if ev["partition"] != f"{layered.MULTIPLIER:#x}":
-        return "rejected: the levels' partitions are by another rule than the top bits of a product with " \
-               f"{layered.MULTIPLIER:#x}"
+        return rejected("the levels' partitions are by another rule than the top bits of a product with "
+                        f"{layered.MULTIPLIER:#x}")
     levels, back = ev["levels"], ev.get("backward", [])  # backward: a search grown from both sides
     for name, lvs in (("levels", levels), ("backward", back)):
         if not isinstance(lvs, list) or (name == "levels" and not lvs) \
                 or not all(isinstance(lv, list) and lv for lv in lvs):
-            return f"rejected: \"{name}\" is not a list of levels, each a list of parts"
+            return rejected(f"\"{name}\" is not a list of levels, each a list of parts")
         if not all(isinstance(it, dict) for lv in lvs for it in lv):
-            return "rejected: a part of a level is not an object"
+            return rejected("a part of a level is not an object")
     total = sum(it["count"] if _whole(it["count"]) else 0 for lv in [*levels, *back] for it in lv)
     whole = walk_above is None or total <= walk_above
     rebuild = walking.rebuild and whole
@@ -544,14 +578,14 @@ def _levels(problem: Problem, ev: dict, base: Path, staged: dict, deadline: Dead
             row = []
             for it in lv:
                 if not _whole(it["count"]) or not isinstance(it["sha256"], str):
-                    return "rejected: a part of a level has no whole count or no SHA-256"
+                    return rejected("a part of a level has no whole count or no SHA-256")
                 if rebuild:  # its stated count only: the checker builds the level
                     row.append(it["count"])
                     largest = max(largest, it["count"])
                     continue
                 f = companion(base, it["file"], staged)
                 if not f.is_file():
-                    return f"rejected: {f} is missing"
+                    return rejected(f"{f} is missing")
                 lie = _overstated(f, it)
                 if lie is not None:
                     return lie
@@ -559,7 +593,7 @@ def _levels(problem: Problem, ev: dict, base: Path, staged: dict, deadline: Dead
                 largest = max(largest, it["count"])
             out.append(row)
     if 3 * 8 * largest > memory_budget():
-        return (f"{UNFINISHED}a part of {largest} positions is more than this machine's memory budget holds "
+        return unsettled(f"a part of {largest} positions is more than this machine's memory budget holds "
                 "(PEGSAT_MEMORY_GB)")
     group = [[int(x) for x in p] for p in ev["symmetries"]]
     mirror = None if ev["mirror"] is None else [int(x) for x in ev["mirror"]]
@@ -572,30 +606,27 @@ def _levels(problem: Problem, ev: dict, base: Path, staged: dict, deadline: Dead
     walk = layered.check(problem, loaders, group, pagodas_of(problem, ev), mirror, deadline, runner, scratch,
                          empty, whole, sizes, journal=kept, progress=walking.progress, back=back_loaders,
                          back_sizes=back_sizes, rebuild=rebuild, compiled=not walking.reference)
-    if walk.ok is None:
-        return f"{UNFINISHED}{walk.message}"
-    if not walk.ok:
-        return f"rejected: {walk.message}"
     how = "rebuilt and checked" if rebuild else "checked"
-    return f"ok: levels {how} by the independent checker ({walk.seconds:.2f} s): {walk.message}"
+    return walked(walk, f"levels {how} by the independent checker ({walk.seconds:.2f} s): {walk.message}")
 
 
-def _moves(problem: Problem, ev: dict, base: Path, staged: dict, deadline: Deadline, walking: Walking) -> str:
+def _moves(problem: Problem, ev: dict, base: Path, staged: dict, deadline: Deadline,
+           walking: Walking) -> Finding:
     from . import bymoves
 
     claim, upper, probe = ev["moves"], ev["upper"], ev["probe"] or ""
     if not _whole(claim) or not _whole(upper) or not isinstance(probe, str):
-        return "rejected: the moves, the bound or the probed side is malformed"
+        return rejected("the moves, the bound or the probed side is malformed")
     index = {h: i for i, h in enumerate(problem.board.names)}
     regions = [sum(1 << index[h] for h in set(r)) for r in ev["regions"]]
     if any(len(set(r)) != len(r) for r in ev["regions"]):
-        return "rejected: a region names a hole twice"
+        return rejected("a region names a hole twice")
     # a level is one file of positions (``independent.save_positions``: a search in memory) or a
     # list of partitions (``engine.spill``'s sealed files, by ``layered.partition``: out of core)
     parted = "partition" in ev
     if parted and ev["partition"] != f"{layered.MULTIPLIER:#x}":
-        return "rejected: the levels' partitions are by another rule than the top bits of a product with " \
-               f"{layered.MULTIPLIER:#x}"
+        return rejected("the levels' partitions are by another rule than the top bits of a product with "
+                        f"{layered.MULTIPLIER:#x}")
     sides: dict[str, list[list[dict]]] = {}
     for side in bymoves.SIDES:
         items = ev[side]
@@ -605,7 +636,7 @@ def _moves(problem: Problem, ev: dict, base: Path, staged: dict, deadline: Deadl
                                                     and isinstance(it["sha256"], str) for it in lv)
                 for lv in lvs):
             each = "list of parts" if parted else "file"
-            return f"rejected: \"{side}\" is not a list of levels, each a {each} with its count and SHA-256"
+            return rejected(f"\"{side}\" is not a list of levels, each a {each} with its count and SHA-256")
         sides[side] = lvs
     counts = [it["count"] for lvs in sides.values() for lv in lvs for it in lv]
     total = sum(counts)
@@ -620,7 +651,7 @@ def _moves(problem: Problem, ev: dict, base: Path, staged: dict, deadline: Deadl
     inline = walking.runner is None and bymoves.BYTES_PER_POSITION * total <= memory_budget()
     held = sum(max(it["count"] for it in lv) for lvs in sides.values() for lv in lvs)  # a part of each level
     if whole and not inline and 2 * 8 * held > memory_budget():
-        return (f"{UNFINISHED}levels of {total} positions, a part of each held at once, are more than this "
+        return unsettled(f"levels of {total} positions, a part of each held at once, are more than this "
                 "machine's memory budget holds (PEGSAT_MEMORY_GB)")
     loaders: dict[str, list[list[Any]]] = {}
     for side, lvs in sides.items():
@@ -630,7 +661,7 @@ def _moves(problem: Problem, ev: dict, base: Path, staged: dict, deadline: Deadl
             for it in lv:
                 f = companion(base, it["file"], staged)
                 if not f.is_file():
-                    return f"rejected: {f} is missing"
+                    return rejected(f"{f} is missing")
                 lie = _overstated(f, it) if parted else None
                 if lie is not None:
                     return lie
@@ -640,15 +671,15 @@ def _moves(problem: Problem, ev: dict, base: Path, staged: dict, deadline: Deadl
                         try:
                             load()  # its header: its count and SHA-256
                         except ValueError as exc:
-                            return f"rejected: {exc}"
+                            return rejected(f"{exc}")
                 elif sha256(f) != it["sha256"]:
-                    return f"rejected: {f} does not match its SHA-256 in the certificate"
+                    return rejected(f"{f} does not match its SHA-256 in the certificate")
                 else:
                     load = partial(_load_positions, f.resolve(), it["count"])
                 row.append(load)
             loaders[side].append(row)
     if not whole:  # an atlas rebuilt (``walk_above``): the walk of a large set is ``check``'s
-        return (f"{UNFINISHED}the {len(counts)} level files of {total} positions are there with their "
+        return unsettled(f"the {len(counts)} level files of {total} positions are there with their "
                 "SHA-256; their closure under moves is not walked here")
     kept = None if walking.journal is None else layered.Journal(walking.journal, layered.journal_key(
         {"problem": problem_to_json(problem), "evidence": ev}, Path(bymoves.__file__)))
@@ -660,15 +691,11 @@ def _moves(problem: Problem, ev: dict, base: Path, staged: dict, deadline: Deadl
     return _moves_verdict(walk, moves, claim, "checked")
 
 
-def _moves_verdict(walk: Any, moves: int, claim: int, how: str) -> str:
-    """A moves check's message from its walk: the bound it proves must be the one claimed."""
-    if walk.ok is None:
-        return f"{UNFINISHED}{walk.message}"
-    if not walk.ok:
-        return f"rejected: {walk.message}"
-    if moves != claim:
-        return f"rejected: the levels prove at least {moves} moves, the certificate claims {claim}"
-    return f"ok: move bound {how} by the independent checker ({walk.seconds:.2f} s): {walk.message}"
+def _moves_verdict(walk: Any, moves: int, claim: int, how: str) -> Finding:
+    """A moves check's finding from its walk: the bound it proves must be the one claimed."""
+    if walk.ok and moves != claim:
+        return rejected(f"the levels prove at least {moves} moves, the certificate claims {claim}")
+    return walked(walk, f"move bound {how} by the independent checker ({walk.seconds:.2f} s): {walk.message}")
 
 
 def _load_positions(path: Path, count: int) -> Any:
@@ -676,47 +703,48 @@ def _load_positions(path: Path, count: int) -> Any:
     try:
         return _load_part(path, count)
     except _Bad as exc:
-        raise ValueError(str(exc).removeprefix("rejected: ")) from None
+        raise ValueError(str(exc)) from None
 
 
 def _held(sub: Any, want: Problem | None, what: str, base: Path, staged: dict, deadline: Deadline,
-          walking: Walking) -> Verdict | str:
+          walking: Walking) -> Verdict | Finding:
     """The verdict on a certificate another holds, which must be of a plain kind and about
-    ``want`` (``what``, as said in a rejection); or why not, or that its check is unfinished."""
+    ``want`` (``what``, as said in a rejection); or the finding that it is not, or that its
+    check is unfinished."""
     if want is None:
-        return f"rejected: {what} does not exist"
+        return rejected(f"{what} does not exist")
     if not isinstance(sub, dict) or sub.get("format") != FORMAT or sub.get("version") != VERSION \
             or sub.get("kind") not in KINDS or sub.get("kind") in (*WRAPPERS, *BOUNDS):
-        return f"rejected: the evidence for {what} is not a certificate of a plain kind"
+        return rejected(f"the evidence for {what} is not a certificate of a plain kind")
     try:
         got = problem_from_json(sub["problem"], CertificateError)
     except CertificateError as exc:
-        return f"rejected: {what}: {exc}"
+        return rejected(f"{what}: {exc}")
     mine, theirs = problem_to_json(want), problem_to_json(got)
     if any(mine[k] != theirs[k] for k in ("board", "start", "goal")):
-        return f"rejected: the certificate held is not about {what}"
+        return rejected(f"the certificate held is not about {what}")
     v = _check(cast(Certificate, sub), base, staged, deadline, walking)  # its form: checked
     if not v.finished:
-        return f"{UNFINISHED}{what}: {v.message}"
+        return unsettled(f"{what}: {v.message}")
     if not v.ok:
-        return f"rejected: {what}: {v.message}"
+        return rejected(f"{what}: {v.message}")
     return v
 
 
 def _reversed(problem: Problem, ev: dict, base: Path, staged: dict, deadline: Deadline,
-              walking: Walking) -> str:
+              walking: Walking) -> Finding:
     v = _held(ev["certificate"], dual(problem), "the time-reversed game", base, staged, deadline, walking)
-    if isinstance(v, str):
+    if isinstance(v, Finding):
         return v
-    return (f"ok: the time-reversed game ({v.problem.describe()}) refuted by {v.kind}: {v.message}; a game "
+    return holds(f"the time-reversed game ({v.problem.describe()}) refuted by {v.kind}: {v.message}; a game "
             "is solvable exactly when its time-reversed game is")
 
 
 def _split(problem: Problem, ev: dict, base: Path, staged: dict, deadline: Deadline,
-           walking: Walking) -> str:
+           walking: Walking) -> Finding:
     board, g = problem.board, problem.goal
     if g.full or g.fixed_count != 1:
-        return "rejected: a split certificate needs a one-peg goal"
+        return rejected("a split certificate needs a one-peg goal")
     index = {h: i for i, h in enumerate(board.names)}
     allowed = holes_of(board.full & ~g.empty)
     ruled: set[int] = set()
@@ -724,25 +752,24 @@ def _split(problem: Problem, ev: dict, base: Path, staged: dict, deadline: Deadl
         h = index[item["target"]]
         w = sum(1 << index[x] for x in set(item["holes"]))
         if odd_line(board, w) is not None:
-            return f"rejected: the weighting ruling out {item['target']} is odd on a line"
+            return rejected(f"the weighting ruling out {item['target']} is odd on a line")
         if not check_witness(board, problem.start, 1 << h, w):
-            return f"rejected: the weighting for {item['target']} has the same parity at start and survivor"
+            return rejected(f"the weighting for {item['target']} has the same parity at start and survivor")
         ruled.add(h)
     refuted: dict[int, str] = {}
     for part in ev["survivors"]:
         name, sub = part["survivor"], part["certificate"]
         h = index[name]
         if h not in allowed:
-            return f"rejected: {name} is not a survivor the goal allows"
+            return rejected(f"{name} is not a survivor the goal allows")
         game = Problem(board, problem.start, Goal.survivor(board, h))
         how = "time-reversed game" if part["reversed"] else "game"
         v = _held(sub, dual(game) if part["reversed"] else game, f"the {how} with survivor {name}",
                   base, staged, deadline, walking)
-        if isinstance(v, str):
+        if isinstance(v, Finding):
             return v
-        walked = "" if sub["kind"] != "exhaustive" else (
-            " (both routes)" if "route 2 (independent walk, no search" in v.message else " (route 1 only)")
-        refuted[h] = sub["kind"] + walked + (" on the time-reversed game" if part["reversed"] else "")
+        routes = f" ({v.routes})" if v.routes else ""
+        refuted[h] = sub["kind"] + routes + (" on the time-reversed game" if part["reversed"] else "")
     jumps = set(board.jumps)
     autos = [p for p in board.symmetries
              if all((p[a], p[b], p[c]) in jumps for a, b, c in board.jumps)
@@ -753,17 +780,17 @@ def _split(problem: Problem, ev: dict, base: Path, staged: dict, deadline: Deadl
         if h in ruled or h in refuted:
             continue
         if not any(p[r] == h for p in autos for r in refuted):
-            return f"rejected: survivor {board.names[h]} is neither ruled out nor refuted"
+            return rejected(f"survivor {board.names[h]} is neither ruled out nor refuted")
         images += 1
     said = ", ".join(f"{board.names[h]} by {how}" for h, how in sorted(refuted.items()))
-    return (f"ok: {len(ruled)} survivors ruled out by position classes; refuted: {said}; {images} more "
+    return holds(f"{len(ruled)} survivors ruled out by position classes; refuted: {said}; {images} more "
             "as their images under symmetries of the start; a time-reversed game is solvable "
             "exactly when its game is")
 
 
 #: every kind of certificate, once: kind -> (its checker, whether it takes ``walking``: the
 #: large kinds walked on a cluster, with a journal). ``load`` accepts these kinds and no other.
-CHECKERS: dict[str, tuple[Callable[..., str], bool]] = {
+CHECKERS: dict[str, tuple[Callable[..., Finding], bool]] = {
     "counting": (_counting, False), "classes": (_classes, False), "pagoda": (_pagoda, False),
     "sat": (_sat, False), "exhaustive": (_exhaustive, False), "dead-set": (_dead_set, True),
     "levels": (_levels, True), "split": (_split, True), "reversed": (_reversed, True),
