@@ -94,6 +94,17 @@ def test_split_finds_what_a_sorted_part_holds():
         _check.member(part, x, np.empty(len(x), dtype=np.uint8))
 
 
+@pytest.mark.parametrize("parts", [1, 2, 16, 1024])
+def test_grouping_by_partition_is_the_references(parts):
+    from pegsat.proofs.layered import grouped, partition
+
+    x = distinct(np.random.default_rng(parts).integers(0, 1 << 45, size=50_000, dtype=np.uint64))
+    (a, ca), (b, cb) = grouped(x, parts, compiled=True), grouped(x, parts)
+    assert np.array_equal(a, b) and ca == cb and ca[-1] == len(x)
+    for q in range(parts):
+        assert np.all(partition(a[ca[q]:ca[q + 1]], parts) == q)
+
+
 def test_bad_buffers_are_refused_not_read():
     out = np.empty(4, dtype=np.uint8)
     with pytest.raises(ValueError, match="items of 8 bytes"):

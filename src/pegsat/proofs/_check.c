@@ -34,6 +34,12 @@
  *   distinct(positions) -> n           sorted ascending without repeats, in place, by a radix
  *                                      sort of 11-bit digits; the first n are the answer.
  *                                      (``independent.distinct``.)
+ *   route(positions, multiplier, bits) -> (bytearray, bounds)
+ *                                      the positions grouped by partition, in their order within
+ *                                      each (a stable counting sort), a position's partition the
+ *                                      top ``bits`` bits of its product with ``multiplier``
+ *                                      modulo 2^64; bounds[q] .. bounds[q + 1] are partition q's.
+ *                                      (``layered.partition`` and a stable sort.)
  *   member(part, queries, out)         out[i] = 1 when the sorted ``part`` holds queries[i],
  *                                      the queries sorted too (a merge). (``_member``.)
  */
@@ -376,6 +382,46 @@ static PyObject *member(PyObject *self, PyObject *args) {
     Py_RETURN_NONE;
 }
 
+static PyObject *route(PyObject *self, PyObject *args) {
+    PyObject *obj;
+    unsigned long long multiplier;
+    int bits;
+    if (!PyArg_ParseTuple(args, "OKi", &obj, &multiplier, &bits)) return NULL;
+    if (bits < 0 || bits > 16) {
+        PyErr_SetString(PyExc_ValueError, "route: at most 2^16 partitions");
+        return NULL;
+    }
+    Array a;
+    if (array_get(obj, &a, 0, 0, "route") < 0) { array_release(&a); return NULL; }
+    Py_ssize_t parts = (Py_ssize_t)1 << bits;
+    PyObject *answer = PyByteArray_FromStringAndSize(NULL, a.n * (Py_ssize_t)sizeof(u64));
+    Py_ssize_t *count = calloc((size_t)parts + 1, sizeof(Py_ssize_t));
+    if (!answer || !count) {
+        Py_XDECREF(answer);
+        free(count);
+        array_release(&a);
+        return PyErr_NoMemory();
+    }
+    const u64 *x = a.view.buf;
+    u64 *out = (u64 *)PyByteArray_AS_STRING(answer);
+    Py_BEGIN_ALLOW_THREADS
+    for (Py_ssize_t i = 0; i < a.n; i++) count[bits ? (x[i] * multiplier) >> (64 - bits) : 0]++;
+    Py_ssize_t at = 0;
+    for (Py_ssize_t q = 0; q <= parts; q++) { Py_ssize_t k = count[q]; count[q] = at; at += k; }
+    for (Py_ssize_t i = 0; i < a.n; i++) out[count[bits ? (x[i] * multiplier) >> (64 - bits) : 0]++] = x[i];
+    Py_END_ALLOW_THREADS
+    /* count[q] is now where partition q ends: the bounds, from 0 */
+    PyObject *bounds = PyList_New(parts + 1);
+    if (bounds) {
+        PyList_SET_ITEM(bounds, 0, PyLong_FromSsize_t(0));
+        for (Py_ssize_t q = 0; q < parts; q++) PyList_SET_ITEM(bounds, q + 1, PyLong_FromSsize_t(count[q]));
+    }
+    free(count);
+    array_release(&a);
+    if (!bounds) { Py_DECREF(answer); return NULL; }
+    return Py_BuildValue("NN", answer, bounds);
+}
+
 static PyMethodDef methods[] = {
     {"children", children, METH_VARARGS, "children(parents, need, land, flip, images, flip_images, groups, "
                                          "reverse) -> the children, a bytearray of uint64"},
@@ -384,6 +430,7 @@ static PyMethodDef methods[] = {
     {"least", least, METH_VARARGS, "least(positions, images, groups, out): each position's least image"},
     {"weigh", weigh, METH_VARARGS, "weigh(positions, table, out): each position's weight"},
     {"distinct", distinct, METH_VARARGS, "distinct(positions) -> n: sorted without repeats, in place"},
+    {"route", route, METH_VARARGS, "route(positions, multiplier, bits) -> (positions by partition, bounds)"},
     {"member", member, METH_VARARGS, "member(part, sorted queries, out): which queries part holds"},
     {NULL, NULL, 0, NULL}};
 

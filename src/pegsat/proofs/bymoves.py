@@ -73,7 +73,7 @@ from ..deadline import Deadline
 from ..limits import memory_budget
 from ..model.problem import Problem, goal_positions
 from .independent import UNSETTLED, Closure, Runner, Walk, _member, distinct, premises, split
-from .layered import BUCKET, Buckets, Journal, Step, partition, run_steps
+from .layered import BUCKET, Buckets, Journal, Step, grouped, partition, run_steps
 
 CHUNK = 1 << 15  # positions of a level moved together (a chain's children: tens a position)
 #: bytes of memory a check takes per position of the certificate: the levels, held once, and
@@ -296,10 +296,8 @@ class Moves:
             compiled = self.closure.compiled
             kids = distinct(self.kept(side, distinct(kids, compiled), d + 1), compiled)
             cut = [0, len(kids)]
-            if parts > 1:
-                where = partition(kids, parts).astype(np.uint16)  # (a stable sort of 16-bit keys: radix)
-                kids = kids[np.argsort(where, kind="stable")]  # by partition, each still sorted
-                cut = [0, *np.cumsum(np.bincount(where, minlength=parts)).tolist()]
+            if parts > 1:  # by partition, each still sorted
+                kids, cut = grouped(kids, parts, compiled)
             for q in wanted:
                 if cut[q + 1] > cut[q]:
                     mine = kids[cut[q]:cut[q + 1]]

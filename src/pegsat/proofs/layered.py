@@ -102,6 +102,20 @@ def partition(x: np.ndarray, parts: int) -> np.ndarray:
         return ((x * np.uint64(MULTIPLIER)) >> np.uint64(64 - (parts.bit_length() - 1))).astype(np.int64)
 
 
+def grouped(x: np.ndarray, parts: int, compiled: bool = False) -> tuple[np.ndarray, list[int]]:
+    """``x`` grouped by partition (``parts`` a power of two), in its order within each, and
+    where each begins: partition ``q`` is ``[cut[q], cut[q + 1])``. Sorted positions stay
+    sorted within their partition, so its gaps compress well. ``compiled``: by
+    ``_check.route``'s counting sort."""
+    if compiled:
+        from . import _check
+
+        out, cut = _check.route(np.ascontiguousarray(x, dtype=np.uint64), MULTIPLIER, parts.bit_length() - 1)
+        return np.frombuffer(out, dtype=np.uint64), cut
+    where = partition(x, parts).astype(np.uint16)  # (a stable sort of 16-bit keys is a radix sort)
+    return x[np.argsort(where, kind="stable")], [0, *np.cumsum(np.bincount(where, minlength=parts)).tolist()]
+
+
 class JournalError(PegsatError):
     """The journal file is not one this checker wrote (exit 2)."""
 
@@ -321,10 +335,7 @@ class Levels:
                 kids = c0.canonical(c)
             if not len(kids):
                 continue
-            kids = distinct(kids, c0.compiled)
-            where = partition(kids, parts).astype(np.uint16)  # (a stable sort of 16-bit keys is a radix sort)
-            kids = kids[np.argsort(where, kind="stable")]  # by partition, each sorted: its gaps compress well
-            cut = [0, *np.cumsum(np.bincount(where, minlength=parts)).tolist()]
+            kids, cut = grouped(distinct(kids, c0.compiled), parts, c0.compiled)
             for q in wanted:
                 if cut[q + 1] > cut[q] and (why := buckets.add(q, kids[cut[q]:cut[q + 1]])) is not None:
                     return children, why
