@@ -461,3 +461,49 @@ def test_the_fewest_moves_on_disk_leave_a_moves_certificate_that_checks(tmp_path
     refused(lambda e: e["forward"][at][0].update(sha256="0" * 64), "with the SHA-256 stated")
     refused(lambda e: e.update(moves=best + 1), "the certificate claims")
     refused(lambda e: e.update(partition="0x1"), "by another rule")
+
+
+def test_a_self_dual_probe_by_buckets_stopped_in_a_pass_goes_on_to_the_same_proof(tmp_path, cluster,
+                                                                                monkeypatch):
+    """The last level of a self-dual search by jumps is probed by buckets (its children's
+    mirror images, each partition of the level they meet read once): with room for the
+    buckets of two partitions at a time, in passes; a run stopped in the probe's second pass
+    keeps the partitions it met with no meeting, and the rerun meets only the others, to the
+    proof the search in memory gives, whose certificate checks."""
+    from pegsat.planners import layers
+    from pegsat.planners.config import Config
+    from pegsat.proofs import certificate
+
+    t5 = get_board("triangle-5")
+    p = single_vacancy(t5, t5.hole("b4"), Goal.survivor(t5, t5.hole("b4")))
+    assert layers.solve(p, Deadline(), Config()).status is Status.UNSOLVABLE
+    last = (t5.n - 2) // 2  # the forward level whose children are probed
+    real = spill.passes
+
+    def passes(root, fp, d, parts, sources, disk=None):  # the probe's: room for two partitions
+        if d == last + 1:
+            disk = spill.disk_used(root) + int(2.5 * 1.25 * spill._rate(root) * sources / parts)
+        return real(root, fp, d, parts, sources, disk)
+
+    monkeypatch.setattr(spill, "passes", passes)
+    root = tmp_path / "levels"
+    calls = []
+
+    def stop(client, side, d):
+        calls.append(d)
+        if d == last and calls.count(d) == 2:
+            raise Stop
+
+    told: list[str] = []
+    with pytest.raises(Stop):
+        fewest(p, root, by="jumps", scheduler=cluster, memory=MEMORY, on_level=stop, progress=told.append)
+    m = json.loads((root / "manifest.json").read_text())["building"][2]
+    marked = list(spill.level_dir(root / "forward", last + 1).glob("P*.lvl"))
+    assert 0 < len(marked) < m and "a probe pass for" in told[-1], told[-3:]
+    said: list[str] = []
+    r = fewest(p, root, by="jumps", scheduler=cluster, memory=MEMORY, progress=said.append)
+    again = [int(line.split("a probe pass for ")[1].split()[0]) for line in said
+             if "a probe pass for" in line]
+    assert sum(again) == m - len(marked), said  # the partitions met before are not met again
+    assert r.status is Status.UNSOLVABLE and any("probed by buckets" in line for line in said), said
+    assert certificate.check(json.loads((root / "certificate.json").read_text()), root).ok

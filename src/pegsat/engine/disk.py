@@ -178,12 +178,42 @@ def side_fp(fp: str, side: str) -> str:
 # --- the tasks: each a piece of one level's work, on a worker -----------------------------
 
 def _expand(search: Search, root: str, fp: str, side: str, d: int, piece: tuple[int, int, int],
-            parts_next: int, chunk: int, max_count: int, targets: tuple[int, ...] | None = None) -> int:
+            parts_next: int, chunk: int, max_count: int, targets: tuple[int, ...] | None = None,
+            mirrored: bool = False) -> int:
     """A Dask task: a piece of a partition of ``side``'s level ``d`` expanded by one step, the
-    children of ``targets``' partitions kept (None: all)."""
+    children of ``targets``' partitions kept (None: all); ``mirrored``: their mirror images
+    (``_mirrored``), for a probe by buckets."""
     p, lo, end = piece
+    image = _mirrored(search) if mirrored else None
     return spill.expand(search.kernel, Path(root) / side, side_fp(fp, side), d, p, parts_next, chunk,
-                        max_count, by=search.by, reverse=side == "backward", lo=lo, end=end, targets=targets)
+                        max_count, by=search.by, reverse=side == "backward", lo=lo, end=end, targets=targets,
+                        image=image)
+
+
+def _mirrored(search: Search) -> Callable[[np.ndarray], np.ndarray] | None:
+    """Each position's mirror image ``s(~x)``, canonical (a self-dual search meets its level's
+    children as these against its own levels); None when the search has no mirror."""
+    k, flip = search.kernel, search.mirror
+    if flip is None:
+        return None
+
+    def image(kids: np.ndarray) -> np.ndarray:
+        return k.canon(k.permute(k.complement(kids), flip))
+    return image
+
+
+def _meet(search: Search, root: str, fp: str, side: str, d: int, q: int, other: tuple[int, int],
+          max_count: int) -> tuple[int, int | None]:
+    """A Dask task: partition ``q`` of the buckets of the mirror images of ``side``'s level
+    ``d`` 's children met against the same partition of the forward level ``other[0]``
+    (``engine.spill.meet``)."""
+    k = search.kernel
+
+    def meets(level: np.ndarray) -> np.ndarray:
+        there = spill.read_part(Path(root) / "forward", side_fp(fp, "forward"), other[0], q, max_count)
+        return k.member(there, level)
+
+    return spill.meet(k, Path(root) / side, side_fp(fp, side), d + 1, q, max_count, meets)
 
 
 def _merge(search: Search, root: str, fp: str, side: str, d: int, q: int, parts: int,
@@ -222,10 +252,7 @@ def _probe(search: Search, root: str, fp: str, side: str, d: int, piece: tuple[i
     comes back as that image."""
     k, problem, flip = search.kernel, search.problem, search.mirror
     oside = SIDES[side == "forward"] if flip is None else side
-    image = None
-    if flip is not None:
-        def image(kids: np.ndarray) -> np.ndarray:
-            return k.canon(k.permute(k.complement(kids), flip))
+    image = _mirrored(search)
 
     def meets(r: int, kids: np.ndarray) -> np.ndarray:
         if other is None:
@@ -504,6 +531,8 @@ class Run:
                 # Under a bound, the last level that can matter (a meeting there is a plan of
                 # upper - 1 moves; by jumps, of the plans' jumps) is only probed: its children
                 # met, never stored.
+                if self.jumps and a + b + 1 == self.total and self.flip is not None and other is not None:
+                    return self.probe_buckets(client, side, d, tasks, other)
                 if (self.state.upper is not None and a + b + 2 == self.state.upper) or (
                         self.jumps and a + b + 1 == self.total):
                     return self.probe_last(client, side, d, tasks, other)
@@ -573,6 +602,70 @@ class Run:
             return self.outcome(Ending.EXHAUSTED, why=f"met no plan of {self.total} jumps: every position on "
                                 "one was ruled out")
         return self.bound(side)
+
+    def probe_buckets(self, client: Any, side: str, d: int, tasks: list[tuple[int, int, int]],
+                      other: tuple[int, int]) -> Outcome:
+        """The last level of a self-dual search by jumps, probed by buckets: its children's
+        mirror images written to bucket files by the partition of the level they meet
+        (``other``), then each partition of that level read once and met with its buckets —
+        where a probe streaming the children (``probe_last``) reads the whole level again at
+        each flush of a task's children (German e1 -> e1: 1 h 22 min). In passes when the disk
+        holds only some partitions' buckets; a partition met with no meeting is marked, so a
+        rerun meets it no more."""
+        from distributed import as_completed
+
+        from .cluster import finished
+
+        state, root, fp, search = self.state, self.root, self.fp, self.search
+        t, n, m = time.perf_counter(), len(tasks), other[1]
+        if state.building != (side, d + 1, m):
+            spill.drop_level(root / side, d + 1)
+            state.building = (side, d + 1, m)
+            self.save()
+        named = f"{side} level {d + 1}"
+        last = self.levels[side][-1]
+        probes: list[Any] = []
+        try:
+            for step in spill.passes(root / side, side_fp(fp, side), d + 1, m, last.classes, self.disk):
+                if not step.targets:
+                    continue
+                if len(step.targets) < m:
+                    self.say(f"{named}: a probe pass for {len(step.targets)} of its {m} partitions")
+                futures = client.map(_expand, [search] * n, [str(root)] * n, [fp] * n, [side] * n, [d] * n,
+                                     tasks, [m] * n, [self.chunk] * n, [self.max_count] * n,
+                                     [step.targets] * n, [True] * n, pure=False)
+                if self.on_level is not None:
+                    self.on_level(client, side, d)
+                if not finished(futures, self.deadline):
+                    client.cancel(futures)
+                    return self.unknown(f"{self.deadline.reason()} while {named} was probed")
+                try:
+                    client.gather(futures)
+                except Exception as exc:  # tasks that failed on every try (workers lost)
+                    return self.lost(exc, side, d + 1, "probed")
+                c = len(step.targets)
+                probes = client.map(_meet, [search] * c, [str(root)] * c, [fp] * c, [side] * c, [d] * c,
+                                    list(step.targets), [other] * c, [self.max_count] * c, pure=False)
+                for done in as_completed(probes, timeout=self.deadline.remaining()):
+                    try:
+                        hits, least = done.result()
+                    except Exception as exc:  # tasks that failed on every try (workers lost)
+                        return self.lost(exc, side, d + 1, "probed")
+                    if hits and least is not None:
+                        client.cancel(probes)
+                        secs = time.perf_counter() - t
+                        self.say(f"{named} probed by buckets in {secs:.1f} s: it meets the other side")
+                        # the image s(~c) met: s(~s(~c)) = s²(c) is in c's orbit (s² fixes the start and goal)
+                        flip = self.flip or tuple(range(self.problem.board.n))
+                        return self.found(side, permute(flip, least ^ self.problem.board.full), d)
+        except TimeoutError:
+            client.cancel(probes)
+            return self.unknown(f"{self.deadline.reason()} while {named} was probed")
+        except spill.NoRoom as exc:
+            return self.unknown(str(exc))
+        self.say(f"{named} probed by buckets in {time.perf_counter() - t:.1f} s: no meeting")
+        return self.outcome(Ending.EXHAUSTED, why=f"met no plan of {self.total} jumps: every position on one "
+                            "was ruled out")
 
     def scout(self, client: Any, side: str, d: int, other: tuple[int, int] | None) -> Any:
         """A scout (by moves): one chunk's children met against the other side, on its own,

@@ -242,11 +242,13 @@ def _children(k: Kernel, level: np.ndarray, chunk: int, by: str, reverse: bool) 
 
 def expand(k: Kernel, root: Path, fingerprint: str, d: int, p: int, parts_next: int, chunk: int,
            max_count: int, by: str = "jumps", reverse: bool = False, lo: int = 0,
-           end: int | None = None, targets: Sequence[int] | None = None) -> int:
+           end: int | None = None, targets: Sequence[int] | None = None,
+           image: Callable[[np.ndarray], np.ndarray] | None = None) -> int:
     """Partition ``p`` of level ``d`` (its positions ``lo:end``: one of ``pieces``), expanded by
     one jump (``by="moves"``: one move) a chunk at a time, forwards or (``reverse``)
     backwards; the canonical children go to bucket files of level ``d + 1`` by ``route``,
-    those of the partitions in ``targets`` only (a pass: ``passes``; None: all). Returns the
+    those of the partitions in ``targets`` only (a pass: ``passes``; None: all). ``image``:
+    the children's canonical images go instead (a probe by buckets: ``meet``). Returns the
     children written."""
     level = readable(root, fingerprint, d, p, max_count)[lo:end]
     out = level_dir(root, d + 1)
@@ -267,6 +269,8 @@ def expand(k: Kernel, root: Path, fingerprint: str, d: int, p: int, parts_next: 
         size, flushes = 0, flushes + 1
 
     for kids in _children(k, level, chunk, by, reverse):
+        if image is not None:
+            kids = image(kids)
         grouped, bounds = k.route(kids, parts_next)  # each partition's children stay sorted
         for q in wanted:
             if bounds[q + 1] > bounds[q]:
@@ -361,6 +365,19 @@ def merge(k: Kernel, root: Path, fingerprint: str, d: int, q: int, max_count: in
     met = level[meets(level)] if meets is not None and len(level) else level[:0]
     return Merged(len(level), orbit_total(k, level), path.stat().st_size, len(met),
                   int(met[0]) if len(met) else None, peg_range(k, level))
+
+
+def meet(k: Kernel, root: Path, fingerprint: str, d: int, q: int, max_count: int,
+         meets: Callable[[np.ndarray], np.ndarray]) -> tuple[int, int | None]:
+    """(how many, the least) of partition ``q`` of level ``d``'s buckets that ``meets`` picks:
+    the last level of a search probed by buckets, never stored. One that meets nothing leaves
+    an empty partition file as its mark, so a rerun (``passes``) meets it no more."""
+    level = k.unique(_buckets(root, fingerprint, d, q, max_count), own=True)
+    met = level[meets(level)] if len(level) else level
+    if len(met):
+        return len(met), int(met[0])
+    write_part(root, fingerprint, d, q, level[:0])
+    return 0, None
 
 
 def _buckets(root: Path, fingerprint: str, d: int, q: int, max_count: int) -> np.ndarray:
