@@ -614,7 +614,6 @@ class Run:
         rerun meets it no more."""
         from distributed import as_completed
 
-        from .cluster import finished
 
         state, root, fp, search = self.state, self.root, self.fp, self.search
         t, n, m = time.perf_counter(), len(tasks), other[1]
@@ -636,13 +635,9 @@ class Run:
                                      [step.targets] * n, [True] * n, pure=False)
                 if self.on_level is not None:
                     self.on_level(client, side, d)
-                if not finished(futures, self.deadline):
-                    client.cancel(futures)
-                    return self.unknown(f"{self.deadline.reason()} while {named} was probed")
-                try:
-                    client.gather(futures)
-                except Exception as exc:  # tasks that failed on every try (workers lost)
-                    return self.lost(exc, side, d + 1, "probed")
+                stopped = self.waited(client, futures, side, d, "probed")
+                if stopped is not None:
+                    return stopped
                 c = len(step.targets)
                 probes = client.map(_meet, [search] * c, [str(root)] * c, [fp] * c, [side] * c, [d] * c,
                                     list(step.targets), [other] * c, [self.max_count] * c, pure=False)
@@ -667,6 +662,21 @@ class Run:
         return self.outcome(Ending.EXHAUSTED, why=f"met no plan of {self.total} jumps: every position on one "
                             "was ruled out")
 
+    def waited(self, client: Any, futures: list[Any], side: str, d: int, what: str) -> Outcome | None:
+        """None once the tasks ``futures`` (``side``'s level ``d + 1`` being ``what``) have all
+        finished; else "unknown": the deadline passed first (they are cancelled), or a task
+        failed on every try (its workers lost)."""
+        from .cluster import finished
+
+        if not finished(futures, self.deadline):
+            client.cancel(futures)
+            return self.unknown(f"{self.deadline.reason()} while {self.named(side, d + 1)} was {what}")
+        try:
+            client.gather(futures)
+        except Exception as exc:  # tasks that failed on every try (workers lost)
+            return self.lost(exc, side, d + 1, what)
+        return None
+
     def scout(self, client: Any, side: str, d: int, other: tuple[int, int] | None) -> Any:
         """A scout (by moves): one chunk's children met against the other side, on its own,
         while the level is expanded. At the level that meets, meetings are many and a chunk
@@ -685,7 +695,6 @@ class Run:
         is empty, or cannot be built; else None."""
         from distributed import as_completed
 
-        from .cluster import finished
 
         a, b = self.depths()
         state, levels, root, fp, search = self.state, self.levels, self.root, self.fp, self.search
@@ -729,13 +738,9 @@ class Run:
                                  f"({time.perf_counter() - t:.1f} s): {a + b + 1} moves")
                         return self.found(side, met, d)
                 if step.targets:
-                    if not finished(futures, self.deadline):
-                        client.cancel(futures)
-                        return self.unknown(f"{self.deadline.reason()} while {named} was built")
-                    try:
-                        client.gather(futures)
-                    except Exception as exc:  # tasks that failed on every try (workers lost)
-                        return self.lost(exc, side, d + 1)
+                    stopped = self.waited(client, futures, side, d, "built")
+                    if stopped is not None:
+                        return stopped
                 # The first partition that meets the other side ends the search: the rest of
                 # the level is never merged (as in memory, where the first slice that meets does)
                 c = len(step.merges)

@@ -414,17 +414,13 @@ def check(problem: Problem, forward: Sequence[Sequence[Loader]], backward: Seque
                              for d, lv in enumerate(check.levels[s])] for s in SIDES}
             a, b = len(forward) - 1, len(backward) - 1
             dry = next((s for s in SIDES if not sizes[s][-1]), "")
-            if dry and probe:
-                return done(False, f"the {dry} side ran dry: there is nothing beyond its last level to probe")
+            moves, why = _claimed(a, b, dry, probe, upper)
+            if why is not None:
+                return done(False, why)
             if dry:  # said empty: each of its files read, to see that it is
                 last, parts = (a if dry == "forward" else b), check.parts(dry, a if dry == "forward" else b)
                 if any(len(check.part(dry, last, p, parts)) for p in range(parts)):
                     return done(False, f"{_name(dry, last)}, said to be empty, holds positions")
-            moves = upper if dry else a + b + 1 + bool(probe)
-            if moves > upper:
-                probed = " and a probe" if probe else ""
-                return done(False, f"{a + 1} forward and {b + 1} backward levels{probed} say {moves} moves, "
-                            f"more than the bound {upper} they were pruned under")
             for side, positions in (("forward", [problem.start]), ("backward", list(goals))):
                 x = check.kept(side, np.array(positions, dtype=np.uint64), 0)
                 parts = check.parts(side, 0)
@@ -465,6 +461,21 @@ def check(problem: Problem, forward: Sequence[Sequence[Loader]], backward: Seque
                 f"pagodas): each closed under moves into the levels up to the next (backward: moves "
                 f"undone), {how}; {walked} positions one move away walked{taken}: every plan has at least "
                 f"{moves} moves", moves)
+
+
+def _claimed(a: int, b: int, dry: str, probe: str, upper: int) -> tuple[int, str | None]:
+    """(the moves that levels ``0 .. a`` forward and ``0 .. b`` backward prove, with a ``probe``
+    of a side or a ``dry`` side, or why they prove nothing): ``a + b + 1`` (one more with the
+    probe), or ``upper`` when a side ran dry; never more than the bound they were pruned
+    under."""
+    if dry and probe:
+        return 0, f"the {dry} side ran dry: there is nothing beyond its last level to probe"
+    moves = upper if dry else a + b + 1 + bool(probe)
+    if moves > upper:
+        probed = " and a probe" if probe else ""
+        return moves, (f"{a + 1} forward and {b + 1} backward levels{probed} say {moves} moves, more than "
+                       f"the bound {upper} they were pruned under")
+    return moves, None
 
 
 def _grounds(problem: Problem, group: Sequence[Sequence[int]], regions: Sequence[int], upper: int,
@@ -534,13 +545,9 @@ def rebuild(problem: Problem, stated: dict[str, list[int]], group: Sequence[Sequ
     check = Moves(Bound(problem, regions, goals, closure, upper), {s: () for s in SIDES}, "", True)
     a, b = len(stated["forward"]) - 1, len(stated["backward"]) - 1
     dry = next((s for s in SIDES if not stated[s][-1]), "")
-    if dry and probe:
-        return done(False, f"the {dry} side ran dry: there is nothing beyond its last level to probe")
-    moves = upper if dry else a + b + 1 + bool(probe)
-    if moves > upper:
-        probed = " and a probe" if probe else ""
-        return done(False, f"{a + 1} forward and {b + 1} backward levels{probed} say {moves} moves, more "
-                    f"than the bound {upper} they were pruned under")
+    moves, why = _claimed(a, b, dry, probe, upper)
+    if why is not None:
+        return done(False, why)
     built: dict[str, list[np.ndarray]] = {}
     for side, ends in (("forward", [problem.start]), ("backward", list(goals))):
         levels = [distinct(check.kept(side, np.array(ends, dtype=np.uint64), 0), compiled)]
