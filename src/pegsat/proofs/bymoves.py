@@ -79,6 +79,10 @@ CHUNK = 1 << 15  # positions of a level moved together (a chain's children: tens
 #: bytes of memory a check takes per position of the certificate: the levels, held once, and
 #: room for a chunk's children and their lookups
 BYTES_PER_POSITION = 10
+#: bytes of memory a rebuild takes per position of the certificate: each side's levels as one
+#: sorted set, remade as a level joins it, and the last level (German d4 -> d4: 1.2 GB for 31
+#: million positions stated)
+REBUILD_BYTES = 40
 SLICE = 1 << 16  # children weighed and mapped together: arrays under 1 MB, which a process that
 # returns large blocks to the system at once (``limits.give_back_freed_memory``) keeps in its heap
 SIDES = ("forward", "backward")
@@ -535,7 +539,7 @@ def rebuild(problem: Problem, stated: dict[str, list[int]], group: Sequence[Sequ
         return done(False, why)
     if probe not in ("", *SIDES) or any(not stated[s] for s in SIDES):
         return done(False, "a level search by moves has a forward and a backward level 0, and probes a side")
-    if BYTES_PER_POSITION * sum(sum(stated[s]) for s in SIDES) > memory_budget():
+    if REBUILD_BYTES * sum(sum(stated[s]) for s in SIDES) > memory_budget():
         return done(None, "the levels to rebuild are more than this machine's memory budget holds "
                     "(PEGSAT_MEMORY_GB): check their files instead")
     goals = goal_positions(problem)
@@ -548,49 +552,49 @@ def rebuild(problem: Problem, stated: dict[str, list[int]], group: Sequence[Sequ
     moves, why = _claimed(a, b, dry, probe, upper)
     if why is not None:
         return done(False, why)
-    built: dict[str, list[np.ndarray]] = {}
+    seen: dict[str, np.ndarray] = {}  # each side's levels as one sorted set
+    last: dict[str, np.ndarray] = {}  # and its last level
+    depth: dict[str, int] = {}
     for side, ends in (("forward", [problem.start]), ("backward", list(goals))):
-        levels = [distinct(check.kept(side, np.array(ends, dtype=np.uint64), 0), compiled)]
-        seen, held, stop = levels[0], len(levels[0]), len(stated[side]) - 1
-        while len(levels) - 1 < stop or (side == dry and len(levels[-1])):
+        level = distinct(check.kept(side, np.array(ends, dtype=np.uint64), 0), compiled)
+        known, d, stop = level, 0, len(stated[side]) - 1
+        while d < stop or (side == dry and len(level)):
             if deadline.expired():
-                return done(None, f"time limit while {_name(side, len(levels))} was rebuilt")
-            d = len(levels) - 1
-            moved = [one_move(levels[d][lo:lo + CHUNK], problem.board.jumps, side == "backward", compiled)
-                     for lo in range(0, len(levels[d]), CHUNK)]
-            walked += sum(map(len, moved))
-            new = seen[:0]
-            if moved:
-                new = distinct(check.kept(side, distinct(np.concatenate(moved), compiled), d + 1), compiled)
-            new = split(seen, new, compiled)[1]
-            held += len(new)
-            said = sum(stated[side][:d + 2])
-            if held > said:
-                return done(False, f"{_name(side, 0)} .. {_name(side, d + 1)} rebuilt hold {held:,} "
-                            f"positions, more than the {said:,} the certificate states")
-            levels.append(new)
-            seen = distinct(np.concatenate([seen, new]), compiled)
-        built[side] = levels
-    back = distinct(np.concatenate(built["backward"]), compiled)
-    for k, x in enumerate(built["forward"]):
-        if len(split(back, x, compiled)[0]):
-            return done(False, f"the rebuilt {_name('forward', k)} shares a position with a backward level: "
-                        "a plan may pass through it")
-    if probe:
-        last = built[probe][-1]
-        other = distinct(np.concatenate(built[SIDES[probe == "forward"]]), compiled)
-        kids = one_move(last, problem.board.jumps, probe == "backward", compiled) if len(last) else last
+                return done(None, f"time limit while {_name(side, d + 1)} was rebuilt")
+            fresh, size = [], 0  # chunks' positions one move on, kept, not in an earlier level
+            for lo in range(0, len(level), CHUNK):
+                kids = one_move(level[lo:lo + CHUNK], problem.board.jumps, side == "backward", compiled)
+                walked += len(kids)
+                kids = distinct(check.kept(side, distinct(kids, compiled), d + 1), compiled)
+                fresh.append(split(known, kids, compiled)[1])
+                size += len(fresh[-1])
+                if size > 1 << 22 and size > 2 * len(fresh[0]):  # chunks share children: merged as
+                    fresh = [distinct(np.concatenate(fresh), compiled)]  # they grow, the memory stays
+                    size = len(fresh[0])  # about the new level's
+            level = distinct(np.concatenate(fresh), compiled) if fresh else level[:0]
+            d += 1
+            said = sum(stated[side][:d + 1])
+            if len(known) + len(level) > said:
+                return done(False, f"{_name(side, 0)} .. {_name(side, d)} rebuilt hold "
+                            f"{len(known) + len(level):,} positions, more than the {said:,} the certificate "
+                            "states")
+            known = distinct(np.concatenate([known, level]), compiled)
+        seen[side], last[side], depth[side] = known, level, d
+    if len(split(seen["backward"], seen["forward"], compiled)[0]):
+        return done(False, "a rebuilt forward level shares a position with a backward level: a plan may pass "
+                    "through it")
+    for lo in range(0, len(last[probe]) if probe else 0, CHUNK):  # the probe, a chunk at a time
+        kids = one_move(last[probe][lo:lo + CHUNK], problem.board.jumps, probe == "backward", compiled)
         walked += len(kids)
-        kids = distinct(check.kept(probe, distinct(kids, compiled), len(built[probe])), compiled)
-        if len(split(other, kids, compiled)[0]):
-            end = _name(probe, len(built[probe]) - 1)
-            return done(False, f"a position one move beyond the rebuilt {end} is in a level of the other "
-                        "side")
-    made = sum(len(x) for s in SIDES for x in built[s])
+        kids = distinct(check.kept(probe, distinct(kids, compiled), depth[probe] + 1), compiled)
+        if len(split(seen[SIDES[probe == "forward"]], kids, compiled)[0]):
+            return done(False, f"a position one move beyond the rebuilt {_name(probe, depth[probe])} is in a "
+                        "level of the other side")
+    made = sum(len(seen[s]) for s in SIDES)
     said = sum(sum(stated[s]) for s in SIDES)
     rules = f"{len(group)} symmetries, {len(regions)} Merson regions, bound {upper}, {len(pagodas)} pagodas"
-    return done(True, f"forward levels 0..{len(built['forward']) - 1} and backward levels "
-                f"0..{len(built['backward']) - 1} by moves rebuilt by the check ({made:,} positions; the "
+    return done(True, f"forward levels 0..{depth['forward']} and backward levels "
+                f"0..{depth['backward']} by moves rebuilt by the check ({made:,} positions; the "
                 f"certificate states {said:,}) ({rules}): each closed under moves by construction, "
                 + (f"the {dry} side ran dry" if dry else "no forward level meets a backward one"
                    + (f", nor does one move beyond the {probe} side" if probe else ""))
