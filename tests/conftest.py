@@ -50,7 +50,10 @@ def cluster():
     no worker (a cluster takes seconds to start)."""
     from distributed import LocalCluster
 
-    with LocalCluster(n_workers=2, threads_per_worker=1, host="127.0.0.1", dashboard_address=None) as c:
+    # its scheduler's HTTP server on a free loopback port, as ``engine.cluster`` starts one: two
+    # test processes' clusters neither clash nor warn
+    with LocalCluster(n_workers=2, threads_per_worker=1, host="127.0.0.1", dashboard_address=None,
+                      scheduler_kwargs={"dashboard": False, "dashboard_address": "127.0.0.1:0"}) as c:
         yield c.scheduler_address
 
 
