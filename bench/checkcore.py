@@ -31,12 +31,12 @@ sys.path.insert(0, str(ROOT / "bench"))
 
 from tree import anchor  # noqa: E402
 
+from pegsat.checks.closure import Closure, distinct, split  # noqa: E402
+from pegsat.checks.moves import one_move  # noqa: E402
 from pegsat.deadline import Deadline  # noqa: E402
 from pegsat.model.catalogue import get_board  # noqa: E402
 from pegsat.model.problem import Goal, single_vacancy  # noqa: E402
 from pegsat.planners.moves import Search  # noqa: E402
-from pegsat.proofs.bymoves import one_move  # noqa: E402
-from pegsat.proofs.independent import Closure, distinct, split  # noqa: E402
 
 
 def best(fn, repeat: int) -> float:

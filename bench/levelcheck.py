@@ -29,10 +29,10 @@ import time
 from functools import partial
 from pathlib import Path
 
+from pegsat.checks import kit, levels
+from pegsat.checks.closure import Closure
+from pegsat.checks.evidence import pagodas_of
 from pegsat.model.codec import problem_from_json
-from pegsat.proofs import layered
-from pegsat.proofs.certificate import pagodas_of
-from pegsat.proofs.independent import Closure
 
 
 def main() -> None:
@@ -49,7 +49,7 @@ def main() -> None:
     cert = json.loads(path.read_text())
     problem, ev = problem_from_json(cert["problem"]), cert["evidence"]
     sizes = [sum(it["count"] for it in lv) for lv in ev["levels"]]
-    loaders = [[partial(layered.load_level_part, path.parent / it["file"], it["count"], it["sha256"])
+    loaders = [[partial(kit.load_level_part, path.parent / it["file"], it["count"], it["sha256"])
                 for it in lv] for lv in ev["levels"]]
     pagodas = pagodas_of(problem, ev)
     closure = Closure(problem, (), tuple(tuple(p) for p in ev["symmetries"]),
@@ -63,7 +63,7 @@ def main() -> None:
     for d in chosen:
         parts = len(loaders[d]) if args.parts is None else min(args.parts, len(loaders[d]))
         with tempfile.TemporaryDirectory(prefix="levelcheck-") as tmp:
-            check = layered.Levels(closure, tuple(tuple(lv) for lv in loaders), None, 0,
+            check = levels.Levels(closure, tuple(tuple(lv) for lv in loaders), None, 0,
                                    problem.start.bit_count(), tmp)
             t = time.perf_counter()
             got = [check.expand(d, p) for p in range(parts)]

@@ -16,6 +16,7 @@ LAYERS = [
     {"formats"},
     {"encoding"},
     {"planners"},
+    {"checks"},
     {"proofs"},
     {"apps"},
     {"api"},
@@ -136,3 +137,21 @@ def test_every_public_function_says_what_it_does():
     for path in MODULES.values():
         visit(ast.parse(path.read_text()).body, path)
     assert not missing, "no docstring: " + ", ".join(missing)
+
+
+#: what the independent checker may import beside itself: the foundation, the board model, the
+#: mathematics of proofs, the verifier's jump rule and the CNF encoding (the ``sat`` kind
+#: re-encodes its problem); of the search, only what the exhaustive kind's route 1 re-runs
+CHECKER_MAY_IMPORT = {"errors", "deadline", "files", "process", "limits", "sealed", "model", "analysis",
+                      "engine.bitboard", "encoding.dimacs", "checks"}
+ROUTE_ONE = {"pegsat.checks.exhaustive": {"planners.layers"}}
+
+
+@pytest.mark.parametrize("name", sorted(m for m in MODULES if m.startswith("pegsat.checks")))
+def test_the_checker_shares_no_search_code(name):
+    allowed = {f"pegsat.{m}" for m in CHECKER_MAY_IMPORT | ROUTE_ONE.get(name, set())}
+    for target, line in pegsat_imports(name):
+        if target == "pegsat":  # ``from .. import sealed``: the module itself is checked next
+            continue
+        assert any(target == a or target.startswith(a + ".") for a in allowed), \
+            f"{name}:{line} imports {target}: the checker shares no search code"

@@ -161,8 +161,8 @@ def test_a_dead_set_short_of_a_position_or_with_a_raised_floor_is_refused(triang
     count made to match: the independent checker still refuses."""
     import numpy as np
 
-    from pegsat.proofs.certificate import sha256
-    from pegsat.proofs.independent import load_positions, save_positions
+    from pegsat.checks.evidence import sha256
+    from pegsat.checks.positions import load_positions, save_positions
 
     dead = next(c for c in cells(triangle).values() if c["kind"] == "dead-set" and not c["via"])
 

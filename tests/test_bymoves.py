@@ -13,12 +13,12 @@ from conftest import CHROMEDRIVER, CHROMIUM, NO_CHROMIUM, atlas_cell, chromium, 
 from pegsat.apps.atlas import INDEX
 from pegsat.apps.atlas import check as check_atlas
 from pegsat.apps.solve import solve
+from pegsat.checks import certificate, closure, evidence, positions
+from pegsat.checks.moves import one_move
 from pegsat.cli import main
 from pegsat.model.catalogue import get_board
 from pegsat.model.problem import Goal, single_vacancy
 from pegsat.model.result import Status
-from pegsat.proofs import certificate, independent
-from pegsat.proofs.bymoves import one_move
 from pegsat.proofs.prove import prove_moves
 
 T5 = get_board("triangle-5")
@@ -86,7 +86,7 @@ def test_one_move_is_a_chain_and_undone_it_comes_back():
     its ends, the start is among the positions one move back."""
     start = T5.full & ~(1 << T5.hole("a1"))
     x = np.array([start], dtype=np.uint64)
-    kids = independent.distinct(one_move(x, T5.jumps))
+    kids = closure.distinct(one_move(x, T5.jumps))
     assert len(kids) == 2  # a3 or c3 jumps into a1, and can go no further
     for k in kids:
         back = one_move(np.array([k], dtype=np.uint64), T5.jumps, back=True)
@@ -106,8 +106,8 @@ def copy_with(src, tmp_path, edit, levels=None):
     for (side, d), x in (levels or {}).items():
         it = ev[side][d]
         with open(dst / it["file"], "wb") as fh:
-            independent.save_positions(fh, np.array(sorted(x), dtype=np.uint64))
-        it["count"], it["sha256"] = len(x), certificate.sha256(dst / it["file"])
+            positions.save_positions(fh, np.array(sorted(x), dtype=np.uint64))
+        it["count"], it["sha256"] = len(x), evidence.sha256(dst / it["file"])
     edit(ev)
     path.write_text(json.dumps(data))
     return path
@@ -115,7 +115,7 @@ def copy_with(src, tmp_path, edit, levels=None):
 
 def level(path, side, d):
     it = json.loads(path.read_text())["evidence"][side][d]
-    return independent.load_positions(path.parent / it["file"], it["count"]).tolist()
+    return positions.load_positions(path.parent / it["file"], it["count"]).tolist()
 
 
 def test_tampering_is_refused(a1, tmp_path):
@@ -306,10 +306,10 @@ def test_a_bound_too_large_for_the_memory_budget_is_not_settled_not_failed(atlas
 def test_a_walk_cut_short_writes_nothing(tmp_path, monkeypatch):
     """prove_moves keeps a certificate only once its whole walk passed: a limit in the walk is
     "unknown" with nothing on disk."""
-    from pegsat.proofs import bymoves
-    from pegsat.proofs.independent import Walk
+    from pegsat.checks import moves as moves_check
+    from pegsat.checks.verdict import unsettled
 
-    monkeypatch.setattr(bymoves, "check", lambda *a, **k: (Walk(None, 0, 0.0, "time limit in level 3"), 0))
+    monkeypatch.setattr(moves_check, "check", lambda *a, **k: (unsettled("time limit in level 3"), 0))
     p = single_vacancy(T5, T5.hole("a1"), Goal.survivor(T5, T5.hole("a1")))
     r = prove_moves(p, solve(p, "moves").plan, certificate_path=tmp_path / "c.json")
     assert r.status is Status.UNKNOWN and "level 3; no certificate written" in r.detail, r.detail
@@ -344,33 +344,34 @@ def test_a_check_whose_buckets_do_not_fit_the_disk_goes_in_passes(monkeypatch):
     from functools import partial
     from pathlib import Path
 
+    from pegsat.checks import kit
+    from pegsat.checks import moves as moves_check
     from pegsat.model.codec import problem_from_json
-    from pegsat.proofs import bymoves, layered
 
     path = Path(__file__).parent / "fuzz" / "t6-a1-spill.cert.json"
     data = certificate.load(path)
     ev, p = data["evidence"], problem_from_json(data["problem"])
     index = {h: i for i, h in enumerate(p.board.names)}
     regions = [sum(1 << index[h] for h in r) for r in ev["regions"]]
-    loaders = {side: [[partial(layered.load_level_part, path.parent / it["file"], it["count"], it["sha256"])
-                       for it in lv] for lv in ev[side]] for side in bymoves.SIDES}
-    sizes = {side: [sum(it["count"] for it in lv) for lv in ev[side]] for side in bymoves.SIDES}
+    loaders = {side: [[partial(kit.load_level_part, path.parent / it["file"], it["count"], it["sha256"])
+                       for it in lv] for lv in ev[side]] for side in moves_check.SIDES}
+    sizes = {side: [sum(it["count"] for it in lv) for lv in ev[side]] for side in moves_check.SIDES}
     expanded = []
-    real = bymoves.Moves.expand
+    real = moves_check.Moves.expand
 
     def counted(self, how, side, d, p, **kw):
         expanded.append((how, side, d, p))
         return real(self, how, side, d, p, **kw)
-    monkeypatch.setattr(bymoves.Moves, "expand", counted)
+    monkeypatch.setattr(moves_check.Moves, "expand", counted)
 
     def run(room):
         expanded.clear()
-        return bymoves.check(p, loaders["forward"], loaders["backward"], ev["symmetries"], regions,
+        return moves_check.check(p, loaders["forward"], loaders["backward"], ev["symmetries"], regions,
                              ev["upper"], ev["probe"], sizes=sizes, inline=False, room=room)
     (whole, moves), once = run(None), len(expanded)
     assert whole.ok and moves == ev["moves"], whole.message
     (passes, moves), twice = run(65_000), len(expanded)
-    assert passes.ok and moves == ev["moves"] and passes.positions == whole.positions, passes.message
+    assert passes.ok and moves == ev["moves"] and passes.walked == whole.walked, passes.message
     assert twice > once
     (none, _) = run(0)
-    assert none.ok is None and "no room on the disk" in none.message, none.message
+    assert not none.finished and "no room on the disk" in none.message, none.message

@@ -1,4 +1,4 @@
-"""The independent checker's compiled loops (``proofs/_check.c``) against their numpy
+"""The independent checker's compiled loops (``checks/_check.c``) against their numpy
 reference: every loop on random positions of real boards, and whole checks of levels
 certificates, accepted and tampered, by both."""
 
@@ -8,12 +8,12 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from pegsat.checks import _check
+from pegsat.checks.closure import Closure, distinct, split
 from pegsat.model.catalogue import get_board
 from pegsat.model.problem import Goal, single_vacancy
-from pegsat.proofs import _check
-from pegsat.proofs.independent import Closure, distinct, split
 
-SRC = Path(__file__).resolve().parent.parent / "src" / "pegsat" / "proofs" / "_check.c"
+SRC = Path(__file__).resolve().parent.parent / "src" / "pegsat" / "checks" / "_check.c"
 
 
 def closures(name, vacant, pagodas=()):
@@ -56,7 +56,7 @@ def test_children_of_a_parent_with_no_jump_are_none():
 def test_one_move_is_the_references(name, back):
     """Every chain of jumps by one peg (backward: walked back): the same positions (the
     reference merges a hop's states across parents, the compiled loop within one)."""
-    from pegsat.proofs.bymoves import one_move
+    from pegsat.checks.moves import one_move
 
     b = get_board(name)
     x = positions(b, 2000, 11)
@@ -96,7 +96,7 @@ def test_split_finds_what_a_sorted_part_holds():
 
 @pytest.mark.parametrize("parts", [1, 2, 16, 1024])
 def test_grouping_by_partition_is_the_references(parts):
-    from pegsat.proofs.layered import grouped, partition
+    from pegsat.checks.kit import grouped, partition
 
     x = distinct(np.random.default_rng(parts).integers(0, 1 << 45, size=50_000, dtype=np.uint64))
     (a, ca), (b, cb) = grouped(x, parts, compiled=True), grouped(x, parts)

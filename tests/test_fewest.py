@@ -400,9 +400,9 @@ def test_the_fewest_moves_on_disk_leave_a_moves_certificate_that_checks(tmp_path
     the optimum (the probe meets the other side). Each checks in this process and, its children in
     bucket files, on the cluster; a check stopped goes on from its journal; tampering with a
     partition, the partition rule or the claim is refused."""
+    from pegsat.checks import certificate
     from pegsat.engine.cluster import mapped
     from pegsat.planners import moves
-    from pegsat.proofs import certificate
 
     best = truth[0]
     real = moves.first_plan
@@ -435,18 +435,18 @@ def test_the_fewest_moves_on_disk_leave_a_moves_certificate_that_checks(tmp_path
         assert v.ok, v.message
     cert = json.loads((tmp_path / "met" / "certificate.json").read_text())
     journal = tmp_path / "journal.json"
-    from pegsat.proofs import bymoves
+    from pegsat.checks import moves as moves_check
 
     def stops(self, how, side, d, *a, **k):  # in the fourth step: three are walked
         if (side, d) == ("forward", 3):
             raise Stop
         return real_lookup(self, how, side, d, *a, **k)
 
-    real_lookup = bymoves.Moves.lookup
-    monkeypatch.setattr(bymoves.Moves, "lookup", stops)
+    real_lookup = moves_check.Moves.lookup
+    monkeypatch.setattr(moves_check.Moves, "lookup", stops)
     with pytest.raises(Stop):
         certificate.check(cert, tmp_path / "met", runner=lambda fn, xs: [fn(x) for x in xs], journal=journal)
-    monkeypatch.setattr(bymoves.Moves, "lookup", real_lookup)
+    monkeypatch.setattr(moves_check.Moves, "lookup", real_lookup)
     v = certificate.check(cert, tmp_path / "met", runner=lambda fn, xs: [fn(x) for x in xs], journal=journal)
     assert v.ok and "(3 of the 10 steps taken from the journal)" in v.message, v.message
 
@@ -470,9 +470,9 @@ def test_a_self_dual_probe_by_buckets_stopped_in_a_pass_goes_on_to_the_same_proo
     buckets of two partitions at a time, in passes; a run stopped in the probe's second pass
     keeps the partitions it met with no meeting, and the rerun meets only the others, to the
     proof the search in memory gives, whose certificate checks."""
+    from pegsat.checks import certificate
     from pegsat.planners import layers
     from pegsat.planners.config import Config
-    from pegsat.proofs import certificate
 
     t5 = get_board("triangle-5")
     p = single_vacancy(t5, t5.hole("b4"), Goal.survivor(t5, t5.hole("b4")))

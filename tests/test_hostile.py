@@ -197,7 +197,7 @@ def test_deeply_nested_documents_are_one_line(tmp_path, kind):
 def test_a_decompression_bomb_with_a_matching_hash_is_refused_unread(tmp_path):
     """The dead-set certificate states 690 positions; its file inflates to 768 MB. ``check``
     must refuse it from the zip headers, fast, without the memory to inflate it."""
-    from pegsat.proofs.certificate import sha256
+    from pegsat.checks.evidence import sha256
 
     r = cli("prove", "triangle-5", "--vacant", "b3", "--survivor", "a1", "--certificate", tmp_path / "a.json")
     assert r.exit_code == 10, r.output

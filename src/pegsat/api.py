@@ -229,8 +229,8 @@ def check(certificate: str | Path, *, time_limit: float | None = None, journal: 
     stopped goes on where it was (signed with your key: one anyone else wrote takes no step). ``rebuild``:
     levels certificates' levels are built by the checker, not read from their files, so the
     certificate file alone is checked."""
-    from .proofs.certificate import check as run
-    from .proofs.certificate import load
+    from .checks.certificate import check as run
+    from .checks.certificate import load
 
     kept = _directory(journal, "journal")
     _flag(rebuild, "rebuild")

@@ -688,15 +688,16 @@ def check(cert: str, time_limit: float | None, workers: int, scheduler: str | No
 
     Exit 0 when it holds, 1 when it is rejected, 2 when the file is not a certificate (or
     the journal not a journal), 20 when a checker did not finish within --time-limit."""
+    from .checks.certificate import check as check_certificate
+    from .checks.certificate import load
+    from .checks.verdict import worst
     from .deadline import Deadline
     from .engine.cluster import mapped
-    from .proofs.certificate import Standing, load
-    from .proofs.certificate import check as check_certificate
 
     kept = Path(journal) if journal else None
     say = None if quiet else (lambda line: click.echo(line, err=True))
     if kept is not None:
-        from .proofs.layered import read_journal
+        from .checks.kit import read_journal
 
         read_journal(kept)  # not one: exit 2 before any check
     if Path(cert).is_dir():
@@ -710,16 +711,15 @@ def check(cert: str, time_limit: float | None, workers: int, scheduler: str | No
         for rep in reports:
             for line in rep.lines():
                 click.echo(line)
-        standings = {rep.standing for rep in reports}  # the worst of the atlases
-        sys.exit(next(s for s in (Standing.REJECTED, Standing.NOT_SETTLED, Standing.HOLDS)
-                      if s in standings).exit_code)
+        sys.exit(worst(rep.standing for rep in reports).exit_code)
     data = load(cert)
     deadline = Deadline(time_limit)
     with mapped(workers, scheduler, deadline) as runner:
         verdict = check_certificate(data, Path(cert).parent, deadline=deadline, runner=runner,
                                     journal=kept, progress=say, rebuild=rebuild, reference=reference)
     word = verdict.standing.value if verdict.ok else verdict.standing.value.upper()
-    click.echo(f"{verdict.problem.describe()}: {verdict.kind} certificate {word}: {verdict.message}")
+    about = verdict.problem.describe() if verdict.problem is not None else cert
+    click.echo(f"{about}: {verdict.kind} certificate {word}: {verdict.message}")
     sys.exit(verdict.standing.exit_code)
 
 

@@ -4,7 +4,7 @@ One object holds every rule a level search by moves (``planners.moves``, in memo
 ``engine.disk``, on disk) prunes with, applied to whole arrays of positions, and the same
 object is what a Dask task receives (it pickles as the problem and the pagodas; the kernel it
 filters with is made where it runs). The certificate of a pruned search lists the same rules
-(``proofs.certificate``), and the checker verifies each (``proofs.bymoves``).
+(``checks.certificate``), and the checker verifies each (``checks.moves``).
 """
 
 from __future__ import annotations

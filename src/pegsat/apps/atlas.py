@@ -17,7 +17,7 @@ open is an "unknown" cell, and so are its images.
 
 ``DIR/atlas.json`` (written atomically) holds the board by its holes and lines and every one
 of its n x n cells. ``check`` re-verifies a whole atlas from the files alone: every plan
-replayed with the moves it claims, every certificate checked by ``proofs.certificate`` (the
+replayed with the moves it claims, every certificate checked by ``checks.certificate`` (the
 independent routes) and matched to its cell's problem, every symmetry checked to map the
 board's lines onto its lines and the representative's cell onto the cell, every reversal
 checked to swap them. It says what it verified by kind, and every failure.
@@ -33,6 +33,8 @@ from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
+from ..checks.evidence import companion
+from ..checks.verdict import Standing, Verdict, rejected
 from ..deadline import Deadline
 from ..engine.bitboard import replay, replay_plan
 from ..errors import PegsatError
@@ -43,7 +45,6 @@ from ..model.catalogue import impostor, is_catalogued
 from ..model.codec import board_from_json, board_to_json, problem_from_json
 from ..model.problem import Goal, Problem, goal_positions, single_vacancy
 from ..model.result import Result, Status
-from ..proofs.certificate import Standing
 
 FORMAT, VERSION = "pegsat-atlas", 1
 INDEX = "atlas.json"
@@ -229,7 +230,7 @@ def _accepted(root: Path, name: str, p: Problem, moves: int | None = None) -> st
     many moves. A ``levels`` or ``moves`` certificate of more than ``WALK_AT_BUILD`` positions
     is checked but for the walk of its levels (hours on the German board): ``check`` walks
     them (a ``moves`` certificate was walked whole before it was written)."""
-    from ..proofs import certificate as cert
+    from ..checks import certificate as cert
 
     path = root / name
     if not path.is_file():
@@ -251,7 +252,6 @@ def _accepted(root: Path, name: str, p: Problem, moves: int | None = None) -> st
 
 
 WALK_AT_BUILD = 1 << 26  # positions of a levels certificate walked as the atlas is built
-UNSETTLED = "unsettled: "  # a bound's check that a limit cut short (``check``: "NOT SETTLED", not "FAILED")
 
 
 def _bounded(root: Path, board: Board, v: int, s: int, plan: str, deadline: Deadline,
@@ -402,6 +402,11 @@ class Report:
             return Standing.REJECTED
         return Standing.NOT_SETTLED if self.unfinished else Standing.HOLDS
 
+    @property
+    def verdict(self) -> Verdict:
+        """The atlas's verdict: its standing, the report's first line, the cells checked."""
+        return Verdict(self.standing, self.lines()[0], "atlas", self.cells, self.seconds)
+
     def lines(self) -> list[str]:
         """The printed report: the counts by kind, then a line per failure."""
         head = (f"{self.board}: {self.cells} cells checked in {self.seconds:.1f} s: "
@@ -441,10 +446,10 @@ def check(root: Path, deadline: Deadline | None = None, runner: Any = None,
           rebuild: bool = False) -> Report:
     """Re-verify the atlas in ``root`` from its files (see the module's docstring);
     ``runner``: dead sets' parts checked through it (``engine.cluster.mapped``); ``journal``:
-    the levels certificates' steps walked are remembered there (``proofs.layered.Journal``);
+    the levels certificates' steps walked are remembered there (``checks.kit.Journal``);
     ``progress``: told their steps; ``rebuild``: levels certificates' levels built by the
-    checker, their files not read (``proofs.certificate.check``)."""
-    from ..proofs import certificate as cert
+    checker, their files not read (``checks.certificate.check``)."""
+    from ..checks import certificate as cert
 
     t0 = time.perf_counter()
     deadline = deadline or Deadline()
@@ -460,7 +465,7 @@ def check(root: Path, deadline: Deadline | None = None, runner: Any = None,
     names, n = board.names, board.n
     lines = {_line(a, b, c) for a, b, c in board.lines}
     seen: dict[tuple[int, int], dict[str, Any]] = {}
-    verdicts: dict[str, tuple[bool | None, str, str]] = {}  # certificate -> (ok, kind, message)
+    verdicts: dict[str, Verdict] = {}  # certificate -> its verdict
     about: dict[str, Problem] = {}  # certificate -> the problem it holds
     claims: dict[str, Any] = {}  # a bound's certificate -> the moves it claims
 
@@ -481,36 +486,34 @@ def check(root: Path, deadline: Deadline | None = None, runner: Any = None,
             if (v, s) not in seen:
                 fail(f"{names[v]} -> {names[s]}", "missing from the table")
 
-    def certified(v: int, s: int, c: dict[str, Any], key: str = "certificate"
-                  ) -> tuple[bool | None, str, str]:
+    def certified(v: int, s: int, c: dict[str, Any], key: str = "certificate") -> Verdict:
         """A representative's certificate (``key``: "bound", its fewest moves'), checked once
         (an open game's serves several cells), and matched to this cell: its own problem, or
         (a refutation) its vacancy's open game."""
         name = c.get(key)
         if not isinstance(name, str):
-            return False, "", "no certificate named"
+            return rejected("no certificate named")
         if name not in verdicts:
             try:
-                path = cert.companion(root, name, {})
+                path = companion(root, name, {})
                 data = cert.load(path)
                 about[name] = problem_from_json(data["problem"], cert.CertificateError)
-                vd = cert.check(data, path.parent, deadline=deadline, runner=runner, journal=journal,
-                                progress=progress, rebuild=rebuild)
-                verdicts[name] = (vd.ok if vd.finished else None, vd.kind, vd.message)
+                verdicts[name] = cert.check(data, path.parent, deadline=deadline, runner=runner,
+                                            journal=journal, progress=progress, rebuild=rebuild)
                 if data["kind"] in cert.BOUNDS:
                     claims[name] = data["evidence"].get("moves")
             except (PegsatError, ValueError) as exc:
-                verdicts[name] = (False, "", str(exc)[:160])
-        got, ok, kind, msg = about.get(name), *verdicts[name]
-        if kind and (kind in cert.BOUNDS) != (key == "bound"):
-            return False, kind, f"{name} is a {kind or 'broken'} certificate, not " + (
-                "a bound on the moves" if key == "bound" else "a refutation")
+                verdicts[name] = rejected(str(exc)[:160])
+        got, vd = about.get(name), verdicts[name]
+        if vd.kind and (vd.kind in cert.BOUNDS) != (key == "bound"):
+            return replace(rejected(f"{name} is a {vd.kind} certificate, not " + (
+                "a bound on the moves" if key == "bound" else "a refutation")), kind=vd.kind)
         if got is not None and not (_is_problem(got, problem(board, v, s)) or (key != "bound" and _covers(
                 got, board, v, s))):
-            return False, kind, f"{name} is about another problem"
-        return ok, kind, msg
+            return replace(rejected(f"{name} is about another problem"), kind=vd.kind)
+        return vd
 
-    def fewest(v: int, s: int, c: dict[str, Any], moves: int) -> str | None:
+    def fewest(v: int, s: int, c: dict[str, Any], moves: int) -> Verdict | None:
         """Why a solvable cell's fewest moves are not certified by its ``bound`` (its
         representative's, for an image under a symmetry), or None."""
         if c.get("via") is None:
@@ -519,18 +522,16 @@ def check(root: Path, deadline: Deadline | None = None, runner: Any = None,
             why = "only an image under a symmetry shares its representative's bound" if c.get(
                 "via") != "symmetry" else _derived(board, lines, seen, v, s, c, "solvable")
             if why is not None:
-                return why
+                return rejected(why)
             rv, rs = board.hole(c["of"][0]), board.hole(c["of"][1])
             rep = seen[(rv, rs)]
             if rep.get("bound") != c.get("bound"):
-                return "its bound is not its representative's"
-        ok, _, msg = certified(rv, rs, rep, "bound")
-        if ok is None:
-            return f"{UNSETTLED}{msg.removeprefix(cert.UNFINISHED)}"
-        if not ok:
-            return msg.removeprefix("rejected: ")
+                return rejected("its bound is not its representative's")
+        vd = certified(rv, rs, rep, "bound")
+        if not vd.ok:
+            return vd
         if claims.get(str(c.get("bound"))) != moves:
-            return f"the bound proves {claims.get(str(c.get('bound')))} moves, the plan has {moves}"
+            return rejected(f"the bound proves {claims.get(str(c.get('bound')))} moves, the plan has {moves}")
         return None
 
     for (v, s), c in sorted(seen.items()):
@@ -550,12 +551,12 @@ def check(root: Path, deadline: Deadline | None = None, runner: Any = None,
                 continue
             if c.get("bound") is not None:
                 why = fewest(v, s, c, rep.moves)
-                if why is not None and why.startswith(UNSETTLED):
-                    report.unfinished.append(f"{cell}: its fewest moves: {why.removeprefix(UNSETTLED)}")
-                elif why is not None:
-                    fail(cell, f"fewest moves not certified: {why}")
-                else:
+                if why is None:
                     report.kinds["plan (fewest moves certified)"] += 1
+                elif not why.finished:
+                    report.unfinished.append(f"{cell}: its fewest moves: {why.reason}")
+                else:
+                    fail(cell, f"fewest moves not certified: {why.reason}")
                 continue
             report.kinds["plan" + (" (fewest moves claimed)" if c.get("optimal") else "")] += 1
             continue
@@ -563,29 +564,29 @@ def check(root: Path, deadline: Deadline | None = None, runner: Any = None,
             fail(cell, f"unknown status {str(status)[:20]!r}")
             continue
         if via is None:
-            ok, kind, msg = certified(v, s, c)
-            if kind and c.get("kind") != kind:
-                fail(cell, f"the table says a {c.get('kind')} certificate, the file holds {kind}")
-            elif ok is None:
-                report.unfinished.append(f"{cell}: {msg}")
-            elif not ok:
-                fail(cell, f"certificate rejected: {msg.removeprefix('rejected: ')}")
+            vd = certified(v, s, c)
+            if vd.kind and c.get("kind") != vd.kind:
+                fail(cell, f"the table says a {c.get('kind')} certificate, the file holds {vd.kind}")
+            elif not vd.finished:
+                report.unfinished.append(f"{cell}: {vd.reason}")
+            elif not vd.ok:
+                fail(cell, f"certificate rejected: {vd.reason}")
             else:
-                report.kinds[f"certificate: {kind}"] += 1
+                report.kinds[f"certificate: {vd.kind}"] += 1
             continue
         if via not in VIA:
             fail(cell, f"unknown derivation {str(via)[:20]!r}")
             continue
-        why = _derived(board, lines, seen, v, s, c)
-        if why is not None:
-            fail(cell, why)
+        derived = _derived(board, lines, seen, v, s, c)
+        if derived is not None:
+            fail(cell, derived)
             continue
         ov, os_ = board.hole(c["of"][0]), board.hole(c["of"][1])
-        ok, _, msg = certified(ov, os_, seen[(ov, os_)])
-        if ok is None:
-            report.unfinished.append(f"{cell}: its representative's certificate: {msg}")
-        elif not ok:
-            fail(cell, f"its representative's certificate is rejected: {msg.removeprefix('rejected: ')}")
+        vd = certified(ov, os_, seen[(ov, os_)])
+        if not vd.finished:
+            report.unfinished.append(f"{cell}: its representative's certificate: {vd.reason}")
+        elif not vd.ok:
+            fail(cell, f"its representative's certificate is rejected: {vd.reason}")
         else:
             report.kinds["image under a symmetry" if via == "symmetry" else "time reversal (+ symmetry)"] += 1
     report.seconds = time.perf_counter() - t0

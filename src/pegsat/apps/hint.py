@@ -49,7 +49,10 @@ MOVES_PEGS = 12  # the fewest moves left are computed for positions of at most t
 
 
 @dataclass(frozen=True)
-class Verdict:
+class Hint:
+    """What is known of a position, or of one jump from it: alive (a goal is still reachable,
+    with a plan when one was found), dead, or unknown (a limit came first), and how."""
+
     jump: int  # jump id on the board
     status: str  # "alive", "dead", "unknown"
     reason: str  # how it is known
@@ -136,7 +139,7 @@ def unsound(k: Kernel, problem: Problem, arr: np.ndarray) -> str | None:
 
 
 class Hinter:
-    """Verdicts for positions of one problem (reused by ``play`` across a whole game)."""
+    """Hints for positions of one problem (reused by ``play`` across a whole game)."""
 
     def __init__(self, problem: Problem, per_jump: float = 2.0, moves_left: bool = True,
                  sweep: Deadline | None = None) -> None:
@@ -163,26 +166,26 @@ class Hinter:
         """Whether ``pos`` satisfies the goal."""
         return self.problem.goal.satisfied(pos)
 
-    def position(self, pos: int) -> Verdict:
+    def position(self, pos: int) -> Hint:
         """The verdict on ``pos`` itself (jump -1)."""
         if self.is_won(pos):
-            return Verdict(-1, "alive", "the goal is reached", 0)
+            return Hint(-1, "alive", "the goal is reached", 0)
         if self.alive is not None:
             k = self.kernel
             inside = bool(k.member(self.alive, k.canon(k.array([pos])))[0])
             if inside:
-                return Verdict(-1, "alive", "in the solvable set", self._moves(pos))
+                return Hint(-1, "alive", "in the solvable set", self._moves(pos))
             # every position asked about is reached from the start by legal jumps, and the set
             # holds every such position that can still win
-            return Verdict(-1, "dead", "exhausted: not in the solvable set")
+            return Hint(-1, "dead", "exhausted: not in the solvable set")
         return self._plan(pos)
 
-    def jumps(self, pos: int) -> list[Verdict]:
+    def jumps(self, pos: int) -> list[Hint]:
         """The verdict on every legal jump from ``pos``."""
         out = []
         for k in self.eng.legal(pos):
             v = self.position(self.eng.apply(pos, k))
-            out.append(Verdict(k, v.status, v.reason, v.moves_left, v.plan))
+            out.append(Hint(k, v.status, v.reason, v.moves_left, v.plan))
         return out
 
     def _moves(self, pos: int) -> int | None:
@@ -191,19 +194,19 @@ class Hinter:
         r = solve(self.at(pos), "moves", deadline=Deadline(self.per_jump))
         return r.moves if r.status is Status.SOLVED_OPTIMAL else None
 
-    def _plan(self, pos: int) -> Verdict:
+    def _plan(self, pos: int) -> Hint:
         problem = self.at(pos)
         cheap = cheap_proofs(problem)
         if cheap is not None:
             how = cheap.proof.value if cheap.proof is not None else cheap.kind
-            return Verdict(-1, "dead", f"{how}: {cheap.detail}")
+            return Hint(-1, "dead", f"{how}: {cheap.detail}")
         r = solve(problem, "search", deadline=Deadline(self.per_jump))
         if r.status is Status.SOLVED:
             moves = self._moves(pos)
-            return Verdict(-1, "alive", "a winning plan was found and replayed", moves, r.plan)
+            return Hint(-1, "alive", "a winning plan was found and replayed", moves, r.plan)
         if r.status is Status.UNSOLVABLE:
-            return Verdict(-1, "dead", "exhausted: the depth-first search ran out of positions")
-        return Verdict(-1, "unknown", f"time limit ({self.per_jump:g} s per position)")
+            return Hint(-1, "dead", "exhausted: the depth-first search ran out of positions")
+        return Hint(-1, "unknown", f"time limit ({self.per_jump:g} s per position)")
 
 
 def per_position(problem: Problem) -> float:

@@ -2,7 +2,7 @@
 
 As in unified-planning's ``PlanGenerationResultStatus``: a status says what the user needs to
 know, a proof kind says how an "unsolvable" was established (never by a time limit), and a
-certificate, when there is one, lets anyone check it (``proofs.certificate``).
+certificate, when there is one, lets anyone check it (``checks.certificate``).
 """
 
 from __future__ import annotations
@@ -86,19 +86,19 @@ CERTIFICATE_FORMAT, CERTIFICATE_VERSION = "pegsat-certificate", 1
 
 
 class Certificate(TypedDict):
-    """A checkable record of a proof (``proofs.certificate``): what it is, its own problem by
+    """A checkable record of a proof (``checks.certificate``): what it is, its own problem by
     hole names (``model.codec``), and the evidence of its kind."""
 
     format: str  # "pegsat-certificate"
     version: int
-    kind: str  # one of ``proofs.certificate.KINDS`` (its registry of checkers)
+    kind: str  # one of ``checks.certificate.KINDS`` (its registry of checkers)
     problem: dict[str, Any]
     evidence: dict[str, Any]
 
 
 def certificate(problem: Problem, kind: str, evidence: dict[str, Any]) -> Certificate:
     """A certificate of ``kind`` for ``problem`` with its evidence (checked by
-    ``proofs.certificate.check``)."""
+    ``checks.certificate.check``)."""
     from .codec import problem_to_json
 
     return {"format": CERTIFICATE_FORMAT, "version": CERTIFICATE_VERSION, "kind": kind,
@@ -137,7 +137,7 @@ class Proof(Enum):
     DUAL = "dual"  # the time-reversed game (vacancy and survivor swapped) was refuted
 
 
-#: the certificate kind (``proofs.certificate``) that records each kind of proof
+#: the certificate kind (``checks.certificate``) that records each kind of proof
 CERTIFICATE_KIND = {Proof.COUNTING: "counting", Proof.INVARIANT: "classes", Proof.PAGODA: "pagoda",
                     Proof.EXHAUSTED: "exhaustive", Proof.UNSAT: "sat"}
 

@@ -252,7 +252,7 @@ class _Job:
 def levels_certificate(problem: Problem, root: Path, fp: str, state: disk.State) -> Any:
     """The ``levels`` certificate of an exhausted search by jumps: its level files (forward,
     and backward when it grew both sides), symmetries, pagodas and mirror
-    (``proofs.certificate``)."""
+    (``checks.certificate``)."""
     search = disk.Search("jumps", problem)
     flip = search.mirror
     levels = disk.named(root, fp, state)
@@ -265,7 +265,7 @@ def levels_certificate(problem: Problem, root: Path, fp: str, state: disk.State)
 
 def moves_certificate(problem: Problem, root: Path, fp: str, state: disk.State, moves: int,
                       probe: str) -> Any:
-    """The ``moves`` certificate of a search by moves that proved ``moves`` (``proofs.bymoves``
+    """The ``moves`` certificate of a search by moves that proved ``moves`` (``checks.moves``
     checks it): its levels' files, the bound they were pruned under (the smallest a level saw:
     the bound only falls, and a level pruned under a larger one holds more), the Merson regions,
     the side whose last level was probed (``probe``) or none."""

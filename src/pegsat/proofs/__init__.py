@@ -1,6 +1,6 @@
-"""Proofs: the cheap proofs tried first, certificates anyone can check, and ``prove``.
+"""Proofs: what makes certificates: the cheap proofs tried first, dead sets, and ``prove``.
 
-May import: everything below ``apps`` (the exhaustive proof runs the ``layers`` planner, the
-SAT proof the ``sat`` planner's solver process). A certificate is checked from its own
-contents; nothing it says about itself is taken on trust.
+May import: everything below ``apps``, the checker (``checks``) included: every certificate
+made here is checked by it before it is kept (the exhaustive proof runs the ``layers``
+planner, the SAT proof the ``sat`` planner's solver process).
 """

@@ -4,7 +4,7 @@ In order: counting (no jump is legal at the start; a goal needing more pegs than
 is refused when the problem is posed), position classes (``analysis.invariants``: a
 weighting even on every line whose parity differs between start and goal, one per allowed
 survivor for a one-peg goal), and a pagoda function (``analysis.pagoda``: found by LP,
-checked exactly). Each comes with its certificate's evidence (``proofs.certificate``).
+checked exactly). Each comes with its certificate's evidence (``checks.certificate``).
 """
 
 from __future__ import annotations
@@ -13,10 +13,10 @@ from typing import cast
 
 from ..analysis import pagoda
 from ..analysis.invariants import separating_weight
+from ..checks import certificate
 from ..engine.bitboard import engine
 from ..model.problem import Problem, holes_of
 from ..model.result import Proof, Result, Status
-from . import certificate
 
 NAME = "cheap proofs"
 

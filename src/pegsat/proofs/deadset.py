@@ -3,7 +3,7 @@
 When the compiled depth-first search (``engine.dfs``) exhausts a problem, its table holds
 positions from which it proved the goal unreachable. Those positions, one per orbit of the
 board symmetries that fix the goal, form a set ``D`` that a sceptic can check *locally*,
-without re-running any search (``proofs.independent.dead_set``):
+without re-running any search (``checks.deadset``):
 
 1. the start is in ``D`` (up to symmetry) or excluded;
 2. no position of ``D`` is a goal position;
@@ -24,7 +24,7 @@ children (the certificate therefore carries every pagoda's images too). A *repai
 finds every child that is neither excluded nor in ``D``, searches from it with the same table
 and pagodas, adds it and what that search stores, and repeats until ``D`` is closed; each
 round adds every child it found open, so it ends. The set is kept to ``LIMIT`` positions
-(8 bytes each in memory; the certificate's file packs them, ``independent.save_positions``):
+(8 bytes each in memory; the certificate's file packs them, ``checks.positions.save_positions``):
 past it the answer is "unknown", never a proof.
 
 The method is the dead-position table of the classic brute-force solvers; written as an

@@ -40,6 +40,8 @@ from pathlib import Path
 from typing import Any
 
 from ..analysis import games, pagoda
+from ..checks import certificate
+from ..checks.evidence import sha256
 from ..deadline import Deadline
 from ..engine.bitboard import replay_plan
 from ..errors import PegsatError, PlanError
@@ -47,7 +49,7 @@ from ..files import Staging
 from ..model.problem import Problem, goal_positions, holes_of
 from ..model.result import Certificate, Proof, Result, Stats, Status
 from ..process import OUT_OF_MEMORY, cores
-from . import certificate, deadset
+from . import deadset
 from .cheap import cheap_proofs
 
 NAME = "prove"
@@ -73,9 +75,9 @@ class _Files:
         self._lock = threading.Lock()  # parts are written on threads; staging sets the umask
 
     def put(self, hint: str, positions: Any) -> str:
-        """Write sorted positions (``independent.save_positions``); returns the file's name
+        """Write sorted positions (``checks.positions.save_positions``); returns the file's name
         for the certificate."""
-        from . import independent
+        from ..checks.positions import save_positions
 
         with self._lock:
             if self.cert is not None:
@@ -85,7 +87,7 @@ class _Files:
                 path = Path(self.tmp) / f"{hint}.npz"
                 name = str(path)
         with open(path, "wb") as fh:
-            independent.save_positions(fh, positions)
+            save_positions(fh, positions)
         with self._lock:
             self.staged[name] = path
         return name
@@ -129,7 +131,7 @@ def prove_moves(problem: Problem, plan: tuple[int, ...], deadline: Deadline | No
     ``certificate_path``: the search by moves (``planners.moves``) bounded by the plan's own
     moves, in memory, finds no plan with fewer; its levels, the bound, and the Merson regions
     and pagodas it pruned with are the evidence (one file of positions a level beside the
-    certificate), checked by the independent checker (``proofs.bymoves``) before anything
+    certificate), checked by the independent checker (``checks.moves``) before anything
     is written.
     "solved-optimal" then; "unknown" past the deadline or the memory budget (nothing
     written); "solved" with a plan of fewer moves if the search finds one."""
@@ -161,7 +163,7 @@ def prove_moves(problem: Problem, plan: tuple[int, ...], deadline: Deadline | No
 
         def level(side: str, d: int, x: Any) -> dict[str, Any]:
             name = files.put(f"{side[0]}{d}", x)
-            return {"file": name, "count": len(x), "sha256": certificate.sha256(files.staged[name])}
+            return {"file": name, "count": len(x), "sha256": sha256(files.staged[name])}
 
         cert = certificate.make(problem, "moves", {
             "moves": upper, "upper": upper, "probe": search.probed or "",
@@ -181,7 +183,7 @@ def prove_moves(problem: Problem, plan: tuple[int, ...], deadline: Deadline | No
         return Result(Status.SOLVED_OPTIMAL, problem, NAME, plan=plan, lower_bound=upper, certificate=cert,
                       stats=stats, detail=v.message)
     if not v.finished:  # a limit cut its walk short: nothing is kept
-        said = v.message.removeprefix(certificate.UNFINISHED)
+        said = v.reason
         return Result(Status.UNKNOWN, problem, NAME, plan=plan, stats=stats,
                       detail=f"{said}; no certificate written")
     return Result(Status.ERROR, problem, NAME, stats=stats,
@@ -242,7 +244,7 @@ def _checked(r: Result, base: Path, staged: dict[str, Path], deadline: Deadline)
     assert cert is not None  # only results with a certificate are checked
     verdict = certificate.check(cert, base, staged=staged, deadline=deadline, walk_above=PART)
     if not verdict.finished:
-        said = verdict.message.removeprefix(certificate.UNFINISHED)
+        said = verdict.reason
         return replace(r, detail=f"not checked in full here: {said}; the certificate is written: "
                        "'pegsat check' checks it in full, without a time limit")
     if not verdict.ok:
@@ -296,12 +298,12 @@ def _dead_set(problem: Problem, got: deadset.Outcome, files: _Files, hint: str) 
     assert dead is not None  # only closed sets are written
     if len(dead) <= PART:  # one file, as a small set always was
         name = files.put(hint, dead)
-        where: dict[str, Any] = {"positions": name, "sha256": certificate.sha256(files.staged[name])}
+        where: dict[str, Any] = {"positions": name, "sha256": sha256(files.staged[name])}
     else:  # the parts on every core (compression and hashing release the GIL)
         def part(i: int) -> dict[str, Any]:
             chunk = dead[i * PART:(i + 1) * PART]
             name = files.put(f"{hint}.{i:04d}", chunk)
-            return {"file": name, "count": len(chunk), "sha256": certificate.sha256(files.staged[name])}
+            return {"file": name, "count": len(chunk), "sha256": sha256(files.staged[name])}
 
         with ThreadPoolExecutor(cores()) as pool:
             where = {"positions": list(pool.map(part, range(-(-len(dead) // PART))))}
@@ -499,8 +501,8 @@ def _sat(problem: Problem, deadline: Deadline, stage: Staging, cnf_path, proof_p
                           f"{second}; pass --proof to keep the DRAT proof and the CNF"), {}
         base = Path(certificate_path).parent if certificate_path else Path(cnf_path).parent
         cnf_name, proof_name = _rel(Path(cnf_path), base), _rel(Path(proof_path), base)
-        ev = {"cnf": cnf_name, "cnf_sha256": certificate.sha256(cnf),
-              "proof": proof_name, "proof_sha256": certificate.sha256(drat),
+        ev = {"cnf": cnf_name, "cnf_sha256": sha256(cnf),
+              "proof": proof_name, "proof_sha256": sha256(drat),
               "solvers": [solver, second], "horizon": info.horizon}
         return (Result(Status.UNSOLVABLE, problem, NAME, proof=Proof.UNSAT, stats=stats,
                        certificate=certificate.make(problem, "sat", ev)),

@@ -2,7 +2,7 @@
  *
  * Written apart from the search core (engine/_core.c): it includes no header of the core and
  * calls none of its functions, so that it can be read, and trusted, on its own. Each function
- * has a numpy twin in proofs/independent.py or proofs/layered.py (named below), the reference
+ * has a numpy twin in checks/closure.py, checks/kit.py or checks/moves.py (named below), the reference
  * the tests hold it to (tests/test_checkcore.py), on accepted and tampered certificates alike.
  *
  * A position is a uint64: bit h is set when hole h holds a peg. Arrays come through Python's
@@ -27,19 +27,19 @@
  *       other way round); the moving peg stands on from[j] before it and on to[j] after. The
  *       jumps come sorted by from[]: first[h] .. first[h + 1] - 1 are those leaving hole h.
  *       Every chain's every prefix is a move; a parent's states (position, the peg's hole)
- *       are kept once each, hop by hop. (``bymoves.one_move``.)
+ *       are kept once each, hop by hop. (``moves.one_move``.)
  *   least(positions, images, out)      each position's least image. (``Closure.canonical``.)
  *   weigh(positions, table, out)       each position's weight under a pagoda: the sum of
  *                                      table[b][byte b] (B x 256 int64). (``Closure.weighs``.)
  *   distinct(positions) -> n           sorted ascending without repeats, in place, by a radix
  *                                      sort of 11-bit digits; the first n are the answer.
- *                                      (``independent.distinct``.)
+ *                                      (``closure.distinct``.)
  *   route(positions, multiplier, bits) -> (bytearray, bounds)
  *                                      the positions grouped by partition, in their order within
  *                                      each (a stable counting sort), a position's partition the
  *                                      top ``bits`` bits of its product with ``multiplier``
  *                                      modulo 2^64; bounds[q] .. bounds[q + 1] are partition q's.
- *                                      (``layered.partition`` and a stable sort.)
+ *                                      (``kit.partition`` and a stable sort.)
  *   member(part, queries, out)         out[i] = 1 when the sorted ``part`` holds queries[i],
  *                                      the queries sorted too (a merge). (``_member``.)
  */
@@ -435,7 +435,7 @@ static PyMethodDef methods[] = {
     {NULL, NULL, 0, NULL}};
 
 static struct PyModuleDef module = {PyModuleDef_HEAD_INIT, "_check",
-                                    "The independent checker's hot loops (proofs/_check.c).", -1, methods,
+                                    "The independent checker's hot loops (checks/_check.c).", -1, methods,
                                     NULL, NULL, NULL, NULL};
 
 PyMODINIT_FUNC PyInit__check(void) { return PyModule_Create(&module); }

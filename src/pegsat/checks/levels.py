@@ -6,9 +6,9 @@ goal position). The certificate gives the positions ``F_0 .. F_a`` a search kept
 depth, up to the symmetries ``group`` (each stored as its least image; every symmetry maps
 lines onto lines and fixes the start and the goal), and integer pagodas with floors. The
 check, sharing no search code (the board model, the verifier's jump rule and
-``independent.Closure``'s byte tables), verifies:
+``closure.Closure``'s byte tables), verifies:
 
-1. the premises (``independent.premises``): every symmetry maps lines onto lines and the
+1. the premises (``closure.premises``): every symmetry maps lines onto lines and the
    goal onto itself, and here the start onto itself too; no jump raises a pagoda and no goal
    position weighs less than its floor, so a position below a floor never reaches the goal
    (it is *excluded*; so is one with no more pegs than the goal that is not a goal);
@@ -44,7 +44,7 @@ child is looked up in one partition. A level becomes the next in two rounds of t
 (``runner``: one after the other here, or Dask's map): every partition of ``F_d`` is
 expanded, its children's least images written to bucket files by their partition of
 ``F_{d+1}``; then every partition of ``F_{d+1}`` looks up its buckets (delayed duplicate
-detection, as ``independent.Closure`` does for dead sets). A task holds one partition and
+detection, as ``closure.Closure`` does for dead sets). A task holds one partition and
 at most ``FLUSH`` children; the buckets of one level are on disk at a time (about 2 bytes a
 child, compressed: tens of gigabytes for the German board's largest levels).
 
@@ -64,155 +64,48 @@ levels built.
 
 from __future__ import annotations
 
-import hashlib
-import json
 import shutil
 import tempfile
 import time
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from functools import partial
 from pathlib import Path
-from typing import cast
+from typing import Any, cast
 
 import numpy as np
 
 from .. import sealed
 from ..deadline import Deadline
 from ..errors import PegsatError
-from ..files import parse_json, read_text, write_atomic
 from ..limits import memory_budget
+from ..model.codec import problem_to_json
 from ..model.problem import Problem, goal_positions
-from .independent import UNSETTLED, Closure, Runner, Walk, _member, distinct, premises, split, whole
+from .closure import UNSETTLED, Closure, Runner, distinct, member, premises, split, whole
+from .evidence import Context, companion, pagodas_of, scratch
+from .kit import (
+    BUCKET,
+    MULTIPLIER,
+    REBUILT,
+    SIDES,
+    Buckets,
+    Journal,
+    Loader,
+    Step,
+    built_path,
+    grouped,
+    journal_key,
+    load_built,
+    load_level_part,
+    overstated,
+    partition,
+    run_steps,
+)
+from .verdict import Verdict, judged, rejected, restated, unsettled
 
-MULTIPLIER = 0x9E3779B97F4A7C15  # a position's partition: the top bits of its product with this
 CHUNK = 1 << 18  # positions of a part expanded together
-FLUSH = 1 << 24  # children held (their buckets written) at most: 128 MB, and few bucket files
-BUCKET_BYTES = 48  # bytes of buckets per position expanded, the first pass's guess (about 14
-# children a position on the German board, 3 bytes each); later passes use what they measure
-DISK_SHARE = 0.8  # of the scratch disk's free bytes a pass's buckets may take
-BUCKET = "check-bucket"
 
 
-def partition(x: np.ndarray, parts: int) -> np.ndarray:
-    """The partition of each position among ``parts`` (a power of two)."""
-    if parts == 1:
-        return np.zeros(len(x), dtype=np.int64)
-    with np.errstate(over="ignore"):
-        return ((x * np.uint64(MULTIPLIER)) >> np.uint64(64 - (parts.bit_length() - 1))).astype(np.int64)
-
-
-def grouped(x: np.ndarray, parts: int, compiled: bool = False) -> tuple[np.ndarray, list[int]]:
-    """``x`` grouped by partition (``parts`` a power of two), in its order within each, and
-    where each begins: partition ``q`` is ``[cut[q], cut[q + 1])``. Sorted positions stay
-    sorted within their partition, so its gaps compress well. ``compiled``: by
-    ``_check.route``'s counting sort."""
-    if compiled:
-        from . import _check
-
-        out, cut = _check.route(np.ascontiguousarray(x, dtype=np.uint64), MULTIPLIER, parts.bit_length() - 1)
-        return np.frombuffer(out, dtype=np.uint64), cut
-    where = partition(x, parts).astype(np.uint16)  # (a stable sort of 16-bit keys is a radix sort)
-    return x[np.argsort(where, kind="stable")], [0, *np.cumsum(np.bincount(where, minlength=parts)).tolist()]
-
-
-class JournalError(PegsatError):
-    """The journal file is not one this checker wrote (exit 2)."""
-
-
-JOURNAL = "pegsat-check-journal"
-
-
-@dataclass(frozen=True)
-class Journal:
-    """The steps of a levels check already walked, in a JSON file rewritten atomically after
-    each pass: ``key`` (``journal_key``: the certificate and this checker's own code) maps
-    each step ``d`` to the children it walked and the partitions of its target level whose
-    lookups passed. A check given it skips what it holds and says how many steps it took
-    from it. It is the checker's memory, not evidence: ``key`` is signed with this user's
-    key (``sealed.signature``), so a journal written by anyone else — or computed by anyone
-    from the public certificate and code — holds no step this check takes: it is walked
-    again, never believed."""
-
-    path: Path
-    key: str
-
-    def steps(self) -> dict[str, tuple[int, set[int]]]:
-        """A step ("3": level 3 into the next; "backward 3") -> (its children, the target
-        partitions done)."""
-        steps = read_journal(self.path).get(self.key, {})
-        return {d: (v["children"], set(v["parts"])) for d, v in steps.items()}
-
-    def record(self, step: str, children: int, parts: set[int]) -> None:
-        """Step ``step`` walked ``children`` and its lookups for ``parts`` passed (the file
-        rewritten atomically: a kill leaves the journal as it was)."""
-        checks = read_journal(self.path)
-        checks.setdefault(self.key, {})[step] = {"children": children, "parts": sorted(parts)}
-        text = json.dumps({"format": JOURNAL, "version": 1, "checks": checks}, sort_keys=True)
-        write_atomic(self.path, lambda fh: fh.write(text + "\n"))
-
-
-def read_journal(path: Path) -> dict:
-    """A journal's checks (none when the file does not exist), or JournalError (a directory,
-    a FIFO or a device is refused before it is opened: reading one would block)."""
-    if not path.exists():
-        return {}
-    if not path.is_file():
-        raise JournalError(f"{path}: not a regular file, so not a journal")
-    data = parse_json(read_text(path, "journal", JournalError), str(path), JournalError)
-    checks = data.get("checks") if isinstance(data, dict) and data.get("format") == JOURNAL else None
-    if not isinstance(checks, dict) or not all(
-            isinstance(steps, dict) and all(
-                isinstance(v, dict) and whole(v.get("children"))
-                and isinstance(v.get("parts"), list) and all(whole(q) for q in v["parts"])
-                for d, v in steps.items())
-            for steps in checks.values()):
-        raise JournalError(f"{path}: not a journal of pegsat's checks")
-    return checks
-
-
-def journal_key(certificate: object, *code: Path) -> str:
-    """A certificate's (JSON) digest with this checker's code's (and ``code``'s, the module
-    that checks the kind), signed with this user's key: a journal's steps stand for that
-    certificate checked by that code, by this user's own checks only."""
-    h = hashlib.sha256(json.dumps(certificate, sort_keys=True).encode())
-    for f in (Path(__file__), Path(__file__).with_name("independent.py"), *code):
-        h.update(f.read_bytes())
-    return sealed.signature("journal", h.hexdigest())
-
-
-Loader = Callable[[], np.ndarray]
-SIDES = ("forward", "backward")
-
-
-class Buckets:
-    """The children one task sends to the partitions of a target level, held until there
-    are ``FLUSH`` of them, then written as one bucket file per target partition (part
-    ``p``'s ``k``-th flush: ``q-p-k.bkt`` in ``out``)."""
-
-    def __init__(self, out: Path, parts: int, p: int) -> None:
-        self.out, self.p = out, p
-        self.held: list[list[np.ndarray]] = [[] for _ in range(parts)]
-        self.size = self.flushes = 0
-
-    def add(self, q: int, kids: np.ndarray) -> str | None:
-        """Hold ``kids`` for partition ``q`` (sorted); None, or why the flush they caused failed."""
-        self.held[q].append(kids)
-        self.size += len(kids)
-        return self.flush() if self.size >= FLUSH else None
-
-    def flush(self) -> str | None:
-        """Write what is held: None, or why not (a full disk is a limit, not a verdict)."""
-        for q, arrays in enumerate(self.held):
-            if arrays:
-                try:
-                    sealed.write(self.out / f"{q}-{self.p}-{self.flushes}.bkt", BUCKET, 1, "",
-                                 np.concatenate(arrays), durable=False, codec="zstd-planes")
-                except (OSError, PegsatError) as exc:
-                    return f"{UNSETTLED}the check's buckets could not be written ({exc})"
-                arrays.clear()
-        self.size, self.flushes = 0, self.flushes + 1
-        return None
 
 
 @dataclass(frozen=True)
@@ -410,116 +303,13 @@ class Levels:
         return None
 
 
-REBUILT = "check-level"
-
-
-def built_path(root: str, side: str, d: int, q: int) -> Path:
-    """Where a check that rebuilds the levels keeps partition ``q`` of ``side``'s level ``d``."""
-    return Path(root) / f"{side}-{d}" / f"{q}.lvl"
-
-
-def load_built(path: Path) -> np.ndarray:
-    """A partition of a level the check rebuilt (its own sealed file); one that cannot be
-    read is not a verdict (a journal's levels removed by hand): ValueError, unsettled."""
-    try:
-        return sealed.read(path, REBUILT, 1, "", 1 << 40)
-    except (OSError, sealed.Stale) as exc:
-        raise ValueError(f"{UNSETTLED}a level the check rebuilt could not be read ({exc}); check again "
-                         "without the journal") from None
-
-
-@dataclass(frozen=True)
-class Step:
-    """One step of a walk over partitioned levels: every partition of a level expanded
-    (``expand(p, targets=, seconds=)`` -> (children, None or why not), its children written
-    to buckets in ``buckets`` by their target partition), then every target partition looked
-    up (``lookup(q, seconds=)`` -> None or why not; None: nothing is looked up)."""
-
-    key: str  # its name in a journal
-    name: str  # what is expanded, as progress says it
-    into: str  # what it is looked up in
-    expand: Callable[..., tuple[int, str | None]]
-    items: int  # partitions expanded
-    lookup: Callable[..., str | None] | None
-    parts: int  # target partitions
-    buckets: Path
-    size: int | None  # positions expanded (a level whose buckets would not fit is walked in passes)
-
-
-@dataclass(frozen=True)
-class Ran:
-    ok: bool | None  # None: a limit came first
-    message: str
-    children: int
-    taken: int  # steps the journal held whole
-
-
-def run_steps(steps: Iterable[Step], deadline: Deadline, runner: Runner | None, room: int | None,
-              journal: Journal | None, progress: Callable[[str], None] | None, t0: float,
-              scratch: str) -> Ran:
-    """Walk ``steps`` in order, each in rounds of tasks (``runner``: here, one after the other,
-    or Dask's map): a step whose buckets would not fit the disk (``room`` bytes; default
-    ``DISK_SHARE`` of what ``scratch``'s disk has free) in passes, each expanding its level
-    again for a group of the target partitions. ``journal``: the steps and passes it holds
-    are skipped, each pass walked is recorded. The first failure ends the walk (a verdict
-    before a limit, when tasks say both)."""
-    run = runner or (lambda fn, xs: [fn(x) for x in xs])
-    rate = float(BUCKET_BYTES)  # bytes of buckets per position expanded, until a pass measures it
-    journaled = journal.steps() if journal is not None else {}
-    total = taken = 0
-    for step in steps:
-        walked, done_parts = journaled.get(step.key, (0, set()))
-        todo, counted = [q for q in range(step.parts) if q not in done_parts], step.key in journaled
-        if counted:
-            total += walked
-            taken += not todo
-        while todo:
-            these = todo
-            if step.lookup is not None and step.size is not None:
-                per = rate * max(1, step.size) / step.parts
-                space = room if room is not None else int(DISK_SHARE * shutil.disk_usage(scratch).free)
-                n = min(len(todo), int(space // max(per, 1.0)))
-                if n < 1:
-                    return Ran(None, f"no room on the disk for the buckets of {step.name}'s children "
-                               f"(~{per / 1e6:,.1f} MB for each partition they go to)", total, taken)
-                these = todo[:n]
-            todo = todo[len(these):]
-            got = run(partial(step.expand, targets=None if len(these) == step.parts else tuple(these),
-                              seconds=deadline.remaining()), list(range(step.items)))
-            if not counted:  # every pass walks the same children
-                walked = sum(w for w, _ in got)
-                total += walked
-            counted = True
-            whys = [w for _, w in got if w is not None]
-            if not whys and step.lookup is not None:
-                looked = run(partial(step.lookup, seconds=deadline.remaining()), these)
-                whys = [w for w in looked if w]
-            made = sum(f.stat().st_size for f in step.buckets.glob("*.bkt"))
-            shutil.rmtree(step.buckets, ignore_errors=True)
-            if made and step.size is not None:
-                rate = made * step.parts / len(these) / max(1, step.size)
-            if whys:
-                worst = next((w for w in whys if not w.startswith(UNSETTLED)), whys[0])
-                return Ran(None if worst.startswith(UNSETTLED) else False, worst.removeprefix(UNSETTLED),
-                           total, taken)
-            done_parts |= set(these)
-            if journal is not None:
-                journal.record(step.key, walked, done_parts)
-            if progress is not None:
-                share = "" if len(these) == step.parts else \
-                    f", {len(done_parts)} of its {step.parts} partitions"
-                progress(f"{step.name} into {step.into}{share}: {walked:,} children, "
-                         f"{time.perf_counter() - t0:,.0f} s")
-    return Ran(True, "", total, taken)
-
-
 def check(problem: Problem, levels: Sequence[Sequence[Loader]], group: list[list[int]],
           pagodas: list[tuple[list[int], int]], mirror: list[int] | None, deadline: Deadline | None = None,
           runner: Runner | None = None, scratch: str | None = None, ends_empty: str = "",
           walk: bool = True, sizes: Sequence[int] | None = None, room: int | None = None,
           journal: Journal | None = None, progress: Callable[[str], None] | None = None,
           back: Sequence[Sequence[Loader]] = (), back_sizes: Sequence[int] | None = None,
-          rebuild: bool = False, compiled: bool = True) -> Walk:
+          rebuild: bool = False, compiled: bool = True) -> Verdict:
     """Check a levels certificate (the module's docstring): ``levels[d][p]`` loads partition
     ``p`` of level ``d`` (each level's partitions a power of two); ``mirror`` the symmetry
     ``s``, or None (then the levels must reach ``T - 1`` jumps, or meet the backward levels
@@ -547,8 +337,8 @@ def check(problem: Problem, levels: Sequence[Sequence[Loader]], group: list[list
     n = board.n
     total = 0
 
-    def done(ok: bool | None, message: str) -> Walk:
-        return Walk(ok, total, time.perf_counter() - t0, message)
+    def done(ok: bool | None, message: str) -> Verdict:
+        return judged(ok, message, total, time.perf_counter() - t0)
 
     if n > 64:
         return done(False, "levels are checked on boards of at most 64 holes")
@@ -648,7 +438,7 @@ def check(problem: Problem, levels: Sequence[Sequence[Loader]], group: list[list
                 zero, why = check._part(0, q, side)
                 if zero is None:
                     return done(False, why or "")
-                if not _member(zero, x[partition(x, len(check._side(side)[0])) == q]).all():
+                if not member(zero, x[partition(x, len(check._side(side)[0])) == q]).all():
                     return done(False, missing)
         steps = [("forward", d) for d in range(a)] + [("backward", d) for d in range(b)]
         if ends_empty:  # its emptiness, checked as it is read
@@ -671,24 +461,23 @@ def check(problem: Problem, levels: Sequence[Sequence[Loader]], group: list[list
                         partial(check.expand, d, side=side), len(check._side(side)[d]), look,
                         len(check._side(aim[1])[aim[2]]) if aim is not None else 1,
                         check.bucket_dir(side, d), None if size is None else size[d])
-        ran = run_steps((plan(side, d) for side, d in steps), deadline, runner, room, journal, progress, t0,
-                        tmp)
-        total = ran.children
+        ran, taken = run_steps((plan(side, d) for side, d in steps), deadline, runner, room, journal,
+                               progress, t0, tmp)
+        total = ran.walked
         made = None  # the positions rebuilt (unknown when the journal's levels are gone)
-        if rebuild and ran.ok is True:
+        if rebuild and ran.ok:
             try:
                 made = sum(sealed.header(built_path(built, side, d, q), REBUILT, 1, "", 1 << 40)["count"]
                            for side, lvs in zip(SIDES, stated, strict=True) for d, lv in enumerate(lvs)
                            for q in range(len(lv)))
             except sealed.Stale:
                 pass
-        if kept is not None and ran.ok is not None:
+        if kept is not None and ran.finished:
             shutil.rmtree(kept, ignore_errors=True)
             if not any(kept.parent.iterdir()):
                 kept.parent.rmdir()
-        if ran.ok is not True:
-            return done(ran.ok, ran.message)
-        taken = ran.taken
+        if not ran.ok:
+            return done(False if ran.finished else None, ran.reason)
     total_note = ""
     if journal is not None and taken:
         total_note = f" ({taken} of the {len(steps)} steps taken from the journal {journal.path})"
@@ -710,19 +499,60 @@ def _name(side: str, d: int) -> str:
     return f"level {d}" if side == "forward" else f"backward level {d}"
 
 
-def load_level_part(path: Path, count: int, sha256: str, whole: bool = True) -> np.ndarray:
-    """The positions of a level file (``engine.spill``'s sealed partitions): ``count`` of
-    them, its body's SHA-256 as the certificate states (ValueError otherwise). ``whole=False``:
-    its header only is read and checked (an empty array comes back)."""
-    try:
-        with open(path, "rb") as fh:
-            if fh.read(len(sealed.MAGIC)) != sealed.MAGIC:
-                raise ValueError(f"{path} is not a sealed level file")
-            head = json.loads(fh.readline(sealed.HEADER_MAX))
-        if not isinstance(head, dict) or head.get("count") != count or head.get("sha256") != sha256:
-            raise ValueError(f"{path} does not hold the {count} positions with the SHA-256 stated")
-        if not whole:
-            return np.zeros(0, dtype=np.uint64)
-        return sealed.read(path, "level", 1, str(head.get("fingerprint", "")), count)
-    except (OSError, sealed.Stale, ValueError) as exc:
-        raise ValueError(f"{path}: {exc}") from None
+
+def check_levels(problem: Problem, ev: dict, ctx: Context) -> Verdict:
+    """A ``levels`` certificate: its partition files read (or, ``walking.rebuild``, the levels rebuilt) and
+    walked."""
+    base, staged, deadline, walking = ctx.base, ctx.staged, ctx.deadline, ctx.walking
+    runner, walk_above, journal = walking.runner, walking.walk_above, walking.journal
+    if ev["partition"] != f"{MULTIPLIER:#x}":
+        return rejected("the levels' partitions are by another rule than the top bits of a product with "
+                        f"{MULTIPLIER:#x}")
+    levels, back = ev["levels"], ev.get("backward", [])  # backward: a search grown from both sides
+    for name, lvs in (("levels", levels), ("backward", back)):
+        if not isinstance(lvs, list) or (name == "levels" and not lvs) \
+                or not all(isinstance(lv, list) and lv for lv in lvs):
+            return rejected(f"\"{name}\" is not a list of levels, each a list of parts")
+        if not all(isinstance(it, dict) for lv in lvs for it in lv):
+            return rejected("a part of a level is not an object")
+    total = sum(it["count"] if whole(it["count"]) else 0 for lv in [*levels, *back] for it in lv)
+    entire = walk_above is None or total <= walk_above
+    rebuild = walking.rebuild and entire
+    loaders: list[list[Any]] = []
+    back_loaders: list[list[Any]] = []
+    largest = 0
+    for lvs, out in ((levels, loaders), (back, back_loaders)):
+        for lv in lvs:
+            row = []
+            for it in lv:
+                if not whole(it["count"]) or not isinstance(it["sha256"], str):
+                    return rejected("a part of a level has no entire count or no SHA-256")
+                if rebuild:  # its stated count only: the checker builds the level
+                    row.append(it["count"])
+                    largest = max(largest, it["count"])
+                    continue
+                f = companion(base, it["file"], staged)
+                if not f.is_file():
+                    return rejected(f"{f} is missing")
+                lie = overstated(f, it)
+                if lie is not None:
+                    return lie
+                row.append(partial(load_level_part, f.resolve(), it["count"], it["sha256"], entire))
+                largest = max(largest, it["count"])
+            out.append(row)
+    if 3 * 8 * largest > memory_budget():
+        return unsettled(f"a part of {largest} positions is more than this machine's memory budget holds "
+                "(PEGSAT_MEMORY_GB)")
+    group = [[int(x) for x in p] for p in ev["symmetries"]]
+    mirror = None if ev["mirror"] is None else [int(x) for x in ev["mirror"]]
+    where = scratch(base, runner)
+    sizes = [sum(it["count"] for it in lv) for lv in levels]
+    back_sizes = [sum(it["count"] for it in lv) for lv in back]
+    empty = "forward" if sizes[-1] == 0 else "backward" if back_sizes and back_sizes[-1] == 0 else ""
+    kept = None if journal is None else Journal(journal, journal_key(
+        {"problem": problem_to_json(problem), "evidence": ev, "rebuild": rebuild}, Path(__file__)))
+    walk = check(problem, loaders, group, pagodas_of(problem, ev), mirror, deadline, runner, where,
+                 empty, entire, sizes, journal=kept, progress=walking.progress, back=back_loaders,
+                         back_sizes=back_sizes, rebuild=rebuild, compiled=not walking.reference)
+    how = "rebuilt and checked" if rebuild else "checked"
+    return restated(walk, f"levels {how} by the independent checker ({walk.seconds:.2f} s): {walk.reason}")

@@ -7,7 +7,7 @@ positions up to the symmetries ``group`` (each stored as its least image): forwa
 ``F_0 .. F_a``, backward ``B_0 .. B_b``; the upper bound ``U`` (a plan's moves) the search
 pruned under; the integer pagodas it pruned with; and pairwise disjoint Merson regions
 (``analysis.merson``: every line whose middle hole is in a region has an end in it). The
-check, sharing no search code (the board model, ``independent.Closure``'s least images and
+check, sharing no search code (the board model, ``closure.Closure``'s least images and
 weights), verifies:
 
 1. the premises: every symmetry maps lines onto lines and fixes the start and the goal;
@@ -44,14 +44,14 @@ when a side ran dry; ``M`` is at most ``U``. With a plan of ``M`` moves (replaye
 verifier) the fewest moves are proven.
 
 A level is one file (a search in memory) or split into partitions, a position's being the
-top bits of its product with ``layered.MULTIPLIER`` (a search on disk, ``engine.disk``;
+top bits of its product with ``MULTIPLIER`` (a search on disk, ``engine.disk``;
 checked for every position read). Partition counts are powers of two, so the partition of a
 level split fewer ways holding a position is named by the top bits of its partition in one
 split more ways: children are sent by the most partitions among the levels they are looked
 up in, and partition ``q`` is looked up in one part of each. While the levels fit this
 process's memory each is loaded once and children are looked up as they are made; otherwise
 each step (a level's children; the meeting; the probe) runs in two rounds of tasks on
-``layered.run_steps`` (here, or Dask's map): every partition expanded, its children's least
+``kit.run_steps`` (here, or Dask's map): every partition expanded, its children's least
 images written to bucket files by target partition, then every target partition looked up
 holding one part of each level (delayed duplicate detection, as the levels check does). A
 check of hours keeps a journal of its steps and goes on where it was.
@@ -65,15 +65,34 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from functools import partial
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
 from .. import sealed
 from ..deadline import Deadline
 from ..limits import memory_budget
+from ..model.codec import problem_to_json
 from ..model.problem import Problem, goal_positions
-from .independent import UNSETTLED, Closure, Runner, Walk, _member, distinct, premises, split
-from .layered import BUCKET, Buckets, Journal, Step, grouped, partition, run_steps
+from .closure import UNSETTLED, Closure, Runner, distinct, member, premises, split, whole
+from .evidence import Context, companion, pagodas_of, scratch, sha256
+from .kit import (
+    BUCKET,
+    MULTIPLIER,
+    SIDES,
+    Buckets,
+    Journal,
+    Loader,
+    Step,
+    grouped,
+    journal_key,
+    load_level_part,
+    overstated,
+    partition,
+    run_steps,
+)
+from .positions import read_part
+from .verdict import Verdict, judged, rejected, restated, unsettled
 
 CHUNK = 1 << 15  # positions of a level moved together (a chain's children: tens a position)
 #: bytes of memory a check takes per position of the certificate: the levels, held once, and
@@ -85,7 +104,6 @@ BYTES_PER_POSITION = 10
 REBUILD_BYTES = 40
 SLICE = 1 << 16  # children weighed and mapped together: arrays under 1 MB, which a process that
 # returns large blocks to the system at once (``limits.give_back_freed_memory``) keeps in its heap
-SIDES = ("forward", "backward")
 
 
 def one_move(x: np.ndarray, jumps: Sequence[tuple[int, int, int]], back: bool = False,
@@ -190,7 +208,6 @@ class Bound:
         return out | self.cut(side, x) if self.closure.pagodas else out
 
 
-Loader = Callable[[], np.ndarray]
 
 
 @dataclass(frozen=True)
@@ -335,14 +352,14 @@ class Moves:
         try:
             if how == "closed":
                 for k in range(last, -1, -1):  # the next level first: most are there
-                    kids = kids[~_member(self.part(side, k, q, parts, kept), kids)]
+                    kids = kids[~member(self.part(side, k, q, parts, kept), kids)]
                 if len(kids):
                     by = "one move" if side == "forward" else "one move undone"
                     return (f"position {int(kids[0]):#x} follows {_name(side, d)} by {by} but is neither "
                             f"excluded nor in {_name(side, 0)} .. {_name(side, d + 1)}")
                 return None
             for k in range(last + 1):
-                hit = _member(self.part(tside, k, q, parts, kept), kids)
+                hit = member(self.part(tside, k, q, parts, kept), kids)
                 if hit.any():
                     return (f"position {int(kids[hit][0]):#x}, one move beyond the probed {_name(side, d)}, "
                             f"is in a {tside} level")
@@ -365,7 +382,7 @@ class Moves:
                     y = y[partition(y, parts) == q] if self.parts("forward", k) < parts else y
                     met = np.zeros(len(y), dtype=bool)
                     for level in back:
-                        met |= _member(level, y)
+                        met |= member(level, y)
                     if met.any():
                         return (f"position {int(y[met][0]):#x} is in a forward and a backward level: a plan "
                                 "may pass through it")
@@ -380,21 +397,21 @@ def check(problem: Problem, forward: Sequence[Sequence[Loader]], backward: Seque
           sizes: dict[str, list[int]] | None = None, inline: bool = True,
           runner: Runner | None = None, scratch: str | None = None, room: int | None = None,
           journal: Journal | None = None, progress: Callable[[str], None] | None = None,
-          compiled: bool = True) -> tuple[Walk, int]:
+          compiled: bool = True) -> tuple[Verdict, int]:
     """(the walk, the moves ``M`` every plan has at least) of a ``moves`` certificate (the
     module's docstring): ``forward[d][p]`` loads partition ``p`` of forward level ``d``
-    (``layered.partition``'s; each level's partitions a power of two), ``backward``
+    (``partition``'s; each level's partitions a power of two), ``backward``
     likewise; ``sizes``: each side's level sizes as the certificate states them (default:
     loaded). ``inline``: the levels held in this process; otherwise children wait in bucket
-    files in ``scratch``, a step at a time, on ``runner`` (Dask's map: ``layered.run_steps``,
+    files in ``scratch``, a step at a time, on ``runner`` (Dask's map: ``kit.run_steps``,
     with ``room``, ``journal`` and ``progress``). The walk's ``ok`` is None when the deadline
     came first. ``compiled``: the hot loops in C (``_check.c``), else numpy's, the reference."""
     t0 = time.perf_counter()
     deadline = deadline or Deadline()
     walked = 0
 
-    def done(ok: bool | None, message: str, moves: int = 0) -> tuple[Walk, int]:
-        return Walk(ok, walked, time.perf_counter() - t0, message), moves
+    def done(ok: bool | None, message: str, moves: int = 0) -> tuple[Verdict, int]:
+        return judged(ok, message, walked, time.perf_counter() - t0), moves
 
     why = _grounds(problem, group, regions, upper, pagodas)
     if why is not None:
@@ -429,7 +446,7 @@ def check(problem: Problem, forward: Sequence[Sequence[Loader]], backward: Seque
                 x = check.kept(side, np.array(positions, dtype=np.uint64), 0)
                 parts = check.parts(side, 0)
                 for q in np.unique(partition(x, parts)).tolist():
-                    if not _member(check.part(side, 0, q, parts), x[partition(x, parts) == q]).all():
+                    if not member(check.part(side, 0, q, parts), x[partition(x, parts) == q]).all():
                         what = "the start is" if side == "forward" else "a goal position is"
                         return done(False, f"{what} neither in {_name(side, 0)} nor excluded")
         except _Bad as exc:
@@ -451,15 +468,15 @@ def check(problem: Problem, forward: Sequence[Sequence[Loader]], backward: Seque
                           check.bucket_dir("meet"), None))
         if probe:
             steps.append(step("probe", probe, len(check.levels[probe]) - 1))
-        ran = run_steps(steps, deadline, runner, room, journal, progress, t0, tmp)
-        walked = ran.children
-        if ran.ok is not True:
-            return done(ran.ok, ran.message)
+        ran, taken_steps = run_steps(steps, deadline, runner, room, journal, progress, t0, tmp)
+        walked = ran.walked
+        if not ran.ok:
+            return done(False if ran.finished else None, ran.reason)
     how = (f"the {dry} side ran dry" if dry else "no forward level meets a backward one"
            + (f", nor does one move beyond the {probe} side" if probe else ""))
     split = sum(len(lv) for lv in [*forward, *backward])
     split_note = f" in {split} partitions" if split > a + b + 2 else ""
-    taken = f" ({ran.taken} of the {len(steps)} steps taken from the journal)" if ran.taken else ""
+    taken = f" ({taken_steps} of the {len(steps)} steps taken from the journal)" if taken_steps else ""
     return done(True, f"forward levels 0..{a} and backward levels 0..{b} by moves{split_note} checked "
                 f"({len(group)} symmetries, {len(regions)} Merson regions, bound {upper}, {len(pagodas)} "
                 f"pagodas): each closed under moves into the levels up to the next (backward: moves "
@@ -485,7 +502,7 @@ def _claimed(a: int, b: int, dry: str, probe: str, upper: int) -> tuple[int, str
 def _grounds(problem: Problem, group: Sequence[Sequence[int]], regions: Sequence[int], upper: int,
              pagodas: Sequence[tuple[Sequence[int], int]]) -> str | None:
     """Why the premises fail (the module's docstring, 1), or None: the board, the symmetries
-    and the pagodas (``independent.premises``), a goal whose positions can be listed, the
+    and the pagodas (``closure.premises``), a goal whose positions can be listed, the
     bound, the regions disjoint Merson regions."""
     board = problem.board
     n = board.n
@@ -516,7 +533,7 @@ def _grounds(problem: Problem, group: Sequence[Sequence[int]], regions: Sequence
 
 def rebuild(problem: Problem, stated: dict[str, list[int]], group: Sequence[Sequence[int]],
             regions: Sequence[int], upper: int, probe: str, deadline: Deadline | None = None, *,
-            pagodas: Sequence[tuple[Sequence[int], int]] = (), compiled: bool = True) -> tuple[Walk, int]:
+            pagodas: Sequence[tuple[Sequence[int], int]] = (), compiled: bool = True) -> tuple[Verdict, int]:
     """``check`` with no level file read: the checker builds every level itself, in memory.
     Level 0 of each side is the least images of the start (the goal positions) not excluded;
     level ``d + 1`` the least images of the positions one move from level ``d`` (backward:
@@ -531,8 +548,8 @@ def rebuild(problem: Problem, stated: dict[str, list[int]], group: Sequence[Sequ
     deadline = deadline or Deadline()
     walked = 0
 
-    def done(ok: bool | None, message: str, moves: int = 0) -> tuple[Walk, int]:
-        return Walk(ok, walked, time.perf_counter() - t0, message), moves
+    def done(ok: bool | None, message: str, moves: int = 0) -> tuple[Verdict, int]:
+        return judged(ok, message, walked, time.perf_counter() - t0), moves
 
     why = _grounds(problem, group, regions, upper, pagodas)
     if why is not None:
@@ -607,3 +624,95 @@ class _Bad(Exception):
 
 def _name(side: str, d: int) -> str:
     return f"level {d}" if side == "forward" else f"backward level {d}"
+
+
+def check_moves(problem: Problem, ev: dict, ctx: Context) -> Verdict:
+    """A ``moves`` certificate: its levels read (or, ``walking.rebuild``, rebuilt) and walked; the bound they
+    prove must be the one claimed."""
+    base, staged, deadline, walking = ctx.base, ctx.staged, ctx.deadline, ctx.walking
+
+    claim, upper, probe = ev["moves"], ev["upper"], ev["probe"] or ""
+    if not whole(claim) or not whole(upper) or not isinstance(probe, str):
+        return rejected("the moves, the bound or the probed side is malformed")
+    index = {h: i for i, h in enumerate(problem.board.names)}
+    regions = [sum(1 << index[h] for h in set(r)) for r in ev["regions"]]
+    if any(len(set(r)) != len(r) for r in ev["regions"]):
+        return rejected("a region names a hole twice")
+    # a level is one file of positions (``save_positions``: a search in memory) or a
+    # list of partitions (``engine.spill``'s sealed files, by ``partition``: out of core)
+    parted = "partition" in ev
+    if parted and ev["partition"] != f"{MULTIPLIER:#x}":
+        return rejected("the levels' partitions are by another rule than the top bits of a product with "
+                        f"{MULTIPLIER:#x}")
+    sides: dict[str, list[list[dict]]] = {}
+    for side in SIDES:
+        items = ev[side]
+        lvs = items if parted else [[it] for it in items] if isinstance(items, list) else None
+        if not isinstance(lvs, list) or not all(
+                isinstance(lv, list) and lv and all(isinstance(it, dict) and whole(it["count"])
+                                                    and isinstance(it["sha256"], str) for it in lv)
+                for lv in lvs):
+            each = "list of parts" if parted else "file"
+            return rejected(f"\"{side}\" is not a list of levels, each a {each} with its count and SHA-256")
+        sides[side] = lvs
+    counts = [it["count"] for lvs in sides.values() for lv in lvs for it in lv]
+    total = sum(counts)
+    group = [[int(x) for x in p] for p in ev["symmetries"]]
+    sizes = {side: [sum(it["count"] for it in lv) for lv in lvs] for side, lvs in sides.items()}
+    pagodas = pagodas_of(problem, ev) if "pagodas" in ev else []
+    if walking.rebuild:  # no level file read: the checker builds the levels
+        walk, moves = rebuild(problem, sizes, group, regions, upper, probe, deadline,
+                                      pagodas=pagodas, compiled=not walking.reference)
+        return _moves_verdict(walk, moves, claim, "rebuilt and checked")
+    entire = walking.walk_above is None or total <= walking.walk_above
+    inline = walking.runner is None and BYTES_PER_POSITION * total <= memory_budget()
+    held = sum(max(it["count"] for it in lv) for lvs in sides.values() for lv in lvs)  # a part of each level
+    if entire and not inline and 2 * 8 * held > memory_budget():
+        return unsettled(f"levels of {total} positions, a part of each held at once, are more than this "
+                "machine's memory budget holds (PEGSAT_MEMORY_GB)")
+    loaders: dict[str, list[list[Any]]] = {}
+    for side, lvs in sides.items():
+        loaders[side] = []
+        for lv in lvs:
+            row = []
+            for it in lv:
+                f = companion(base, it["file"], staged)
+                if not f.is_file():
+                    return rejected(f"{f} is missing")
+                lie = overstated(f, it) if parted else None
+                if lie is not None:
+                    return lie
+                if parted:
+                    load = partial(load_level_part, f.resolve(), it["count"], it["sha256"], entire)
+                    if not entire:
+                        try:
+                            load()  # its header: its count and SHA-256
+                        except ValueError as exc:
+                            return rejected(f"{exc}")
+                elif sha256(f) != it["sha256"]:
+                    return rejected(f"{f} does not match its SHA-256 in the certificate")
+                else:
+                    load = partial(read_part, f.resolve(), it["count"])
+                row.append(load)
+            loaders[side].append(row)
+    if not entire:  # an atlas rebuilt (``walk_above``): the walk of a large set is ``check``'s
+        return unsettled(f"the {len(counts)} level files of {total} positions are there with their "
+                "SHA-256; their closure under moves is not walked here")
+    kept = None if walking.journal is None else Journal(walking.journal, journal_key(
+        {"problem": problem_to_json(problem), "evidence": ev}, Path(__file__)))
+    where = scratch(base, walking.runner)
+    walk, moves = check(problem, loaders["forward"], loaders["backward"], group, regions, upper,
+                                probe, deadline, pagodas=pagodas, sizes=sizes, inline=inline,
+                                runner=walking.runner, scratch=where, journal=kept,
+                                progress=walking.progress, compiled=not walking.reference)
+    return _moves_verdict(walk, moves, claim, "checked")
+
+
+def _moves_verdict(walk: Any, moves: int, claim: int, how: str) -> Verdict:
+    """A moves check's finding from its walk: the bound it proves must be the one claimed."""
+    if walk.ok and moves != claim:
+        return rejected(f"the levels prove at least {moves} moves, the certificate claims {claim}")
+    return restated(walk, f"move bound {how} by the independent checker "
+                    f"({walk.seconds:.2f} s): {walk.reason}")
+
+

@@ -20,25 +20,20 @@ from __future__ import annotations
 import shutil
 import subprocess
 import time
-from dataclasses import dataclass
+from dataclasses import replace
 from pathlib import Path
 
 from ..deadline import Deadline
 from ..process import OUT_OF_MEMORY, Child, ChildDied
+from .verdict import Verdict, judged
 
 
-@dataclass(frozen=True)
-class DratVerdict:
-    checker: str  # e.g. "dratify 0.1.10 (native engine)"
-    ok: bool | None  # None: not finished within the deadline, or the checker failed to run
-    seconds: float
-    detail: str = ""
-
-    def describe(self) -> str:
-        """The checker, its verdict and its time, in words."""
-        word = {True: "verified", False: "REJECTED", None: "did not finish checking"}[self.ok]
-        return f"{self.checker} {word} the DRAT proof in {self.seconds:.2f} s" + \
-            (f" ({self.detail})" if self.detail else "")
+def _said(checker: str, ok: bool | None, seconds: float, detail: str = "") -> Verdict:
+    """A checker's verdict (``ok`` None: not finished within the deadline, or the checker
+    failed to run), its reason naming the checker, what it found and its time."""
+    word = {True: "verified", False: "REJECTED", None: "did not finish checking"}[ok]
+    reason = f"{checker} {word} the DRAT proof in {seconds:.2f} s" + (f" ({detail})" if detail else "")
+    return replace(judged(ok, reason, seconds=seconds), kind="drat")
 
 
 def _native() -> bool:
@@ -63,34 +58,34 @@ def _dratify(send, cnf: str, proof: str, engine: str) -> None:
           f"{result.steps} steps" if result.ok else str(result.reason)[:120]))
 
 
-def check_dratify(cnf: Path, proof: Path, deadline: Deadline, engine: str = "auto") -> DratVerdict:
+def check_dratify(cnf: Path, proof: Path, deadline: Deadline, engine: str = "auto") -> Verdict:
     """dratify's verdict on ``proof`` for ``cnf`` (``engine``: auto, native or python)."""
     try:
         import dratify
     except ImportError:
-        return DratVerdict("dratify", None, 0.0, "not installed (pip install dratify)")
+        return _said("dratify", None, 0.0, "not installed (pip install dratify)")
     name = f"dratify {getattr(dratify, '__version__', '')}".strip()
     t = time.perf_counter()
     child = Child(_dratify, str(cnf), str(proof), engine)
     try:
         while True:
             if deadline.expired():
-                return DratVerdict(name, None, time.perf_counter() - t, "time limit")
+                return _said(name, None, time.perf_counter() - t, "time limit")
             try:
                 msg = child.receive(0.05)
             except ChildDied as exc:
-                return DratVerdict(name, None, time.perf_counter() - t, f"the checker died: {exc}")
+                return _said(name, None, time.perf_counter() - t, f"the checker died: {exc}")
             if msg is not None:
                 break
     finally:
         child.stop()
     if msg[0] in ("error", OUT_OF_MEMORY):
-        return DratVerdict(name, None, time.perf_counter() - t, str(msg[1])[:120])
+        return _said(name, None, time.perf_counter() - t, str(msg[1])[:120])
     ok, how, detail = msg
-    return DratVerdict(f"{name} ({how})", ok, time.perf_counter() - t, detail)
+    return _said(f"{name} ({how})", ok, time.perf_counter() - t, detail)
 
 
-def check_drat_trim(cnf: Path, proof: Path, deadline: Deadline) -> DratVerdict | None:
+def check_drat_trim(cnf: Path, proof: Path, deadline: Deadline) -> Verdict | None:
     """drat-trim's verdict, or None when it is not on PATH."""
     exe = shutil.which("drat-trim")
     if exe is None:
@@ -101,11 +96,11 @@ def check_drat_trim(cnf: Path, proof: Path, deadline: Deadline) -> DratVerdict |
         run = subprocess.run([exe, str(cnf), str(proof)], capture_output=True, text=True,
                              timeout=None if left is None else max(left, 0.01))
     except subprocess.TimeoutExpired:
-        return DratVerdict("drat-trim", None, time.perf_counter() - t, "time limit")
-    return DratVerdict("drat-trim", "s VERIFIED" in run.stdout, time.perf_counter() - t)
+        return _said("drat-trim", None, time.perf_counter() - t, "time limit")
+    return _said("drat-trim", "s VERIFIED" in run.stdout, time.perf_counter() - t)
 
 
-def check(cnf: Path, proof: Path, deadline: Deadline) -> list[DratVerdict]:
+def check(cnf: Path, proof: Path, deadline: Deadline) -> list[Verdict]:
     """Every available checker's verdict (dratify always; drat-trim when on PATH)."""
     out = [check_dratify(cnf, proof, deadline)]
     trim = check_drat_trim(cnf, proof, deadline)
