@@ -1,4 +1,4 @@
-"""Benchmark: the independent checker's loops, compiled (``proofs/_check.c``) against their
+"""Benchmark: the independent checker's loops, compiled (``checks/_check.c``) against their
 numpy reference, on real German positions.
 
 The positions are those of the first forward levels by moves of the German central game,

@@ -155,3 +155,17 @@ def test_the_checker_shares_no_search_code(name):
             continue
         assert any(target == a or target.startswith(a + ".") for a in allowed), \
             f"{name}:{line} imports {target}: the checker shares no search code"
+
+
+LONGEST = 150  # lines a function may take
+
+
+def test_no_function_is_longer_than_about_150_lines():
+    long = []
+    for name, path in MODULES.items():
+        for node in ast.walk(ast.parse(path.read_text())):
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                lines = node.end_lineno - node.lineno + 1
+                if lines > LONGEST:
+                    long.append(f"{name}.{node.name}: {lines} lines")
+    assert not long, long

@@ -329,7 +329,7 @@ def check(problem: Problem, levels: Sequence[Sequence[Loader]], group: list[list
     certificate states for each of its partitions, and the check builds every level itself
     (the module's docstring), in a scratch directory (beside the journal, in ``journal.path``
     + ".levels/" under the journal's key, when there is one, so that a stopped check goes on;
-    removed at a verdict). ``compiled``: the hot loops in C (``proofs/_check.c``), else in
+    removed at a verdict). ``compiled``: the hot loops in C (``checks/_check.c``), else in
     numpy, the reference the tests hold the C to."""
     t0 = time.perf_counter()
     deadline = deadline or Deadline()
@@ -358,41 +358,10 @@ def check(problem: Problem, levels: Sequence[Sequence[Loader]], group: list[list
         # (the goal's children, all with too few pegs) says nothing
         return done(False, f"the empty {_name(ends_empty, last[ends_empty])} lies past the {jumps} jumps "
                     "of a plan")
-    meet = 0
-    mirrored = None
     goals = goal_positions(problem)
-    if mirror is not None:
-        if back:
-            return done(False, "a mirror is for levels grown forward only")
-        if goals is None or len(goals) != 1:
-            return done(False, "a mirror is for a goal of one position")
-        lines = {tuple(line) for line in board.jumps}
-        if sorted(mirror) != list(range(n)) or any((mirror[x], mirror[y], mirror[z]) not in lines
-                                                   for x, y, z in lines):
-            return done(False, "the mirror is not a permutation mapping lines onto lines")
-        image = lambda x: sum(1 << mirror[h] for h in range(n) if x >> h & 1)  # noqa: E731
-        if image(board.full & ~problem.start) != goals[0] or image(board.full & ~goals[0]) != problem.start:
-            return done(False, "the mirror does not map the start's complement onto the goal and back")
-        inverse = [0] * n
-        for h in range(n):
-            inverse[mirror[h]] = h
-        known = {tuple(p) for p in group}
-        for i, p in enumerate(group):
-            if tuple(mirror[p[inverse[h]]] for h in range(n)) not in known:
-                return done(False, f"the mirror's conjugate of symmetry {i} is not among the symmetries")
-        meet = jumps - a - 1
-        if not 0 <= meet <= a and not ends_empty:
-            return done(False, f"{a + 1} levels of a plan of {jumps} jumps do not reach halfway")
-        mirrored = Closure(problem, (), (tuple(mirror),), (), None, compiled=compiled)
-    elif back:
-        if goals is None:
-            return done(False, "backward levels are for a goal whose positions can be listed")
-        if a + b + 1 != jumps and not ends_empty:
-            return done(False, f"{a + 1} forward and {b + 1} backward levels do not meet in a plan of "
-                        f"{jumps} jumps")
-    elif a != jumps - 1 and not ends_empty:
-        return done(False, f"without a mirror the levels must reach {jumps - 1} jumps, not {a}")
-
+    why, meet, mirrored = _meeting(problem, group, mirror, goals, a, b, jumps, ends_empty, compiled)
+    if why is not None:
+        return done(False, why)
     closure = Closure(problem, (), tuple(tuple(p) for p in group), tuple((tuple(w), f) for w, f in pagodas),
                       None, compiled=compiled)
     if rebuild and not walk:
@@ -421,25 +390,9 @@ def check(problem: Problem, levels: Sequence[Sequence[Loader]], group: list[list
                             for side, lvs in zip(SIDES, (levels, back), strict=True))
         check = Levels(closure, tuple(tuple(lv) for lv in levels), mirrored, meet, pegs, tmp, ends_empty,
                        tuple(tuple(lv) for lv in back), built, stated)
-        firsts = [("forward", [problem.start], "the start is neither in level 0 nor excluded")]
-        if back:
-            firsts.append(("backward", goals or [], "a goal position is neither in backward level 0 nor "
-                           "excluded"))
-        for side, positions, missing in firsts:
-            x = np.array(positions, dtype=np.uint64)
-            x = distinct(closure.canonical(x[~check.excluded(side, x)]))
-            if rebuild:  # level 0: the start (the goal positions), as the check sees them
-                where = partition(x, len(check._side(side)[0]))
-                for q in range(len(check._side(side)[0])):
-                    if (why := check._write_built(side, 0, q, x[where == q])) is not None:
-                        return done(None if why.startswith(UNSETTLED) else False, why.removeprefix(UNSETTLED))
-                continue
-            for q in np.unique(partition(x, len(check._side(side)[0]))).tolist():
-                zero, why = check._part(0, q, side)
-                if zero is None:
-                    return done(False, why or "")
-                if not member(zero, x[partition(x, len(check._side(side)[0])) == q]).all():
-                    return done(False, missing)
+        why = _level_zero(problem, check, goals if back else None, rebuild)
+        if why is not None:
+            return done(None if why.startswith(UNSETTLED) else False, why.removeprefix(UNSETTLED))
         steps = [("forward", d) for d in range(a)] + [("backward", d) for d in range(b)]
         if ends_empty:  # its emptiness, checked as it is read
             steps.append((ends_empty, last[ends_empty]))
@@ -495,9 +448,75 @@ def check(problem: Problem, levels: Sequence[Sequence[Loader]], group: list[list
                 f"{len(pagodas)} pagodas): {closed}, {how}; {total} children walked{total_note}")
 
 
+def _level_zero(problem: Problem, check: Levels, goals: list[int] | None, rebuild: bool) -> str | None:
+    """Why the start (with ``goals``, every goal position of backward level 0) is neither in
+    level 0 nor excluded, or None; when rebuilding, level 0 written as the check sees it."""
+    firsts = [("forward", [problem.start], "the start is neither in level 0 nor excluded")]
+    if goals is not None:
+        firsts.append(("backward", goals, "a goal position is neither in backward level 0 nor excluded"))
+    closure = check.closure
+    for side, positions, missing in firsts:
+        x = np.array(positions, dtype=np.uint64)
+        x = distinct(closure.canonical(x[~check.excluded(side, x)]))
+        parts = len(check._side(side)[0])
+        where = partition(x, parts)
+        if rebuild:  # level 0: the start (the goal positions), as the check sees them
+            for q in range(parts):
+                if (why := check._write_built(side, 0, q, x[where == q])) is not None:
+                    return why
+            continue
+        for q in np.unique(where).tolist():
+            zero, why = check._part(0, q, side)
+            if zero is None:
+                return why or ""
+            if not member(zero, x[where == q]).all():
+                return missing
+    return None
+
+
+def _meeting(problem: Problem, group: list[list[int]], mirror: list[int] | None, goals: list[int] | None,
+             a: int, b: int, jumps: int, ends_empty: str,
+             compiled: bool) -> tuple[str | None, int, Closure | None]:
+    """Why the levels' shape cannot meet in a plan of ``jumps`` jumps, or None; with the level
+    a mirror meets (``meet``) and the mirror's closure (the module's docstring, point 4);
+    ``a``, ``b``: the forward and backward levels' last depths (``b`` -1: none)."""
+    board, n = problem.board, problem.board.n
+    if mirror is not None:
+        if b >= 0:
+            return "a mirror is for levels grown forward only", 0, None
+        if goals is None or len(goals) != 1:
+            return "a mirror is for a goal of one position", 0, None
+        lines = {tuple(line) for line in board.jumps}
+        if sorted(mirror) != list(range(n)) or any((mirror[x], mirror[y], mirror[z]) not in lines
+                                                   for x, y, z in lines):
+            return "the mirror is not a permutation mapping lines onto lines", 0, None
+        image = lambda x: sum(1 << mirror[h] for h in range(n) if x >> h & 1)  # noqa: E731
+        if image(board.full & ~problem.start) != goals[0] or image(board.full & ~goals[0]) != problem.start:
+            return "the mirror does not map the start's complement onto the goal and back", 0, None
+        inverse = [0] * n
+        for h in range(n):
+            inverse[mirror[h]] = h
+        known = {tuple(p) for p in group}
+        for i, p in enumerate(group):
+            if tuple(mirror[p[inverse[h]]] for h in range(n)) not in known:
+                return f"the mirror's conjugate of symmetry {i} is not among the symmetries", 0, None
+        meet = jumps - a - 1
+        if not 0 <= meet <= a and not ends_empty:
+            return f"{a + 1} levels of a plan of {jumps} jumps do not reach halfway", 0, None
+        return None, meet, Closure(problem, (), (tuple(mirror),), (), None, compiled=compiled)
+    if b >= 0:
+        if goals is None:
+            return "backward levels are for a goal whose positions can be listed", 0, None
+        if a + b + 1 != jumps and not ends_empty:
+            return (f"{a + 1} forward and {b + 1} backward levels do not meet in a plan of {jumps} jumps",
+                    0, None)
+    elif a != jumps - 1 and not ends_empty:
+        return f"without a mirror the levels must reach {jumps - 1} jumps, not {a}", 0, None
+    return None, 0, None
+
+
 def _name(side: str, d: int) -> str:
     return f"level {d}" if side == "forward" else f"backward level {d}"
-
 
 
 def check_levels(problem: Problem, ev: dict, ctx: Context) -> Verdict:
