@@ -125,3 +125,27 @@ def test_round_trip_with_external_cadical(tmp_path, problem):
     model.write_text(run.stdout)
     d = decode(out, model)
     assert d.problem.goal.satisfied(d.replay.final)
+
+
+def test_redundant_constraints_round_trip_and_a_forged_pagoda_is_refused(tmp_path):
+    """An instance with pagodas, classes and counts at every step: its header lists the
+    pagodas, it is read back and decoded; a header whose pagoda could cut a plan is refused."""
+    from pegsat.analysis.pagoda import for_levels
+    from pegsat.deadline import Deadline
+    from pegsat.encoding.encoder import EncodeOptions
+
+    b = get_board("triangle-5")
+    p = single_vacancy(b, b.hole("a1"), Goal.survivor(b, b.hole("a1")))
+    pagodas = for_levels(p, Deadline(10)) + [((1,) * b.n, 1)]
+    out, model = tmp_path / "t5.cnf", tmp_path / "t5.model"
+    options = EncodeOptions(steps="sequential", pagodas=True, classes=True, count=True)
+    export(p, out, options, pagodas=pagodas)
+    text = out.read_text()
+    assert "pagodas=1 classes=1 count=1" in text and text.count("\nc pagoda ") == len(pagodas)
+    solve_with_pysat(out, model)
+    assert decode(out, model).replay.final == 1 << b.hole("a1")
+    ones = "c pagoda " + " ".join(["1"] * b.n)
+    forged = tmp_path / "forged.cnf"
+    forged.write_text(text.replace(f"{ones} 1\n", f"{ones} 2\n"))
+    with pytest.raises(DimacsError, match="floor"):
+        read_instance(forged)

@@ -105,3 +105,81 @@ def test_encoder_imports_no_solver():
             "print(any(m.startswith(('pysat.solvers', 'ortools')) for m in sys.modules))")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "False"
+
+
+def _pagodas(p):
+    """Learned pagodas, and the peg count as one (every weight 1, its floor the goal's pegs)."""
+    from pegsat.analysis.pagoda import for_levels
+    from pegsat.deadline import Deadline
+
+    return [*for_levels(p, Deadline(5)), ((1,) * p.board.n, p.goal.min_pegs)]
+
+
+REDUNDANT = [EncodeOptions(steps="sequential", symmetry=False, order=False, pagodas=True),
+             EncodeOptions(steps="sequential", symmetry=False, order=False, classes=True),
+             EncodeOptions(steps="sequential", symmetry=False, order=False, count=True),
+             EncodeOptions(steps="sequential", symmetry=False, order=False, pagodas=True, classes=True,
+                           count=True, card="totalizer")]
+
+
+@pytest.mark.parametrize("options", REDUNDANT, ids=["pagodas", "classes", "count", "all"])
+@pytest.mark.parametrize("board, start, survivor", [
+    ("square-1x5", (0, 1, 3, 4), 2), ("square-1x5", (1, 2, 3, 4), 1),
+    ("triangle-4", None, "a1"), ("triangle-5", None, 11), ("triangle-5", (0, 1, 2, 3, 4, 5, 7), 11)])
+def test_redundant_constraints_keep_exactly_the_plans(options, board, start, survivor):
+    """Every redundant constraint is sound: with it, the models are still exactly the plans
+    brute force finds (none, for a problem without one). ``survivor`` a number: the goal is
+    that many pegs anywhere (triangle-5 from a1 vacant, or from the start given)."""
+    b = get_board(board)
+    if survivor == 11:
+        start_ = bits(start) | bits(range(10, 15)) if start else b.full & ~1
+        goal = Goal(min_pegs=start_.bit_count() - 3, max_pegs=start_.bit_count() - 3)
+        p = Problem(b, start_, goal)
+    else:
+        s = b.hole(survivor) if isinstance(survivor, str) else survivor
+        p = Problem(b, bits(start) if start else b.full & ~(1 << s), Goal.survivor(b, s))
+    f = encode(p, options, pagodas=_pagodas(p) if options.pagodas else ())
+    assert not options.pagodas or f.weighted
+    jumps = [f.jump(k, t) for t in range(f.horizon) for k in range(len(b.jumps))]
+    assert sorted(count_projected(f, jumps)) == sorted(all_plans(p))
+
+
+def test_redundant_constraints_keep_every_parallel_plan():
+    b = get_board("square-4x4")
+    p = Problem(b, b.full & ~bits([0, 5]), Goal(min_pegs=12, max_pegs=12))
+    f = encode(p, EncodeOptions(symmetry=False, pagodas=True, classes=True), pagodas=_pagodas(p))
+    jumps = [f.jump(k, t) for t in range(f.horizon) for k in range(len(b.jumps))]
+    plans = list(count_projected(f, jumps))
+    for plan in plans:
+        replay_plan(p, plan)
+    assert set(all_plans(p)) <= set(plans)
+
+
+def test_a_pagoda_that_could_cut_a_plan_is_refused():
+    b = get_board("triangle-4")
+    p = Problem(b, b.full & ~(1 << b.hole("a1")), Goal.survivor(b, b.hole("a1")))
+    ones = (1,) * b.n
+    with pytest.raises(ValueError, match="floor"):  # a floor above the goal's weight
+        encode(p, EncodeOptions(pagodas=True), pagodas=[(ones, 2)])
+    raised = list(ones)
+    raised[b.jumps[0][2]] = 3  # a jump into this hole raises the weight
+    with pytest.raises(ValueError, match="raises"):
+        encode(p, EncodeOptions(pagodas=True), pagodas=[(tuple(raised), 1)])
+    with pytest.raises(ValueError, match="options"):
+        encode(p, EncodeOptions(), pagodas=[(ones, 1)])
+    with pytest.raises(ValueError, match="sequential"):
+        encode(p, EncodeOptions(count=True))
+
+
+def test_xor_chains_are_exact():
+    """The XOR gate chain: its models on the inputs are exactly the assignments of the parity."""
+    from itertools import product
+
+    from pegsat.encoding.encoder import _xor_cnf
+
+    for parity in (0, 1):
+        clauses = _xor_cnf([1, 2, 3, 4], parity, lambda j: 10 + j)
+        for bits_ in product((0, 1), repeat=4):
+            with Solver(name="cadical195", bootstrap_with=clauses) as s:
+                ok = s.solve(assumptions=[v if x else -v for v, x in zip((1, 2, 3, 4), bits_)])
+            assert ok == (sum(bits_) % 2 == parity)

@@ -8,6 +8,7 @@ read an answer without pegsat's help::
     c encoding steps=parallel symmetry=1 order=1 card=seqcounter
     c horizon 31              (fewer than the jumps, parallel steps only: UNSAT proves nothing)
     c fingerprint <sha256 of the clauses>
+    c pagoda 0 1 1 ... 2      (a pagoda imposed at every step: one weight a hole, then its floor)
     c var 1 peg a3 0          (hole a3 holds a peg after step 0)
     c var 1090 jump c1-c3 0   (the jump from c1 to c3 is played at step 0)
 
@@ -20,6 +21,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -29,7 +31,7 @@ from ..errors import DimacsError, PegsatError
 from ..files import parse_json, read_text, write_atomic
 from ..model.codec import problem_from_json, problem_to_json
 from ..model.problem import Problem
-from .encoder import EncodeOptions, Formula, encode
+from .encoder import EncodeOptions, Formula, Pagoda, encode
 
 if TYPE_CHECKING:
     from pysat.formula import CNF
@@ -49,9 +51,16 @@ def _options_from_text(text: str) -> EncodeOptions:
     kv = dict(item.split("=", 1) for item in text.split())
     try:
         return EncodeOptions(steps=kv["steps"], symmetry=kv["symmetry"] == "1",
-                             order=kv["order"] == "1", card=kv["card"])
+                             order=kv["order"] == "1", card=kv["card"], pagodas=kv.get("pagodas") == "1",
+                             classes=kv.get("classes") == "1", count=kv.get("count") == "1")
     except KeyError as exc:
         raise DimacsError(f"the header's encoding line lacks {exc}") from None
+
+
+def _pagoda_from_text(text: str) -> tuple[tuple[int, ...], int]:
+    """A ``c pagoda`` line's weights (one a hole, in the board's order) and floor."""
+    *weights, floor = (int(x) for x in text.split())
+    return tuple(weights), floor
 
 
 @dataclass(frozen=True)
@@ -73,6 +82,7 @@ def header(f: Formula, cnf: CNF) -> list[str]:
         f"c horizon {f.horizon}"
         + (" short: only SAT answers count" if f.short else ""),
         f"c fingerprint {fingerprint(cnf.clauses)}",
+        *(f"c pagoda {' '.join(map(str, w))} {floor}" for w, floor in f.pagodas),
     ]
     for key, var in sorted(f.pool.obj2id.items(), key=lambda kv: kv[1]):
         if not isinstance(key, tuple):
@@ -89,11 +99,12 @@ def header(f: Formula, cnf: CNF) -> list[str]:
 
 
 def export(problem: Problem, path: str | Path, options: EncodeOptions | None = None,
-           steps: int | None = None) -> Exported:
+           steps: int | None = None, pagodas: Sequence[Pagoda] = ()) -> Exported:
     """Write the instance atomically: to a temporary file beside ``path``, then rename.
-    ``steps`` < the number of jumps gives a short parallel horizon (see ``encoder``)."""
+    ``steps`` < the number of jumps gives a short parallel horizon (see ``encoder``);
+    ``pagodas`` are imposed at every step and listed in the header."""
     try:
-        f = encode(problem, options, steps=steps)
+        f = encode(problem, options, steps=steps, pagodas=pagodas)
     except ValueError as exc:
         raise PegsatError(str(exc)) from None
     cnf = f.to_cnf()
@@ -120,11 +131,14 @@ def read_instance(path: str | Path) -> tuple[Formula, CNF]:
     except Exception as exc:  # python-sat's parser raises plain exceptions on bad input
         raise DimacsError(f"{path}: not a DIMACS CNF file ({exc})") from None
     meta: dict[str, str] = {}
+    pagodas: list[str] = []
     for c in cnf.comments:
         body = c[1:].strip()
         key, _, rest = body.partition(" ")
         if key in ("problem", "encoding", "horizon", "fingerprint") and key not in meta:
             meta[key] = rest
+        elif key == "pagoda":
+            pagodas.append(rest)
         elif body == MAGIC:
             meta["magic"] = body
     if "magic" not in meta or "problem" not in meta:
@@ -133,9 +147,13 @@ def read_instance(path: str | Path) -> tuple[Formula, CNF]:
                                            DimacsError), DimacsError)
     try:
         steps = int(meta.get("horizon", "").split()[0])
-        f = encode(problem, _options_from_text(meta.get("encoding", "")), steps=steps)
     except (ValueError, IndexError):
         raise DimacsError(f"{path}: the header's horizon line is damaged") from None
+    try:
+        f = encode(problem, _options_from_text(meta.get("encoding", "")), steps=steps,
+                   pagodas=[_pagoda_from_text(line) for line in pagodas])
+    except ValueError as exc:  # a damaged line, or a pagoda that could cut a plan
+        raise DimacsError(f"{path}: the header does not describe an instance pegsat writes ({exc})") from None
     mine = f.to_cnf()
     want = meta.get("fingerprint")
     if fingerprint(cnf.clauses) != want or fingerprint(mine.clauses) != want:

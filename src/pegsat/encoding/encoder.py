@@ -30,17 +30,31 @@ T = pegs(start) - pegs(goal) jumps. Two step semantics (``EncodeOptions.steps``)
   start and goal, and consecutive jumps on disjoint holes after step one come in increasing
   id order.
 
-Cardinality constraints are kept as native groups so that the CP-SAT backend can post them
-directly; ``to_cnf`` expands them with python-sat's encoders (``pysat.card``).
+Redundant constraints from peg solitaire's theory, each an option and each sound (every
+position of a plan satisfies it, so the models are still exactly the plans):
+
+``pagodas``  integer pagodas (``analysis.pagoda.for_levels``, given to ``encode``) at every
+  step: no jump raises a pagoda's weight, so a position on a plan weighs no more than the
+  start, and no less than the lightest goal position (its floor), pseudo-Boolean constraints
+  expanded by python-sat's ``pysat.pb`` (pindakaas);
+``classes``  the position class (``analysis.invariants.class_basis``: weightings even on
+  every line, whose parity no jump changes) at every step, as XOR constraints;
+``count``    sequential steps: the peg count at every step (one jump a step removes one peg).
+
+Cardinality, weighted and XOR constraints are kept as native groups so that the CP-SAT backend
+can post them directly; ``to_cnf`` expands them with python-sat's encoders (``pysat.card``,
+``pysat.pb``) and XORs as chains of two-input XOR gates.
 """
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from ..analysis.invariants import class_basis
 from ..engine.bitboard import engine, stabilizer
-from ..model.problem import Problem
+from ..model.problem import Problem, goal_positions, holes_of
 from ..model.result import Plan
 
 if TYPE_CHECKING:
@@ -48,19 +62,27 @@ if TYPE_CHECKING:
 
 CARD_ENCODINGS = ("seqcounter", "ladder", "pairwise", "bitwise", "totalizer", "cardnetwrk")
 STEPS = ("parallel", "sequential")
+Pagoda = tuple[tuple[int, ...], int]  # integer weights, one a hole, and the floor
 
 
 @dataclass(frozen=True)
 class EncodeOptions:
+    """How a problem is encoded (the module's docstring). ``pagodas``: the planners learn
+    pagodas and ``encode`` imposes them; the others are read by ``encode`` alone."""
+
     steps: str = "parallel"
     symmetry: bool = True
     order: bool = True
     card: str = "seqcounter"
+    pagodas: bool = False
+    classes: bool = False
+    count: bool = False
 
     def describe(self) -> str:
         """The options as the DIMACS header's ``encoding`` line."""
         return (f"steps={self.steps} symmetry={int(self.symmetry)} order={int(self.order)} "
-                f"card={self.card}")
+                f"card={self.card} pagodas={int(self.pagodas)} classes={int(self.classes)} "
+                f"count={int(self.count)}")
 
 
 @dataclass
@@ -76,6 +98,12 @@ class Formula:
     at_most_one: list[list[int]] = field(default_factory=list)
     #: (literals, lower bound, upper bound or None)
     bounds: list[tuple[list[int], int, int | None]] = field(default_factory=list)
+    #: (literals, integer weights, lower bound or None, upper bound or None)
+    weighted: list[tuple[list[int], list[int], int | None, int | None]] = field(default_factory=list)
+    #: (literals, parity): the XOR of the literals is the parity
+    xors: list[tuple[list[int], int]] = field(default_factory=list)
+    #: the pagodas imposed at every step (``options.pagodas``)
+    pagodas: tuple[Pagoda, ...] = ()
     #: plan lengths (in jumps) the goal allows
     lengths: range = range(0)
 
@@ -128,6 +156,10 @@ class Formula:
                 cnf.extend(CardEnc.atleast(lits, lo, vpool=self.pool, encoding=enc).clauses)
             if hi is not None and hi < len(lits):
                 cnf.extend(CardEnc.atmost(lits, hi, vpool=self.pool, encoding=enc).clauses)
+        for lits, weights, low, high in self.weighted:
+            cnf.extend(_weighted_cnf(lits, weights, low, high, self.pool))
+        for i, (lits, parity) in enumerate(self.xors):
+            cnf.extend(_xor_cnf(lits, parity, lambda j, i=i: self.pool.id(("xor", i, j))))
         return cnf
 
     def decode(self, true_vars: set[int]) -> Plan:
@@ -142,10 +174,15 @@ class Formula:
         return tuple(plan)
 
 
-def encode(problem: Problem, options: EncodeOptions | None = None, steps: int | None = None) -> Formula:
+def encode(problem: Problem, options: EncodeOptions | None = None, steps: int | None = None,
+           pagodas: Sequence[Pagoda] = ()) -> Formula:
     """Encode ``problem``; ``steps`` < T (parallel only) asks for a plan in fewer steps, which
-    may find one faster but cannot refute anything."""
+    may find one faster but cannot refute anything. ``pagodas`` (with ``options.pagodas``):
+    integer pagodas imposed at every step, each checked first (ValueError if one is not a
+    pagoda of the problem)."""
     options = options or EncodeOptions()
+    if pagodas and not options.pagodas:
+        raise ValueError("pagodas are given but the options do not impose them")
     if options.card not in CARD_ENCODINGS:
         raise ValueError(f"unknown cardinality encoding {options.card!r}")
     if options.steps not in STEPS:
@@ -216,7 +253,81 @@ def encode(problem: Problem, options: EncodeOptions | None = None, steps: int | 
         for t in range(1, horizon - 1):
             for k1, k2 in pairs:
                 f.clauses.append([-f.jump(k1, t), -f.jump(k2, t + 1)])
+    add_redundant(f, [(tuple(w), int(floor)) for w, floor in pagodas])
     return f
+
+
+def add_redundant(f: Formula, pagodas: list[Pagoda]) -> None:
+    """The options' redundant constraints at every step between the start and the goal."""
+    p, n = f.problem, f.problem.board.n
+    for w, floor in pagodas:
+        why = unsound_pagoda(p, w, floor)
+        if why is not None:
+            raise ValueError(why)
+    f.pagodas = tuple(pagodas)
+    steps = range(1, f.horizon)
+    for w, floor in f.pagodas:
+        holes = [h for h in range(n) if w[h]]
+        top = sum(w[h] for h in holes_of(p.start))
+        for t in steps:
+            f.weighted.append(([f.peg(h, t) for h in holes], [w[h] for h in holes], floor, top))
+    if f.options.classes:
+        for c in class_basis(p.board):
+            parity = (p.start & c).bit_count() & 1
+            for t in steps:
+                f.xors.append(([f.peg(h, t) for h in holes_of(c)], parity))
+    if f.options.count:
+        if f.options.steps != "sequential":
+            raise ValueError("a peg count at every step needs sequential steps")
+        least = f.lengths.start
+        for t in steps:
+            f.bounds.append(([f.peg(h, t) for h in range(n)], p.pegs - t, p.pegs - min(t, least)))
+
+
+def unsound_pagoda(problem: Problem, w: Sequence[int], floor: int) -> str | None:
+    """Why ``(w, floor)`` may cut a position of a plan, or None: one integer weight a hole, no
+    jump raising the weight, and no goal position weighing less than the floor."""
+    board = problem.board
+    if len(w) != board.n or not all(isinstance(x, int) for x in (*w, floor)):
+        return "a pagoda needs one integer weight a hole and an integer floor"
+    if any(w[c] > w[a] + w[b] for a, b, c in board.jumps):
+        return "a jump raises the pagoda's weight"
+    goals = goal_positions(problem)
+    if goals is None or any(sum(w[h] for h in holes_of(g)) < floor for g in goals):
+        return "a goal position weighs less than the pagoda's floor (or the goal has too many to list)"
+    return None
+
+
+def _weighted_cnf(lits: list[int], weights: list[int], lo: int | None, hi: int | None, pool: Any
+                  ) -> list[list[int]]:
+    """``lo <= sum(weights * lits) <= hi`` by python-sat's pseudo-Boolean encoder, with the
+    negative weights moved onto the negated literals."""
+    from pysat.pb import PBEnc
+
+    shift = sum(-x for x in weights if x < 0)
+    ls = [v if x > 0 else -v for v, x in zip(lits, weights, strict=True)]
+    ws = [abs(x) for x in weights]
+    out: list[list[int]] = []
+    if lo is not None and lo + shift > 0:
+        out += PBEnc.atleast(ls, ws, lo + shift, vpool=pool).clauses
+    if hi is not None and hi + shift < sum(ws):
+        out += PBEnc.atmost(ls, ws, hi + shift, vpool=pool).clauses
+    return out
+
+
+def _xor_cnf(lits: list[int], parity: int, aux: Any) -> list[list[int]]:
+    """``XOR(lits) == parity`` as a chain of two-input XOR gates on auxiliary variables
+    ``aux(j)``: four clauses a gate, one unit at the end."""
+    if not lits:
+        return [] if parity == 0 else [[]]
+    out: list[list[int]] = []
+    acc = lits[0]
+    for j, x in enumerate(lits[1:]):
+        y = aux(j)  # y <-> acc xor x
+        out += [[-y, acc, x], [-y, -acc, -x], [y, -acc, x], [y, acc, -x]]
+        acc = y
+    out.append([acc] if parity else [-acc])
+    return out
 
 
 def add_initial(f: Formula) -> None:

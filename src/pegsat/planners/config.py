@@ -84,6 +84,17 @@ SHORT_HORIZONS = ((0.45, 3.0), (0.65, 6.0))
 MIN_JUMPS_FOR_SHORT = 12
 
 
+def learned_pagodas(problem: Problem, config: Config, deadline: Deadline
+                    ) -> list[tuple[tuple[int, ...], int]]:
+    """The pagodas an encoding with ``pagodas`` imposes at every step
+    (``analysis.pagoda.for_levels``: learned within seconds, with a fixed seed), or none."""
+    if not config.encode.pagodas:
+        return []
+    from ..analysis.pagoda import for_levels
+
+    return for_levels(problem, deadline)
+
+
 def horizon_schedule(problem: Problem, config: Config) -> list[tuple[int | None, float | None]]:
     """(steps, budget) attempts: short parallel horizons, then the full one (None, None)."""
     full = problem.horizons.stop - 1

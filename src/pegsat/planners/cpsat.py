@@ -19,7 +19,7 @@ from ..deadline import Deadline
 from ..encoding.encoder import Formula, encode
 from ..model.problem import Problem
 from ..model.result import Proof, Result, Stats, Status
-from .config import Config, any_problem, horizon_schedule, split_open_goals
+from .config import Config, any_problem, horizon_schedule, learned_pagodas, split_open_goals
 
 NAME = "cpsat"
 OPTIMAL = False  # its plans are not proven to have the fewest moves
@@ -32,9 +32,10 @@ def solve(problem: Problem, deadline: Deadline, config: Config) -> Result:
     from ortools.sat.python import cp_model
 
     stats: Stats = {"encode_s": 0.0, "solve_s": 0.0, "attempts": []}
+    pagodas = learned_pagodas(problem, config, deadline)
     for steps, budget in horizon_schedule(problem, config):
         t0 = time.perf_counter()
-        f = encode(problem, config.encode, steps=steps)
+        f = encode(problem, config.encode, steps=steps, pagodas=pagodas)
         model, xs = _model(f)
         stats["encode_s"] += time.perf_counter() - t0
         stats.update({"variables": f.pool.top, "clauses": len(f.clauses), "horizon": f.horizon})
@@ -119,4 +120,13 @@ def _model(f: Formula):
         model.add_at_most_one([lit(v) for v in group])
     for lits, lo, hi in f.bounds:
         model.add_linear_constraint(sum(lit(v) for v in lits), lo, len(lits) if hi is None else hi)
+    for lits, weights, low, high in f.weighted:
+        total = sum(w * lit(v) for v, w in zip(lits, weights, strict=True))
+        if low is not None:
+            model.add(total >= low)
+        if high is not None:
+            model.add(total <= high)
+    for lits, parity in f.xors:  # CP-SAT's XOR is true: an even parity negates one literal
+        ls = [lit(v) for v in lits]
+        model.add_bool_xor(ls if parity else [ls[0].negated(), *ls[1:]])
     return model, xs

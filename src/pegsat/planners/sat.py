@@ -25,7 +25,7 @@ from ..files import clip
 from ..model.problem import Problem
 from ..model.result import Proof, Result, Stats, Status
 from ..process import OUT_OF_MEMORY, Child, ChildDied
-from .config import Config, any_problem, horizon_schedule, split_open_goals
+from .config import Config, any_problem, horizon_schedule, learned_pagodas, split_open_goals
 
 NAME = "sat"
 OPTIMAL = False  # its plans are not proven to have the fewest moves
@@ -119,6 +119,7 @@ class SatJob:
         check_solver(config.solver)
         self.problem, self.config, self.deadline = problem, config, deadline
         self.attempts = horizon_schedule(problem, config)
+        self.pagodas = learned_pagodas(problem, config, deadline)
         self.stats: Stats = {"encode_s": 0.0, "solver": config.solver, "attempts": []}
         self.t1 = time.perf_counter()
         self.index = -1
@@ -128,7 +129,7 @@ class SatJob:
         self.index += 1
         steps, budget = self.attempts[self.index]
         t0 = time.perf_counter()
-        self.formula = f = encode(self.problem, self.config.encode, steps=steps)
+        self.formula = f = encode(self.problem, self.config.encode, steps=steps, pagodas=self.pagodas)
         cnf = f.to_cnf()
         if f.variable_length and self.config.encode.steps == "sequential":
             self.lengths = list(f.lengths)
