@@ -20,6 +20,7 @@ import threading
 import time
 from dataclasses import replace
 from pathlib import Path
+from typing import Any
 
 import click
 
@@ -234,6 +235,30 @@ def spill_options(what: str):
     return decorate
 
 
+def encoding_options(fn):
+    """The SAT/CP-SAT encoding's options (``encoding.encoder.EncodeOptions``), given to the
+    command as one ``encode`` argument."""
+    @click.option("--steps", default="parallel", type=click.Choice(["parallel", "sequential"]),
+                  show_default=True, help="Step semantics of the SAT/CP-SAT encoding.")
+    @click.option("--no-symmetry", is_flag=True, help="Do not break symmetries in the encoding.")
+    @click.option("--card", default="seqcounter", show_default=True,
+                  help="python-sat cardinality encoding (seqcounter, ladder, totalizer, ...).")
+    @click.option("--pagodas", is_flag=True, help="Impose learned pagodas at every step (pseudo-Boolean "
+                  "constraints; the DIMACS header lists them).")
+    @click.option("--classes", is_flag=True, help="Impose the position class at every step (XOR "
+                  "constraints).")
+    @click.option("--count", is_flag=True, help="With --steps sequential: the peg count at every step.")
+    @functools.wraps(fn)
+    def wrapper(*args, steps: str, no_symmetry: bool, card: str, pagodas: bool, classes: bool, count: bool,
+                **kwargs):
+        from .encoding.encoder import EncodeOptions
+
+        kwargs["encode"] = EncodeOptions(steps=steps, symmetry=not no_symmetry, card=card, pagodas=pagodas,
+                                         classes=classes, count=count)
+        return fn(*args, **kwargs)
+    return wrapper
+
+
 def finished_levels(problem: Problem, facts: dict) -> list[str]:
     """The levels a stopped count finished, as a table (its classes and raw positions)."""
     classes, raw = facts.get("classes_per_level") or [], facts.get("positions_per_level") or []
@@ -382,9 +407,7 @@ def verify(problem: str, plan: str, notation: str, domain: str | None, show_posi
               "CP-SAT workers; with --spill, local Dask worker processes (default: every core).")
 @spill_options("with --min-moves or --planner layers")
 @time_limit()
-@click.option("--steps", default="parallel", type=click.Choice(["parallel", "sequential"]),
-              show_default=True, help="Step semantics of the SAT/CP-SAT encoding.")
-@click.option("--no-symmetry", is_flag=True, help="Do not break symmetries in the encoding.")
+@encoding_options
 @click.option("--notation", type=WRITE_NOTATION,
               help="Plan notation (default: ipc for PDDL input, else names).")
 @click.option("--pddl", "domain", type=click.Path(exists=True, dir_okay=False),
@@ -396,8 +419,8 @@ def verify(problem: str, plan: str, notation: str, domain: str | None, show_posi
               "it finishes once it has run a few seconds).")
 def solve(problem: str, planner: str, min_moves: bool, upper_plan: str | None, cert_out: str | None,
           solver: str, workers: int | None, spill: str | None, scheduler: str | None,
-          memory_limit: int | None, disk_limit: int | None, time_limit: float | None, steps: str,
-          no_symmetry: bool, notation: str | None, domain: str | None, show_positions: bool, as_json: bool,
+          memory_limit: int | None, disk_limit: int | None, time_limit: float | None,
+          encode: Any, notation: str | None, domain: str | None, show_positions: bool, as_json: bool,
           out: str | None, quiet: bool,
           options: ProblemOptions) -> None:
     """Find a plan for PROBLEM, prove there is none, or say it is unknown.
@@ -406,7 +429,6 @@ def solve(problem: str, planner: str, min_moves: bool, upper_plan: str | None, c
     (its domain: --pddl DOMAIN, or domain.pddl beside it)."""
     from .apps.pose import pose
     from .apps.solve import solve as solve_problem
-    from .encoding.encoder import EncodeOptions
     from .files import write_atomic
     from .formats.notation import format_plan
     from .formats.report import result_json, solve_text
@@ -421,7 +443,6 @@ def solve(problem: str, planner: str, min_moves: bool, upper_plan: str | None, c
                           "certificates of unsolvability)")
     posed = pose(problem, options, domain=domain)
     notation = notation or posed.notation
-    encode = EncodeOptions(steps=steps, symmetry=not no_symmetry)
     config = Config(solver=solver, encode=encode)
     if workers:
         config = replace(config, workers=workers)
@@ -471,25 +492,16 @@ def solve(problem: str, planner: str, min_moves: bool, upper_plan: str | None, c
 @click.argument("problem")
 @click.argument("out", type=OUT_FILE)
 @problem_options
-@click.option("--steps", default="parallel", type=click.Choice(["parallel", "sequential"]),
-              show_default=True)
-@click.option("--no-symmetry", is_flag=True)
-@click.option("--card", default="seqcounter", show_default=True,
-              help="python-sat cardinality encoding (seqcounter, ladder, totalizer, ...).")
+@encoding_options
 @click.option("--horizon", type=POSITIVE, help="Parallel steps, fewer than the jumps: often much "
               "easier for a solver, but UNSAT then proves nothing.")
-def export(problem: str, out: str, steps: str, no_symmetry: bool, card: str,
-           horizon: int | None, options: ProblemOptions) -> None:
+def export(problem: str, out: str, encode: Any, horizon: int | None, options: ProblemOptions) -> None:
     """Write PROBLEM as a self-describing DIMACS CNF file OUT."""
     from .apps.pose import pose
     from .encoding.dimacs import export as write_dimacs
-    from .encoding.encoder import CARD_ENCODINGS, EncodeOptions
 
-    if card not in CARD_ENCODINGS:
-        raise PegsatError(f"unknown --card {card!r}; choose from {', '.join(CARD_ENCODINGS)}")
     prob = pose(problem, options).problem
-    info = write_dimacs(prob, out, EncodeOptions(steps=steps, symmetry=not no_symmetry, card=card),
-                        steps=horizon)
+    info = write_dimacs(prob, out, encode, steps=horizon)
     click.echo(f"wrote {info.path}: {info.variables} variables, {info.clauses} clauses, "
                f"horizon {info.horizon} ({prob.describe()})")
 

@@ -99,10 +99,16 @@ def header(f: Formula, cnf: CNF) -> list[str]:
 
 
 def export(problem: Problem, path: str | Path, options: EncodeOptions | None = None,
-           steps: int | None = None, pagodas: Sequence[Pagoda] = ()) -> Exported:
+           steps: int | None = None, pagodas: Sequence[Pagoda] | None = None) -> Exported:
     """Write the instance atomically: to a temporary file beside ``path``, then rename.
     ``steps`` < the number of jumps gives a short parallel horizon (see ``encoder``);
-    ``pagodas`` are imposed at every step and listed in the header."""
+    ``pagodas`` are imposed at every step and listed in the header (with ``options.pagodas``
+    and none given: ``analysis.pagoda.for_levels``'s, learned here)."""
+    if pagodas is None:
+        from ..analysis.pagoda import for_levels
+        from ..deadline import Deadline
+
+        pagodas = for_levels(problem, Deadline()) if options is not None and options.pagodas else []
     try:
         f = encode(problem, options, steps=steps, pagodas=pagodas)
     except ValueError as exc:

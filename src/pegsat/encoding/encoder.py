@@ -54,6 +54,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..analysis.invariants import class_basis
 from ..engine.bitboard import engine, stabilizer
+from ..errors import PegsatError
 from ..model.problem import Problem, goal_positions, holes_of
 from ..model.result import Plan
 
@@ -62,6 +63,12 @@ if TYPE_CHECKING:
 
 CARD_ENCODINGS = ("seqcounter", "ladder", "pairwise", "bitwise", "totalizer", "cardnetwrk")
 STEPS = ("parallel", "sequential")
+
+
+class EncodingError(PegsatError, ValueError):
+    """Options that describe no encoding (a one-line error; a ValueError to ``encode``'s callers)."""
+
+
 Pagoda = tuple[tuple[int, ...], int]  # integer weights, one a hole, and the floor
 
 
@@ -77,6 +84,15 @@ class EncodeOptions:
     pagodas: bool = False
     classes: bool = False
     count: bool = False
+
+    def __post_init__(self) -> None:
+        if self.card not in CARD_ENCODINGS:
+            raise EncodingError(f"unknown cardinality encoding {self.card!r}; choose from "
+                                f"{', '.join(CARD_ENCODINGS)}")
+        if self.steps not in STEPS:
+            raise EncodingError(f"unknown step semantics {self.steps!r}")
+        if self.count and self.steps != "sequential":
+            raise EncodingError("a peg count at every step needs sequential steps")
 
     def describe(self) -> str:
         """The options as the DIMACS header's ``encoding`` line."""
@@ -183,10 +199,6 @@ def encode(problem: Problem, options: EncodeOptions | None = None, steps: int | 
     options = options or EncodeOptions()
     if pagodas and not options.pagodas:
         raise ValueError("pagodas are given but the options do not impose them")
-    if options.card not in CARD_ENCODINGS:
-        raise ValueError(f"unknown cardinality encoding {options.card!r}")
-    if options.steps not in STEPS:
-        raise ValueError(f"unknown step semantics {options.steps!r}")
     board = problem.board
     n, jumps = board.n, board.jumps
     lengths = problem.horizons
@@ -277,8 +289,6 @@ def add_redundant(f: Formula, pagodas: list[Pagoda]) -> None:
             for t in steps:
                 f.xors.append(([f.peg(h, t) for h in holes_of(c)], parity))
     if f.options.count:
-        if f.options.steps != "sequential":
-            raise ValueError("a peg count at every step needs sequential steps")
         least = f.lengths.start
         for t in steps:
             f.bounds.append(([f.peg(h, t) for h in range(n)], p.pegs - t, p.pegs - min(t, least)))

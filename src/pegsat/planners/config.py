@@ -78,9 +78,13 @@ def split_open_goals(problem: Problem) -> bool:
     return False
 
 
-#: Short parallel horizons tried first, as (fraction of the jumps, seconds). They can only
-#: find plans; the last attempt, at the full horizon, is the one that can refute.
-SHORT_HORIZONS = ((0.45, 3.0), (0.65, 6.0))
+#: Short parallel horizons tried first, as (fraction of the jumps, seconds), in rounds of
+#: doubling budgets: a short horizon can only find a plan, and the shortest that has one
+#: finds it fastest (English central game: 0.2-2.4 s at 13 steps of 31, 9-15 s at 22, 80 s
+#: at 31; ``bench/results-sat.txt``). A horizon tried again is solved with its clauses in
+#: another order (a solver's run time varies by tens of times with it). The last attempt, at
+#: the full horizon, is the one that can refute.
+SHORT_HORIZONS = ((0.42, 2.0), (0.5, 2.0), (0.42, 4.0), (0.5, 4.0), (0.58, 4.0), (0.42, 8.0), (0.5, 8.0))
 MIN_JUMPS_FOR_SHORT = 12
 
 
@@ -95,14 +99,17 @@ def learned_pagodas(problem: Problem, config: Config, deadline: Deadline
     return for_levels(problem, deadline)
 
 
-def horizon_schedule(problem: Problem, config: Config) -> list[tuple[int | None, float | None]]:
-    """(steps, budget) attempts: short parallel horizons, then the full one (None, None)."""
+def horizon_schedule(problem: Problem, config: Config) -> list[tuple[int | None, float | None, int]]:
+    """(steps, budget, seed) attempts: short parallel horizons, then the full one (None, None,
+    0). ``seed``: 0 the first time a horizon is tried, else the order its clauses are shuffled
+    in (the CP-SAT planner's random seed)."""
     full = problem.horizons.stop - 1
-    out: list[tuple[int | None, float | None]] = []
+    out: list[tuple[int | None, float | None, int]] = []
     if config.encode.steps == "parallel" and full >= MIN_JUMPS_FOR_SHORT:
         for frac, budget in SHORT_HORIZONS:
             n = max(1, round(full * frac))
-            if n < full and all(n != a for a, _ in out):
-                out.append((n, budget))
-    out.append((None, None))
+            if n < full:
+                tried = sum(a == n for a, _, _ in out)
+                out.append((n, budget, len(out) + 1 if tried else 0))
+    out.append((None, None, 0))
     return out

@@ -33,7 +33,7 @@ def solve(problem: Problem, deadline: Deadline, config: Config) -> Result:
 
     stats: Stats = {"encode_s": 0.0, "solve_s": 0.0, "attempts": []}
     pagodas = learned_pagodas(problem, config, deadline)
-    for steps, budget in horizon_schedule(problem, config):
+    for steps, budget, seed in horizon_schedule(problem, config):
         t0 = time.perf_counter()
         f = encode(problem, config.encode, steps=steps, pagodas=pagodas)
         model, xs = _model(f)
@@ -43,6 +43,7 @@ def solve(problem: Problem, deadline: Deadline, config: Config) -> Result:
 
         solver = cp_model.CpSolver()
         solver.parameters.num_workers = max(1, config.workers)
+        solver.parameters.random_seed = seed
         solver.parameters.catch_sigint_signal = False  # Ctrl-C is ours (see _solve_interruptibly)
         limit = (deadline if budget is None else deadline.within(budget)).remaining()
         if limit is not None:

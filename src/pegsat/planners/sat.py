@@ -127,7 +127,7 @@ class SatJob:
 
     def _start_next(self) -> None:
         self.index += 1
-        steps, budget = self.attempts[self.index]
+        steps, budget, seed = self.attempts[self.index]
         t0 = time.perf_counter()
         self.formula = f = encode(self.problem, self.config.encode, steps=steps, pagodas=self.pagodas)
         cnf = f.to_cnf()
@@ -141,7 +141,13 @@ class SatJob:
         self.stats.update({"variables": cnf.nv, "clauses": len(cnf.clauses), "horizon": f.horizon})
         self.stats["attempts"].append(f.horizon)
         self.attempt = self.deadline if budget is None else self.deadline.within(budget)
-        self.proc = SolverProcess(self.config.solver, cnf.clauses, assumptions)
+        clauses = cnf.clauses
+        if seed:  # a horizon tried again: the same clauses in another order
+            import random
+
+            clauses = list(clauses)
+            random.Random(seed).shuffle(clauses)
+        self.proc = SolverProcess(self.config.solver, clauses, assumptions)
 
     def _final(self, deadline: Deadline) -> tuple[str, Any] | None:
         """Advance through the schedule until ``deadline``; the last answer or None."""
