@@ -9,7 +9,7 @@ of before (``BASELINE``: 0.45 of the jumps for 3 s, 0.65 for 6 s, then the full 
 the same run; and by ``sat`` with each redundant constraint of the encoder on its own
 (``EncodeOptions``: pagodas, position classes). The ratio is the baseline's total time over
 each row's (">" when the baseline hit the time limit). The machine anchor: CaDiCaL refuting
-the pigeonhole formula PHP(8 pigeons, 7 holes) (python-sat's ``genhard.PHP``), timed in this
+the pigeonhole formula PHP(10 pigeons, 9 holes) (python-sat's ``genhard.PHP``), timed in this
 run. Peak memory: this process and its solver children (``ru_maxrss``). Timings on shared
 machines are noisy: compare rows of one run, not runs.
 """
@@ -59,12 +59,12 @@ VARIANTS = [  # (name, planner, encoding options, the schedule of before)
 
 
 def anchor() -> float:
-    """Seconds CaDiCaL takes to refute PHP(8, 7)."""
+    """Seconds CaDiCaL takes to refute PHP(10, 9)."""
     from pysat.examples.genhard import PHP
     from pysat.solvers import Solver
 
     t0 = time.perf_counter()
-    with Solver(name="cadical195", bootstrap_with=PHP(7).clauses) as s:
+    with Solver(name="cadical195", bootstrap_with=PHP(9).clauses) as s:
         assert not s.solve()
     return time.perf_counter() - t0
 
@@ -88,7 +88,7 @@ def main() -> None:
     ap.add_argument("--repeat", type=int, default=1)
     args = ap.parse_args()
     only = [w for w in args.only.split(",") if w]
-    print(f"# machine anchor: CaDiCaL refutes PHP(8, 7) in {anchor():.2f} s")
+    print(f"# machine anchor: CaDiCaL refutes PHP(10, 9) in {anchor():.2f} s")
     print(f"{'problem':22} {'variant':26} {'status':16} {'seconds':>8} {'ratio':>7}")
     for name, problem in problems():
         if only and not any(w in name for w in only):

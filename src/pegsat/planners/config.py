@@ -84,7 +84,7 @@ def split_open_goals(problem: Problem) -> bool:
 #: at 31; ``bench/results-sat.txt``). A horizon tried again is solved with its clauses in
 #: another order (a solver's run time varies by tens of times with it). The last attempt, at
 #: the full horizon, is the one that can refute.
-SHORT_HORIZONS = ((0.42, 2.0), (0.5, 2.0), (0.42, 4.0), (0.5, 4.0), (0.58, 4.0), (0.42, 8.0), (0.5, 8.0))
+SHORT_HORIZONS = ((0.42, 3.0), (0.5, 3.0), (0.42, 6.0), (0.5, 6.0), (0.58, 6.0), (0.42, 12.0), (0.5, 12.0))
 MIN_JUMPS_FOR_SHORT = 12
 
 
