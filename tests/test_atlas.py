@@ -40,6 +40,8 @@ def test_triangle_atlas_every_cell_settled_and_checked(triangle):
     report = check(triangle)
     assert report.ok, report.lines()
     assert sum(report.kinds.values()) == 225
+    v = report.verdict  # the one verdict type, for an atlas too
+    assert v.ok and v.kind == "atlas" and v.walked == 225 and v.reason == report.lines()[0]
     r = CliRunner().invoke(main, ["check", str(triangle)])
     assert r.exit_code == 0 and "225 cells checked" in r.output, r.output
 
