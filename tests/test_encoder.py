@@ -183,3 +183,35 @@ def test_xor_chains_are_exact():
             with Solver(name="cadical195", bootstrap_with=clauses) as s:
                 ok = s.solve(assumptions=[v if x else -v for v, x in zip((1, 2, 3, 4), bits_)])
             assert ok == (sum(bits_) % 2 == parity)
+
+
+def _earliest(p, plan):
+    """A sequential plan's jumps each at the earliest parallel step: one after the last earlier
+    jump it shares a hole with."""
+    masks = [1 << a | 1 << b | 1 << c for a, b, c in p.board.jumps]
+    steps: list[int] = []
+    for i, k in enumerate(plan):
+        steps.append(1 + max((steps[j] for j in range(i) if masks[plan[j]] & masks[k]), default=-1))
+    return frozenset(zip(plan, steps, strict=True))
+
+
+@pytest.mark.parametrize("board, vacant, survivor", [("triangle-5", "a1", None), ("triangle-5", "b3", "b3"),
+                                                     ("triangle-4", "a1", "a1")])
+def test_process_semantics_keeps_one_model_a_plan(board, vacant, survivor):
+    """With ``process``, the models are exactly the plans' earliest-step forms: every plan
+    once (and none for a problem without a plan)."""
+    b = get_board(board)
+    goal = Goal.survivor(b, b.hole(survivor)) if survivor else Goal(min_pegs=b.n - 5, max_pegs=b.n - 5)
+    p = Problem(b, b.full & ~(1 << b.hole(vacant)), goal)
+    f = encode(p, EncodeOptions(symmetry=False, process=True))
+    jumps = {f.jump(k, t): (k, t) for t in range(f.horizon) for k in range(len(b.jumps))}
+    models = []
+    with Solver(name="cadical195", bootstrap_with=f.to_cnf().clauses) as s:
+        while s.solve():
+            m = {v for v in s.get_model() if v > 0}
+            models.append(frozenset(jumps[v] for v in m if v in jumps))
+            s.add_clause([-v if v in m else v for v in jumps])
+    assert len(models) == len(set(models))
+    assert set(models) == {_earliest(p, plan) for plan in all_plans(p)}
+    plain = encode(p, EncodeOptions(symmetry=False))
+    assert len(f.clauses) > len(plain.clauses)

@@ -248,13 +248,15 @@ def encoding_options(fn):
     @click.option("--classes", is_flag=True, help="Impose the position class at every step (XOR "
                   "constraints).")
     @click.option("--count", is_flag=True, help="With --steps sequential: the peg count at every step.")
+    @click.option("--process", is_flag=True, help="With parallel steps: every jump at the earliest step it "
+                  "can take (one model a plan).")
     @functools.wraps(fn)
     def wrapper(*args, steps: str, no_symmetry: bool, card: str, pagodas: bool, classes: bool, count: bool,
-                **kwargs):
+                process: bool, **kwargs):
         from .encoding.encoder import EncodeOptions
 
         kwargs["encode"] = EncodeOptions(steps=steps, symmetry=not no_symmetry, card=card, pagodas=pagodas,
-                                         classes=classes, count=count)
+                                         classes=classes, count=count, process=process)
         return fn(*args, **kwargs)
     return wrapper
 

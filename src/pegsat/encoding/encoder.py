@@ -39,7 +39,11 @@ position of a plan satisfies it, so the models are still exactly the plans):
   expanded by python-sat's ``pysat.pb`` (pindakaas);
 ``classes``  the position class (``analysis.invariants.class_basis``: weightings even on
   every line, whose parity no jump changes) at every step, as XOR constraints;
-``count``    sequential steps: the peg count at every step (one jump a step removes one peg).
+``count``    sequential steps: the peg count at every step (one jump a step removes one peg);
+``process``  parallel steps: every jump after the first step shares a hole with a jump of the
+  step before (process semantics, Heljanko 2001; Rintanen, Heljanko and Niemela 2006): each
+  plan then has one model, its jumps each at the earliest step, where without it a plan of
+  fewer steps than the horizon has many (its empty steps anywhere, jumps moved later).
 
 Cardinality, weighted and XOR constraints are kept as native groups so that the CP-SAT backend
 can post them directly; ``to_cnf`` expands them with python-sat's encoders (``pysat.card``,
@@ -84,6 +88,7 @@ class EncodeOptions:
     pagodas: bool = False
     classes: bool = False
     count: bool = False
+    process: bool = False
 
     def __post_init__(self) -> None:
         if self.card not in CARD_ENCODINGS:
@@ -93,12 +98,14 @@ class EncodeOptions:
             raise EncodingError(f"unknown step semantics {self.steps!r}")
         if self.count and self.steps != "sequential":
             raise EncodingError("a peg count at every step needs sequential steps")
+        if self.process and self.steps != "parallel":
+            raise EncodingError("process semantics is for parallel steps")
 
     def describe(self) -> str:
         """The options as the DIMACS header's ``encoding`` line."""
         return (f"steps={self.steps} symmetry={int(self.symmetry)} order={int(self.order)} "
                 f"card={self.card} pagodas={int(self.pagodas)} classes={int(self.classes)} "
-                f"count={int(self.count)}")
+                f"count={int(self.count)} process={int(self.process)}")
 
 
 @dataclass
@@ -230,11 +237,18 @@ def encode(problem: Problem, options: EncodeOptions | None = None, steps: int | 
     add_initial(f)
     add_goal(f)
     clashes = clashing_pairs(problem) if parallel else []
+    clash: list[list[int]] = [[] for _ in jumps]  # the jumps sharing a hole with each
+    for k1, k2 in clashes:
+        clash[k1].append(k2)
+        clash[k2].append(k1)
     for t in range(horizon):
         step = [f.jump(k, t) for k in range(len(jumps))]
         if parallel:
             for k1, k2 in clashes:
                 f.clauses.append([-f.jump(k1, t), -f.jump(k2, t)])
+            if options.process and t > 0:  # no jump that could have been played a step earlier
+                for k in range(len(jumps)):
+                    f.clauses.append([-f.jump(k, t), *(f.jump(k2, t - 1) for k2 in sorted(clash[k]))])
         elif f.variable_length:
             f.at_most_one.append(step)
             add_used_chain(f, t, step)
