@@ -11,7 +11,7 @@ from pegsat.deadline import Deadline
 from pegsat.model.catalogue import get_board
 from pegsat.model.problem import Goal, Problem, single_vacancy
 from pegsat.model.result import Proof, Stats, Status
-from pegsat.planners import PLANNERS
+from pegsat.planners import PLANNERS, get_planner
 from pegsat.planners.config import Config
 
 
@@ -255,3 +255,20 @@ def test_solver_children_stop_at_the_deadline_the_cli_set(planner):
     assert r.exit_code == 20, r.output
     assert 1.4 <= took < 4.0, took
     assert not set(mp.active_children()) - before
+
+
+@pytest.mark.parametrize("planner", ["sat", "cpsat"])
+def test_a_refuted_short_horizon_skips_every_shorter_one(planner):
+    """A short horizon found UNSAT refutes every shorter one (a plan in fewer steps is one in
+    more, empty steps added): the schedule goes on past them, and only the full horizon
+    refutes the problem."""
+    from pegsat.planners.config import horizon_schedule
+
+    b = get_board("triangle-5")
+    p = single_vacancy(b, b.hole("b3"), Goal.survivor(b, b.hole("b3")))  # no plan
+    config = Config(workers=1)
+    tried = [steps for steps, _, _ in horizon_schedule(p, config) if steps is not None]
+    assert len(tried) > len(set(tried))  # some horizon is scheduled twice
+    r = get_planner(planner).solve(p, Deadline(60), config)
+    assert r.status is Status.UNSOLVABLE
+    assert r.stats["attempts"] == [*sorted(set(tried)), 13], r.stats

@@ -33,7 +33,10 @@ def solve(problem: Problem, deadline: Deadline, config: Config) -> Result:
 
     stats: Stats = {"encode_s": 0.0, "solve_s": 0.0, "attempts": []}
     pagodas = learned_pagodas(problem, config, deadline)
+    refuted = 0  # the longest short horizon found infeasible: no shorter one has a plan either
     for steps, budget, seed in horizon_schedule(problem, config):
+        if steps is not None and steps <= refuted:
+            continue
         t0 = time.perf_counter()
         f = encode(problem, config.encode, steps=steps, pagodas=pagodas)
         model, xs = _model(f)
@@ -56,6 +59,8 @@ def solve(problem: Problem, deadline: Deadline, config: Config) -> Result:
             true_vars = {v for v in range(1, f.pool.top + 1) if solver.boolean_value(xs[v])}
             return Result(Status.SOLVED, problem, NAME, plan=f.decode(true_vars), stats=stats)
         if steps is not None:  # a short horizon proves nothing either way
+            if status == cp_model.INFEASIBLE:
+                refuted = max(refuted, steps)
             if deadline.expired():
                 return Result(Status.UNKNOWN, problem, NAME, detail="time limit reached", stats=stats)
             continue

@@ -123,10 +123,13 @@ class SatJob:
         self.stats: Stats = {"encode_s": 0.0, "solver": config.solver, "attempts": []}
         self.t1 = time.perf_counter()
         self.index = -1
+        self.refuted = 0  # the longest short horizon found UNSAT: no shorter one has a plan either
         self._start_next()
 
     def _start_next(self) -> None:
         self.index += 1
+        while 0 < (self.attempts[self.index][0] or 0) <= self.refuted:
+            self.index += 1  # a plan in fewer steps is one in more (empty steps added): refuted too
         steps, budget, seed = self.attempts[self.index]
         t0 = time.perf_counter()
         self.formula = f = encode(self.problem, self.config.encode, steps=steps, pagodas=self.pagodas)
@@ -160,6 +163,8 @@ class SatJob:
                 return None  # the caller's time is up
             if self.deadline.expired():
                 return None
+            if got is not None and got[0] == "unsat":
+                self.refuted = max(self.refuted, self.formula.horizon)
             self.proc.stop()  # a short horizon without a plan proves nothing: go on
             self._start_next()
 
