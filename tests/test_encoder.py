@@ -181,7 +181,7 @@ def test_xor_chains_are_exact():
         clauses = _xor_cnf([1, 2, 3, 4], parity, lambda j: 10 + j)
         for bits_ in product((0, 1), repeat=4):
             with Solver(name="cadical195", bootstrap_with=clauses) as s:
-                ok = s.solve(assumptions=[v if x else -v for v, x in zip((1, 2, 3, 4), bits_)])
+                ok = s.solve(assumptions=[v if x else -v for v, x in zip((1, 2, 3, 4), bits_, strict=True)])
             assert ok == (sum(bits_) % 2 == parity)
 
 
@@ -215,3 +215,12 @@ def test_process_semantics_keeps_one_model_a_plan(board, vacant, survivor):
     assert set(models) == {_earliest(p, plan) for plan in all_plans(p)}
     plain = encode(p, EncodeOptions(symmetry=False))
     assert len(f.clauses) > len(plain.clauses)
+
+
+def test_an_encoding_takes_the_lightest_few_pagodas():
+    from pegsat.encoding.encoder import ENCODED_PAGODAS, ENCODED_WEIGHT, encodable
+
+    heavy = ((ENCODED_WEIGHT + 1,), 0)
+    light = [((k,), 0) for k in range(ENCODED_PAGODAS + 2, 0, -1)]
+    got = encodable([heavy, *light])
+    assert got == sorted(light)[:ENCODED_PAGODAS] and heavy not in got

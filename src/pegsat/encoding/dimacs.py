@@ -31,7 +31,7 @@ from ..errors import DimacsError, PegsatError
 from ..files import parse_json, read_text, write_atomic
 from ..model.codec import problem_from_json, problem_to_json
 from ..model.problem import Problem
-from .encoder import EncodeOptions, Formula, Pagoda, encode
+from .encoder import EncodeOptions, Formula, Pagoda, encodable, encode
 
 if TYPE_CHECKING:
     from pysat.formula import CNF
@@ -104,12 +104,13 @@ def export(problem: Problem, path: str | Path, options: EncodeOptions | None = N
     """Write the instance atomically: to a temporary file beside ``path``, then rename.
     ``steps`` < the number of jumps gives a short parallel horizon (see ``encoder``);
     ``pagodas`` are imposed at every step and listed in the header (with ``options.pagodas``
-    and none given: ``analysis.pagoda.for_levels``'s, learned here)."""
+    and none given: the lightest few of ``analysis.pagoda.for_levels``'s, learned here)."""
     if pagodas is None:
         from ..analysis.pagoda import for_levels
         from ..deadline import Deadline
 
-        pagodas = for_levels(problem, Deadline()) if options is not None and options.pagodas else []
+        wanted = options is not None and options.pagodas
+        pagodas = encodable(for_levels(problem, Deadline())) if wanted else []
     try:
         f = encode(problem, options, steps=steps, pagodas=pagodas)
     except ValueError as exc:

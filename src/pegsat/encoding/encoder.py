@@ -33,10 +33,10 @@ T = pegs(start) - pegs(goal) jumps. Two step semantics (``EncodeOptions.steps``)
 Redundant constraints from peg solitaire's theory, each an option and each sound (every
 position of a plan satisfies it, so the models are still exactly the plans):
 
-``pagodas``  integer pagodas (``analysis.pagoda.for_levels``, given to ``encode``) at every
-  step: no jump raises a pagoda's weight, so a position on a plan weighs no more than the
-  start, and no less than the lightest goal position (its floor), pseudo-Boolean constraints
-  expanded by python-sat's ``pysat.pb`` (pindakaas);
+``pagodas``  integer pagodas (``analysis.pagoda.for_levels``, the lightest few: ``encodable``,
+  given to ``encode``) at every step: no jump raises a pagoda's weight, so a position on a
+  plan weighs no more than the start, and no less than the lightest goal position (its
+  floor), pseudo-Boolean constraints expanded by python-sat's ``pysat.pb`` (pindakaas);
 ``classes``  the position class (``analysis.invariants.class_basis``: weightings even on
   every line, whose parity no jump changes) at every step, as XOR constraints;
 ``count``    sequential steps: the peg count at every step (one jump a step removes one peg);
@@ -306,6 +306,19 @@ def add_redundant(f: Formula, pagodas: list[Pagoda]) -> None:
         least = f.lengths.start
         for t in steps:
             f.bounds.append(([f.peg(h, t) for h in range(n)], p.pegs - t, p.pegs - min(t, least)))
+
+
+#: the pagodas an encoding takes at most, the lightest first, and the largest total weight (in
+#: absolute value) of one: the pseudo-Boolean encoding of a pagoda at every step grows with its
+#: weights (triangle-8's learned pagodas weigh up to 6 x 10^15 a hole: minutes and gigabytes)
+ENCODED_PAGODAS, ENCODED_WEIGHT = 8, 64
+
+
+def encodable(pagodas: Sequence[Pagoda]) -> list[Pagoda]:
+    """The pagodas an encoding imposes: at most ``ENCODED_PAGODAS`` of those whose weights
+    total at most ``ENCODED_WEIGHT``, the lightest first."""
+    light = sorted((sum(abs(x) for x in w), i) for i, (w, _) in enumerate(pagodas))
+    return [pagodas[i] for total, i in light if total <= ENCODED_WEIGHT][:ENCODED_PAGODAS]
 
 
 def unsound_pagoda(problem: Problem, w: Sequence[int], floor: int) -> str | None:

@@ -91,12 +91,14 @@ MIN_JUMPS_FOR_SHORT = 12
 def learned_pagodas(problem: Problem, config: Config, deadline: Deadline
                     ) -> list[tuple[tuple[int, ...], int]]:
     """The pagodas an encoding with ``pagodas`` imposes at every step
-    (``analysis.pagoda.for_levels``: learned within seconds, with a fixed seed), or none."""
+    (``analysis.pagoda.for_levels``: learned within seconds, with a fixed seed; the lightest
+    few, ``encoding.encoder.encodable``), or none."""
     if not config.encode.pagodas:
         return []
     from ..analysis.pagoda import for_levels
+    from ..encoding.encoder import encodable
 
-    return for_levels(problem, deadline)
+    return encodable(for_levels(problem, deadline))
 
 
 def horizon_schedule(problem: Problem, config: Config) -> list[tuple[int | None, float | None, int]]:
