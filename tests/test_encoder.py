@@ -80,7 +80,7 @@ def test_sequential_models_are_exactly_the_plans(start, survivor):
 def test_parallel_models_replay_and_cover_every_plan():
     b = get_board("square-4x4")
     p = Problem(b, b.full & ~bits([0, 5]), Goal(min_pegs=12, max_pegs=12))
-    f = encode(p, EncodeOptions(steps="parallel", symmetry=False))
+    f = encode(p, EncodeOptions(steps="parallel", symmetry=False, process=False))
     jumps = [f.jump(k, t) for t in range(f.horizon) for k in range(len(b.jumps))]
     plans = list(count_projected(f, jumps))
     for plan in plans:
@@ -147,7 +147,8 @@ def test_redundant_constraints_keep_exactly_the_plans(options, board, start, sur
 def test_redundant_constraints_keep_every_parallel_plan():
     b = get_board("square-4x4")
     p = Problem(b, b.full & ~bits([0, 5]), Goal(min_pegs=12, max_pegs=12))
-    f = encode(p, EncodeOptions(symmetry=False, pagodas=True, classes=True), pagodas=_pagodas(p))
+    options = EncodeOptions(symmetry=False, pagodas=True, classes=True, process=False)
+    f = encode(p, options, pagodas=_pagodas(p))
     jumps = [f.jump(k, t) for t in range(f.horizon) for k in range(len(b.jumps))]
     plans = list(count_projected(f, jumps))
     for plan in plans:
@@ -213,7 +214,7 @@ def test_process_semantics_keeps_one_model_a_plan(board, vacant, survivor):
             s.add_clause([-v if v in m else v for v in jumps])
     assert len(models) == len(set(models))
     assert set(models) == {_earliest(p, plan) for plan in all_plans(p)}
-    plain = encode(p, EncodeOptions(symmetry=False))
+    plain = encode(p, EncodeOptions(symmetry=False, process=False))
     assert len(f.clauses) > len(plain.clauses)
 
 

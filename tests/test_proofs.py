@@ -682,3 +682,24 @@ def test_the_registry_names_each_kind_once_with_its_writers_and_files():
     assert certificate.named(moves) == ["f0", "b0"]
     assert certificate.named({"kind": "dead-set", "evidence": {"positions": "d.npz"}}) == ["d.npz"]
     assert certificate.named({"kind": "pagoda", "evidence": {}}) == []
+
+
+@pytest.mark.parametrize("reference", [False, True], ids=["compiled", "reference"])
+def test_a_dead_set_of_a_board_with_more_than_64_symmetries_is_checked(reference):
+    """A board of eight holes and one line has 240 symmetries, more than the compiled loop
+    takes at once (``closure.GROUPS_AT_ONCE``): its children are made plain, then given their
+    least images. Found by a random draw of the property test above."""
+    from pegsat.model.lattice import board_from_cells
+    from pegsat.model.problem import Goal, Problem
+    from pegsat.proofs import deadset
+
+    cells = [(0, 1), (0, 2), (1, 0), (1, 1), (2, 0), (2, 2), (3, 1), (3, 2)]
+    board = board_from_cells("random", "square+diagonal", cells)
+    assert len(board.lines) == 1 and len(board.symmetries) > closure.GROUPS_AT_ONCE
+    p = Problem(board, 254, Goal(min_pegs=1, max_pegs=2))
+    got = deadset.refute(p, Deadline(30))
+    assert got.kind == "dead" and len(got.group) > closure.GROUPS_AT_ONCE
+    walk = dead_check.dead_set(p, got.dead, [list(g) for g in got.group],
+                               [(list(g.weights), g.floor) for g in got.pagodas],
+                               classes=list(got.classes) if got.classes else None, compiled=not reference)
+    assert walk.ok, walk.message

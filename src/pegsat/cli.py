@@ -248,8 +248,8 @@ def encoding_options(fn):
     @click.option("--classes", is_flag=True, help="Impose the position class at every step (XOR "
                   "constraints).")
     @click.option("--count", is_flag=True, help="With --steps sequential: the peg count at every step.")
-    @click.option("--process", is_flag=True, help="With parallel steps: every jump at the earliest step it "
-                  "can take (one model a plan).")
+    @click.option("--process/--no-process", default=True, show_default=True, help="With parallel steps: "
+                  "every jump at the earliest step it can take (one model a plan).")
     @functools.wraps(fn)
     def wrapper(*args, steps: str, no_symmetry: bool, card: str, pagodas: bool, classes: bool, count: bool,
                 process: bool, **kwargs):

@@ -101,6 +101,7 @@ def whole(n: object) -> bool:
     return isinstance(n, int) and not isinstance(n, bool) and n >= 0
 
 
+GROUPS_AT_ONCE = 64  # symmetries ``_check.children`` takes (a parent's images on its stack)
 WEIGH = 1 << 16  # positions weighed together by ``Closure.excluded``
 UNSETTLED = "unsettled: "  # a task's answer that is not a verdict (its time ran out, the disk filled)
 
@@ -250,6 +251,8 @@ class Closure:
         from . import _check
 
         groups = len(self.group) if canon else 0
+        if groups > GROUPS_AT_ONCE:  # the children as they are, then their least images
+            return self.canonical(self.children(x, reverse, canon=False))
         images, fimg = (t["image"], t["fimg_flat"]) if groups else (np.zeros(0, np.uint64),) * 2
         x = np.ascontiguousarray(x, dtype=np.uint64)
         kids = _check.children(x, t["need"], t["land"], t["flip"], images, fimg, groups, reverse)
