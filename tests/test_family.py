@@ -1,0 +1,34 @@
+"""The family of DIMACS instances for SAT researchers (``apps.family``): every file parses as
+pegsat's own, and each stated answer is confirmed on the small ones."""
+
+import json
+
+from pysat.formula import CNF
+from pysat.solvers import Solver
+
+from pegsat.apps.family import FAMILY, SMALL, write
+from pegsat.encoding.dimacs import read_instance
+
+
+def test_the_small_family_parses_and_its_answers_hold(tmp_path):
+    rows = write(tmp_path, SMALL, limit=60, solvers=("cadical195",))
+    index = json.loads((tmp_path / "family.json").read_text())
+    assert index == rows and len(rows) == len(SMALL)
+    assert {r["answer"] for r in rows} == {"sat", "unsat"}  # both kinds, none unknown
+    for r in rows:
+        f, cnf = read_instance(tmp_path / r["file"])  # the header matches the clauses
+        assert f.horizon == r["horizon"] and r["short"] == f.short
+        with Solver(name="glucose4", bootstrap_with=CNF(from_file=str(tmp_path / r["file"])).clauses) as s:
+            assert s.solve() == (r["answer"] == "sat"), r
+        assert r["seconds"]["cadical195"] is not None
+    short = next(r for r in rows if r["short"])
+    assert short["answer"] == "unsat" and "DRAT proof, verified" in short["evidence"]
+    readme = (tmp_path / "README.md").read_text()
+    assert "**Encoding.**" in readme and all(r["file"] in readme for r in rows)
+
+
+def test_the_family_spans_boards_horizons_and_encodings():
+    boards = {s.board for s in FAMILY}
+    assert {"english", "french", "german", "triangle-5"} <= boards
+    assert any(s.steps is None for s in FAMILY) and any(s.steps is not None for s in FAMILY)
+    assert {s.process for s in FAMILY} == {True, False} and len({s.name for s in FAMILY}) == len(FAMILY)
