@@ -7,8 +7,9 @@ Each problem is solved by ``--planner sat`` and ``--planner cpsat`` as a user ru
 default schedule of short horizons and options), and by the same planners with the schedule
 of before (``BASELINE``: 0.45 of the jumps for 3 s, 0.65 for 6 s, then the full horizon), in
 the same run; and by ``sat`` with each redundant constraint of the encoder on its own
-(``EncodeOptions``: pagodas, position classes) and without process semantics (the default). The ratio is the baseline's total time over
-each row's (">" when the baseline hit the time limit). The machine anchor: CaDiCaL refuting
+(``EncodeOptions``: pagodas, position classes) and without process semantics (the default).
+The ratio is the baseline's total time over each row's (">" when the baseline hit the time
+limit). The machine anchor: CaDiCaL refuting
 the pigeonhole formula PHP(10 pigeons, 9 holes) (python-sat's ``genhard.PHP``), timed in this
 run. Peak memory: this process and its solver children (``ru_maxrss``). Timings on shared
 machines are noisy: compare rows of one run, not runs.
