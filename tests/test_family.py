@@ -32,3 +32,24 @@ def test_the_family_spans_boards_horizons_and_encodings():
     assert {"english", "french", "german", "triangle-5"} <= boards
     assert any(s.steps is None for s in FAMILY) and any(s.steps is not None for s in FAMILY)
     assert {s.process for s in FAMILY} == {True, False} and len({s.name for s in FAMILY}) == len(FAMILY)
+
+
+def test_a_plans_parallel_steps():
+    """Jumps on disjoint holes share a step; a jump touching an earlier one's holes comes after
+    it. The English central game takes at least 13 parallel steps (12 is UNSAT)."""
+    from pegsat.apps.family import parallel_steps
+    from pegsat.apps.solve import solve
+    from pegsat.deadline import Deadline
+    from pegsat.model.catalogue import get_board
+    from pegsat.model.problem import Goal, single_vacancy
+
+    b = get_board("english")
+    p = single_vacancy(b, b.hole("d4"), Goal.survivor(b, b.hole("d4")))
+    j = b.jump_index
+    h = b.hole
+    first = j[(h("d2"), h("d3"), h("d4"))]
+    assert parallel_steps(p, (first,)) == 1
+    assert parallel_steps(p, (first, j[(h("b3"), h("c3"), h("d3"))])) == 2  # into the hole just emptied
+    assert parallel_steps(p, (j[(h("a3"), h("b3"), h("c3"))], j[(h("g5"), h("f5"), h("e5"))])) == 1
+    plan = solve(p, "search", deadline=Deadline(60)).plan
+    assert plan is not None and 13 <= parallel_steps(p, plan) <= len(plan) == 31

@@ -79,10 +79,23 @@ def _known(problem: Problem, spec: Spec, path: Path, limit: float) -> tuple[str,
     whole = solve(problem, "auto", deadline=Deadline(limit))
     if whole.status is Status.UNSOLVABLE:
         return "unsat", f"the problem has no plan ({whole.proof.value if whole.proof else whole.detail})"
-    if whole.status is Status.SOLVED and whole.plan is not None and spec.steps is None:
-        replay_plan(problem, whole.plan)
-        return "sat", f"a plan of {len(whole.plan)} jumps, replayed: {format_plan(problem.board, whole.plan)}"
+    if whole.status is Status.SOLVED and whole.plan is not None:
+        steps = parallel_steps(problem, whole.plan)
+        if spec.steps is None or steps <= spec.steps:  # it fits, empty steps after it
+            replay_plan(problem, whole.plan)
+            return "sat", (f"a plan of {len(whole.plan)} jumps in {steps} parallel steps, replayed: "
+                           f"{format_plan(problem.board, whole.plan)}")
     return _by_solving(path, limit)
+
+
+def parallel_steps(problem: Problem, plan: tuple[int, ...]) -> int:
+    """The parallel steps a plan takes with every jump at its earliest step (one after the last
+    earlier jump sharing a hole with it)."""
+    masks = [1 << a | 1 << b | 1 << c for a, b, c in problem.board.jumps]
+    at: list[int] = []
+    for i, k in enumerate(plan):
+        at.append(1 + max((at[j] for j in range(i) if masks[plan[j]] & masks[k]), default=0))
+    return max(at, default=0)
 
 
 def _by_solving(path: Path, limit: float) -> tuple[str, str]:
