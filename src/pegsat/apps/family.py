@@ -52,10 +52,12 @@ class Spec:
 
     @property
     def name(self) -> str:
+        """The file's name: board, vacancy, survivor, horizon, semantics."""
         horizon = "full" if self.steps is None else f"h{self.steps}"
         return f"{self.board}-{self.vacant}-{self.survivor}-{horizon}-{'proc' if self.process else 'plain'}"
 
     def problem(self) -> Problem:
+        """The problem the instance encodes."""
         b = get_board(self.board)
         return single_vacancy(b, b.hole(self.vacant), Goal.survivor(b, b.hole(self.survivor)))
 
