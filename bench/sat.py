@@ -1,15 +1,19 @@
 #!/usr/bin/env python3
 """Benchmark: the SAT and CP-SAT planners' horizon schedule and encoding options.
 
-    python bench/sat.py [--time-limit 120] [--only english,french] [--repeat 1]
+    python bench/sat.py [--time-limit 120] [--only english,french] [--repeat 1] [--variants a,b]
+    python bench/sat.py --ipc [DIR] [--time-limit 60]
 
 Each problem is solved by ``--planner sat`` and ``--planner cpsat`` as a user runs them (the
-default schedule of short horizons and options), and by the same planners with the schedule
-of before (``BASELINE``: 0.45 of the jumps for 3 s, 0.65 for 6 s, then the full horizon), in
-the same run; and by ``sat`` with each redundant constraint of the encoder on its own
+default schedule of short horizons and options), and by the same planners as they were
+before (``BASELINE``: 0.45 of the jumps for 3 s, 0.65 for 6 s, then the full horizon; no
+process semantics: ``as at 547797c``), in the same run; and by ``sat`` with the schedule of
+before but today's encoding, with each redundant constraint of the encoder on its own
 (``EncodeOptions``: pagodas, position classes) and without process semantics (the default).
-The ratio is the baseline's total time over each row's (">" when the baseline hit the time
-limit). The machine anchor: CaDiCaL refuting
+The ratio is the planner's ``as at 547797c`` total time over each row's (">" when that hit
+the time limit). ``--ipc``: the IPC 2008 ``pegsol`` problems (``pegsol-08-strips``, 30 on the
+English board, p30 the central game; default directory ``../shared/instances/ipc-pegsol``),
+each by ``sat`` and ``cpsat`` today and as at 547797c. The machine anchor: CaDiCaL refuting
 the pigeonhole formula PHP(10 pigeons, 9 holes) (python-sat's ``genhard.PHP``), timed in this
 run. Peak memory: this process and its solver children (``ru_maxrss``). Timings on shared
 machines are noisy: compare rows of one run, not runs.
@@ -36,6 +40,8 @@ from pegsat.planners import config as planner_config  # noqa: E402
 from pegsat.planners.config import Config  # noqa: E402
 
 BASELINE = ((0.45, 3.0), (0.65, 6.0))  # the schedule of short horizons before 2026-11-27
+IPC = Path(__file__).resolve().parent.parent.parent / "shared" / "instances" / "ipc-pegsol"
+SETTLED = {s.value for s in (Status.SOLVED, Status.SOLVED_OPTIMAL, Status.UNSOLVABLE)}
 
 
 def problems():
@@ -44,18 +50,36 @@ def problems():
     yield "english d4->a4", single_vacancy(e, e.hole("d4"), Goal.survivor(e, e.hole("a4")))
     f = get_board("french")
     yield "french c1->e1", single_vacancy(f, f.hole("c1"), Goal.survivor(f, f.hole("e1")))
-    for n in (7, 8):
+    g = get_board("german")
+    yield "german central", single_vacancy(g, g.hole("e5"), Goal.survivor(g, g.hole("e5")))
+    d = get_board("diamond")
+    yield "diamond e1->one", single_vacancy(d, d.hole("e1"), Goal.one_peg())
+    for n in (6, 7, 8):
         t = get_board(f"triangle-{n}")
         yield f"triangle-{n} a1->a1", single_vacancy(t, t.hole("a1"), Goal.survivor(t, t.hole("a1")))
 
 
+def ipc_problems(root: Path):
+    """The IPC 2008 pegsol problems under ``root`` (pegsol-08-strips), as pegsat reads them."""
+    from pegsat.formats.pddl import read_task
+
+    d = root / "pegsol-08-strips"
+    if not (d / "domain.pddl").is_file():
+        sys.exit(f"no IPC 2008 problems in {d} (give --ipc DIR)")
+    for f in sorted(d.glob("p*.pddl")):
+        yield f"08/{f.stem}", read_task(f, d / "domain.pddl").problem
+
+
+BEFORE = EncodeOptions(process=False)  # the encoding as at 547797c (with the schedule of before)
 VARIANTS = [  # (name, planner, encoding options, the schedule of before)
-    ("sat, schedule of before", "sat", EncodeOptions(), True),
+    ("sat as at 547797c", "sat", BEFORE, True),
+    ("sat schedule of before", "sat", EncodeOptions(), True),
     ("sat", "sat", EncodeOptions(), False),
     ("sat +classes", "sat", EncodeOptions(classes=True), False),
     ("sat +pagodas", "sat", EncodeOptions(pagodas=True), False),
     ("sat --no-process", "sat", EncodeOptions(process=False), False),
-    ("cpsat, schedule of before", "cpsat", EncodeOptions(), True),
+    ("cpsat as at 547797c", "cpsat", BEFORE, True),
+    ("cpsat schedule of before", "cpsat", EncodeOptions(), True),
     ("cpsat", "cpsat", EncodeOptions(), False),
 ]
 
@@ -86,22 +110,33 @@ def run(problem, planner: str, options: EncodeOptions, before: bool, limit: floa
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--time-limit", type=float, default=120.0)
-    ap.add_argument("--only", default="")
+    ap.add_argument("--only", default="", help="comma-separated substrings of problem names")
+    ap.add_argument("--variants", default="", help="comma-separated variant names (default: all)")
     ap.add_argument("--repeat", type=int, default=1)
+    ap.add_argument("--ipc", nargs="?", const=str(IPC), default=None, metavar="DIR",
+                    help="the IPC 2008 pegsol problems instead (the sat and cpsat rows only)")
     args = ap.parse_args()
     only = [w for w in args.only.split(",") if w]
+    wanted = [w for w in args.variants.split(",") if w]
+    if args.ipc is not None:
+        cases = ipc_problems(Path(args.ipc))
+        wanted = wanted or [v[0] for v in VARIANTS if v[0] in ("sat", "cpsat") or "547797c" in v[0]]
+        variants = VARIANTS
+    else:
+        cases, variants = problems(), VARIANTS
+    variants = [v for v in variants if not wanted or v[0] in wanted]
     print(f"# machine anchor: CaDiCaL refutes PHP(10, 9) in {anchor():.2f} s")
     print(f"{'problem':22} {'variant':26} {'status':16} {'seconds':>8} {'ratio':>7}")
-    for name, problem in problems():
+    for name, problem in cases:
         if only and not any(w in name for w in only):
             continue
         base: dict[str, float] = {}
-        for label, planner, options, before in VARIANTS:
+        for label, planner, options, before in variants:
             got = [run(problem, planner, options, before, args.time_limit) for _ in range(args.repeat)]
             status = got[0][0]
             secs = statistics.median(t for _, t in got)
-            if before:
-                settled = status in (Status.SOLVED.value, Status.UNSOLVABLE.value)
+            if "547797c" in label:
+                settled = status in SETTLED
                 base[planner] = secs if settled else float("inf")
             ref = base.get(planner)
             ratio = "" if ref is None else (f">{args.time_limit / secs:.1f}" if ref == float("inf")

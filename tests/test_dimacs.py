@@ -149,3 +149,21 @@ def test_redundant_constraints_round_trip_and_a_forged_pagoda_is_refused(tmp_pat
     forged.write_text(text.replace(f"{ones} 1\n", f"{ones} 2\n"))
     with pytest.raises(DimacsError, match="floor"):
         read_instance(forged)
+
+
+def test_lex_leader_round_trip_and_a_file_without_it_reads_as_before(tmp_path):
+    """``--lex`` is in the header and re-encoded on reading; a header without the key (a file
+    written before the option) reads back without it."""
+    from pegsat.encoding.encoder import EncodeOptions
+
+    e = get_board("english")
+    p = single_vacancy(e, e.hole("d4"), Goal(min_pegs=27, max_pegs=27))
+    out, model = tmp_path / "e.cnf", tmp_path / "e.model"
+    lexed = export(p, out, EncodeOptions(lex=True))
+    text = out.read_text()
+    assert "process=1 lex=1" in text and lexed.clauses > export(p, tmp_path / "plain.cnf").clauses
+    solve_with_pysat(out, model)
+    assert decode(out, model).replay.final.bit_count() == 27
+    old = tmp_path / "old.cnf"
+    old.write_text((tmp_path / "plain.cnf").read_text().replace(" lex=0", ""))
+    assert not read_instance(old)[0].options.lex

@@ -225,3 +225,43 @@ def test_an_encoding_takes_the_lightest_few_pagodas():
     light = [((k,), 0) for k in range(ENCODED_PAGODAS + 2, 0, -1)]
     got = encodable([heavy, *light])
     assert got == sorted(light)[:ENCODED_PAGODAS] and heavy not in got
+
+
+def _models(f, p):
+    """Each model's jumps as (jump, step) pairs."""
+    b = p.board
+    jumps = {f.jump(k, t): (k, t) for t in range(f.horizon) for k in range(len(b.jumps))}
+    out = []
+    with Solver(name="cadical195", bootstrap_with=f.to_cnf().clauses) as s:
+        while s.solve():
+            m = {v for v in s.get_model() if v > 0}
+            out.append(frozenset(jumps[v] for v in m if v in jumps))
+            s.add_clause([-v if v in m else v for v in jumps])
+    return out
+
+
+@pytest.mark.parametrize("board, vacant, survivor, pegs, cuts", [
+    ("triangle-5", "a1", None, 9, False), ("triangle-5", "c3", None, 9, False),
+    ("triangle-4", "a1", "a1", None, False), ("square-4x4", "b2", None, 11, False),
+    ("english", "d4", None, 28, True), ("english", "d4", None, 27, True)])
+def test_lex_leader_keeps_one_plan_an_orbit(board, vacant, survivor, pegs, cuts):
+    """With ``lex`` the models are plans in earliest-step form, no two the image of each other
+    under a symmetry of the problem, and their images are every plan's earliest form; where
+    the first jump leaves a symmetric position (``cuts``), fewer than without ``lex``."""
+    from pegsat.engine.bitboard import stabilizer
+
+    b = get_board(board)
+    goal = Goal.survivor(b, b.hole(survivor)) if survivor else Goal(min_pegs=pegs, max_pegs=pegs)
+    p = Problem(b, b.full & ~(1 << b.hole(vacant)), goal)
+    group = stabilizer(p)
+    lex = _models(encode(p, EncodeOptions(lex=True)), p)
+
+    def image(m, s):
+        return frozenset((b.jump_index[tuple(s[h] for h in b.jumps[k])], t) for k, t in m)
+
+    orbits = {min(tuple(sorted(image(m, s))) for s in group) for m in lex}
+    assert len(orbits) == len(lex)  # one model an orbit
+    every = {_earliest(p, plan) for plan in all_plans(p)}
+    assert {image(m, s) for m in lex for s in group} == every
+    first = _models(encode(p, EncodeOptions(lex=False)), p)  # the first step's representative only
+    assert len(lex) < len(first) if cuts else len(lex) <= len(first)

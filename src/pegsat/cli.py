@@ -250,13 +250,15 @@ def encoding_options(fn):
     @click.option("--count", is_flag=True, help="With --steps sequential: the peg count at every step.")
     @click.option("--process/--no-process", default=True, show_default=True, help="With parallel steps: "
                   "every jump at the earliest step it can take (one model a plan).")
+    @click.option("--lex", is_flag=True, help="With parallel steps: break the symmetries left after the "
+                  "first step too (lex-leader clauses, guarded by the steps before being symmetric).")
     @functools.wraps(fn)
     def wrapper(*args, steps: str, no_symmetry: bool, card: str, pagodas: bool, classes: bool, count: bool,
-                process: bool, **kwargs):
+                process: bool, lex: bool, **kwargs):
         from .encoding.encoder import EncodeOptions
 
         kwargs["encode"] = EncodeOptions(steps=steps, symmetry=not no_symmetry, card=card, pagodas=pagodas,
-                                         classes=classes, count=count, process=process)
+                                         classes=classes, count=count, process=process, lex=lex)
         return fn(*args, **kwargs)
     return wrapper
 

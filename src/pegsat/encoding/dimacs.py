@@ -53,7 +53,8 @@ def _options_from_text(text: str) -> EncodeOptions:
         return EncodeOptions(steps=kv["steps"], symmetry=kv["symmetry"] == "1",
                              order=kv["order"] == "1", card=kv["card"], pagodas=kv.get("pagodas") == "1",
                              classes=kv.get("classes") == "1", count=kv.get("count") == "1",
-                             process=kv.get("process") == "1")  # absent: a file of before it
+                             process=kv.get("process") == "1",  # absent: a file of before it
+                             lex=kv.get("lex") == "1")
     except KeyError as exc:
         raise DimacsError(f"the header's encoding line lacks {exc}") from None
 

@@ -45,6 +45,8 @@ position of a plan satisfies it, so the models are still exactly the plans):
   Rintanen, Heljanko and Niemela 2006): each plan then has one model, its jumps each at the
   earliest step, where without it a plan of fewer steps than the horizon has many (its empty
   steps anywhere, jumps moved later). The full horizon is solved several times faster.
+``lex``      parallel steps: a lex-leader of each orbit of plans under the problem's symmetries
+  (``add_lex_leader``), beyond the first step's representative jump.
 
 Cardinality, weighted and XOR constraints are kept as native groups so that the CP-SAT backend
 can post them directly; ``to_cnf`` expands them with python-sat's encoders (``pysat.card``,
@@ -60,6 +62,7 @@ from typing import TYPE_CHECKING, Any
 from ..analysis.invariants import class_basis
 from ..engine.bitboard import engine, stabilizer
 from ..errors import PegsatError
+from ..model.board import Perm
 from ..model.problem import Problem, goal_positions, holes_of
 from ..model.result import Plan
 
@@ -68,6 +71,7 @@ if TYPE_CHECKING:
 
 CARD_ENCODINGS = ("seqcounter", "ladder", "pairwise", "bitwise", "totalizer", "cardnetwrk")
 STEPS = ("parallel", "sequential")
+LEX_STEPS = 1000  # the steps that get lex-leader clauses (all: the guards make late ones idle)
 
 
 class EncodingError(PegsatError, ValueError):
@@ -90,6 +94,7 @@ class EncodeOptions:
     classes: bool = False
     count: bool = False
     process: bool = True
+    lex: bool = False
 
     def __post_init__(self) -> None:
         if self.card not in CARD_ENCODINGS:
@@ -104,7 +109,7 @@ class EncodeOptions:
         """The options as the DIMACS header's ``encoding`` line."""
         return (f"steps={self.steps} symmetry={int(self.symmetry)} order={int(self.order)} "
                 f"card={self.card} pagodas={int(self.pagodas)} classes={int(self.classes)} "
-                f"count={int(self.count)} process={int(self.process)}")
+                f"count={int(self.count)} process={int(self.process)} lex={int(self.lex)}")
 
 
 @dataclass
@@ -270,6 +275,8 @@ def encode(problem: Problem, options: EncodeOptions | None = None, steps: int | 
             # representative. So require one in the first step.
             reps = [f.jump(k, 0) for k in engine(board).legal(problem.start) if k not in skip]
             f.clauses.append(reps)
+            if options.lex:
+                add_lex_leader(f, stabilizer(problem))
         else:
             for k in sorted(skip):
                 f.clauses.append([-f.jump(k, 0)])
@@ -437,6 +444,46 @@ def add_special(f: Formula) -> None:
             movers[a].append(j)
         for h in range(board.n):
             add([-s(h, t), s(h, t + 1), *movers[h]])
+
+
+def add_lex_leader(f: Formula, group: Sequence[Perm]) -> None:
+    """Parallel steps: of the plans a symmetry ``s`` of the problem maps onto each other, the
+    one whose steps, read as bit strings over the jump ids, are lexicographically largest
+    (a lex-leader, Crawford et al. 1996). Imposed where it is cheap: at step ``t``, guarded
+    by the steps before it being ``s``-invariant (then the position at ``t`` is), step ``t``
+    at least its image. Sound: a plan's image is a plan in the same step form (process
+    semantics included), and the largest of an orbit meets every such clause and the first
+    step's representative (``non_representative_first_jumps``)."""
+    board = f.problem.board
+    jumps, index = board.jumps, board.jump_index
+    for s_id, perm in enumerate(group):
+        image = [index[(perm[a], perm[b], perm[c])] for a, b, c in jumps]  # jump k -> s(k)
+        moved = [k for k in range(len(jumps)) if image[k] != k]
+        if not moved:  # the identity
+            continue
+        pre = [0] * len(jumps)
+        for k, j in enumerate(image):
+            pre[j] = k
+        guard: list[int] = []  # [] at step 0: the start and goal are s-invariant
+        for t in range(min(f.horizon, LEX_STEPS)):
+            eq = guard  # s(step t) agrees with step t on the ids before j
+            for i, j in enumerate(moved):
+                a, b = f.jump(j, t), f.jump(pre[j], t)  # step t and its image at id j
+                f.clauses.append([*eq, a, -b])
+                if i + 1 < len(moved):
+                    nxt = f.pool.id(("lex-equal", s_id, t, j))
+                    f.clauses.extend([[*eq, -a, -b, nxt], [*eq, a, b, nxt]])
+                    eq = [-nxt]
+            if t + 1 < min(f.horizon, LEX_STEPS):
+                same = f.pool.id(("lex-invariant", s_id, t + 1))
+                differ = []
+                for k in moved:
+                    d = f.pool.id(("lex-differ", s_id, t, k))
+                    a, b = f.jump(k, t), f.jump(image[k], t)
+                    f.clauses.extend([[-d, a, b], [-d, -a, -b]])
+                    differ.append(d)
+                f.clauses.append([*guard, same, *differ])
+                guard = [-same]
 
 
 def non_representative_first_jumps(problem: Problem) -> list[int]:
