@@ -144,11 +144,16 @@ def test_tampering_is_refused(a1, tmp_path):
     assert a >= 3 and b >= 2
 
 
-def test_the_levels_rebuilt_by_the_check_need_no_level_file(a1, tmp_path):
+@pytest.mark.parametrize("on_disk", [False, True])
+def test_the_levels_rebuilt_by_the_check_need_no_level_file(a1, tmp_path, monkeypatch, on_disk):
     """``check --rebuild``: with every level file gone, the certificate file alone checks (the
-    checker builds the levels by moves itself, no larger than the stated ones); a stated
-    count below what the levels hold, a bound below the moves, a probe dropped, a claim
-    raised are refused."""
+    checker builds the levels by moves itself, no larger than the stated ones), in memory or,
+    past the memory budget, on disk; a stated count below what the levels hold, a bound below
+    the moves, a probe dropped, a claim raised are refused."""
+    from pegsat.checks import moves
+
+    if on_disk:
+        monkeypatch.setattr(moves, "REBUILD_BYTES", 1 << 40)
     alone = tmp_path / "alone"
     alone.mkdir()
     (alone / "a1.json").write_text(a1.read_text())
@@ -156,6 +161,7 @@ def test_the_levels_rebuilt_by_the_check_need_no_level_file(a1, tmp_path):
     assert r.exit_code == 1 and "is missing" in r.output, r.output
     r = CliRunner().invoke(main, ["check", str(alone / "a1.json"), "--rebuild"])
     assert r.exit_code == 0 and "rebuilt by the check" in r.output, r.output
+    assert ("closed under moves into the levels" in r.output) == on_disk  # the route taken
     assert "every plan has at least" in r.output
     data = json.loads(a1.read_text())
     cases = {
@@ -208,6 +214,15 @@ def test_the_pagodas_that_cut_the_levels_are_checked(cut, tmp_path):
     data["evidence"]["pagodas"] = []
     v = certificate.check(data, tmp_path, rebuild=True)
     assert not v.ok and "the certificate states" in v.message, v.message
+    with pytest.MonkeyPatch.context() as mp:  # the same on disk
+        from pegsat.checks import moves
+
+        mp.setattr(moves, "REBUILD_BYTES", 1 << 40)
+        v = certificate.check(data, tmp_path, rebuild=True)
+        assert not v.ok and "the certificate states" in v.message, v.message
+        data["evidence"]["pagodas"] = json.loads(cut.read_text())["evidence"]["pagodas"]
+        v = certificate.check(data, tmp_path, rebuild=True)
+        assert v.ok and "closed under moves into the levels" in v.message, v.message
 
 
 @pytest.fixture(scope="module")

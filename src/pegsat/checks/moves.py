@@ -59,6 +59,7 @@ check of hours keeps a journal of its steps and goes on where it was.
 
 from __future__ import annotations
 
+import shutil
 import tempfile
 import time
 from collections.abc import Callable, Sequence
@@ -71,6 +72,7 @@ import numpy as np
 
 from .. import sealed
 from ..deadline import Deadline
+from ..errors import PegsatError
 from ..limits import memory_budget
 from ..model.codec import problem_to_json
 from ..model.problem import Problem, goal_positions
@@ -79,13 +81,16 @@ from .evidence import Context, companion, pagodas_of, scratch, sha256
 from .kit import (
     BUCKET,
     MULTIPLIER,
+    REBUILT,
     SIDES,
     Buckets,
     Journal,
     Loader,
     Step,
+    built_path,
     grouped,
     journal_key,
+    load_built,
     load_level_part,
     overstated,
     partition,
@@ -223,6 +228,8 @@ class Moves:
     buckets: str
     inline: bool
     held: dict[tuple[str, int, int], np.ndarray] = field(default_factory=dict, compare=False, repr=False)
+    built: str = ""  # rebuilding on disk: where the levels the check builds go ("": levels read)
+    stated: dict[str, tuple[int, ...]] = field(default_factory=dict)  # rebuilding: each side's stated sizes
 
     @property
     def closure(self) -> Closure:
@@ -367,6 +374,51 @@ class Moves:
             return str(exc)
         return None
 
+    def build(self, side: str, d: int, q: int, seconds: float | None = None) -> str | None:
+        """Rebuild partition ``q`` of ``side``'s level ``d + 1``: the children level ``d`` sent
+        it (least images, not excluded) that no level ``0 .. d`` holds, a bucket file at a
+        time (the fresh ones merged as they grow: the memory stays about the part's), written
+        for the next step to read; None, or why not."""
+        deadline = Deadline().within(seconds)
+        parts = self.finest(side, d + 1)  # the rebuilt levels' partitions never shrink: q is a part
+        kept: dict[tuple[str, int, int], np.ndarray] = {}
+        compiled = self.closure.compiled
+        fresh: list[np.ndarray] = []
+        size = 0
+        for f in sorted(self.bucket_dir(f"closed {side} {d}").glob(f"{q}-*.bkt")):
+            if deadline.expired():
+                return f"{UNSETTLED}time limit while rebuilding {_name(side, d + 1)}"
+            try:
+                kids = sealed.read(f, BUCKET, 1, "", 1 << 40)
+                for k in range(d, -1, -1):
+                    kids = kids[~member(self.part(side, k, q, parts, kept), kids)]
+            except sealed.Stale as exc:
+                return f"{UNSETTLED}a bucket file of the check was lost ({exc})"
+            except _Bad as exc:
+                return str(exc)
+            fresh.append(kids)
+            size += len(kids)
+            if len(fresh) > 1 and size > 2 * len(fresh[0]):  # files share children: merged as they grow
+                fresh = [distinct(np.concatenate(fresh), compiled)]
+                size = len(fresh[0])
+        x = distinct(np.concatenate(fresh), compiled) if fresh else np.zeros(0, dtype=np.uint64)
+        return self.write_built(side, d + 1, q, x)
+
+    def write_built(self, side: str, d: int, q: int, x: np.ndarray) -> str | None:
+        """Partition ``q`` of ``side``'s rebuilt level ``d`` written; None, or why not (a part
+        larger than the whole level the certificate states: it could not have been closed)."""
+        stated = self.stated[side][d]
+        if len(x) > stated:
+            return (f"{_name(side, d)} part {q} rebuilt holds {len(x):,} positions, more than the {stated:,} "
+                    "the certificate states for the whole level")
+        path = built_path(self.built, side, d, q)
+        try:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            sealed.write(path, REBUILT, 1, "", x, durable=False, codec="zstd-planes")
+        except (OSError, PegsatError) as exc:
+            return f"{UNSETTLED}a level the check rebuilt could not be written ({exc})"
+        return None
+
     def meet(self, q: int, seconds: float | None = None) -> str | None:
         """None, or why not: no position of partition ``q`` (of the most partitions of any
         level) is in a forward level and a backward one."""
@@ -391,21 +443,26 @@ class Moves:
         return None
 
 
-def check(problem: Problem, forward: Sequence[Sequence[Loader]], backward: Sequence[Sequence[Loader]],
+def check(problem: Problem, forward: Sequence[Sequence[Any]], backward: Sequence[Sequence[Any]],
           group: Sequence[Sequence[int]], regions: Sequence[int], upper: int, probe: str,
           deadline: Deadline | None = None, *, pagodas: Sequence[tuple[Sequence[int], int]] = (),
           sizes: dict[str, list[int]] | None = None, inline: bool = True,
           runner: Runner | None = None, scratch: str | None = None, room: int | None = None,
           journal: Journal | None = None, progress: Callable[[str], None] | None = None,
-          compiled: bool = True) -> tuple[Verdict, int]:
+          compiled: bool = True, rebuild: bool = False) -> tuple[Verdict, int]:
     """(the walk, the moves ``M`` every plan has at least) of a ``moves`` certificate (the
     module's docstring): ``forward[d][p]`` loads partition ``p`` of forward level ``d``
     (``partition``'s; each level's partitions a power of two), ``backward``
     likewise; ``sizes``: each side's level sizes as the certificate states them (default:
     loaded). ``inline``: the levels held in this process; otherwise children wait in bucket
     files in ``scratch``, a step at a time, on ``runner`` (Dask's map: ``kit.run_steps``,
-    with ``room``, ``journal`` and ``progress``). The walk's ``ok`` is None when the deadline
-    came first. ``compiled``: the hot loops in C (``_check.c``), else numpy's, the reference."""
+    with ``room``, ``journal`` and ``progress``). ``rebuild``: no level file is read;
+    ``forward[d][p]`` is the count the certificate states for that part, and the check builds
+    every level on disk from the one before (``Moves.build``: closed by construction; level 0
+    the start, the goal positions), then meets and probes the levels it built, which may hold
+    no more positions through each depth than the stated ones (as ``rebuild`` in memory).
+    The walk's ``ok`` is None when the deadline came first. ``compiled``: the hot loops in C
+    (``_check.c``), else numpy's, the reference."""
     t0 = time.perf_counter()
     deadline = deadline or Deadline()
     walked = 0
@@ -426,9 +483,18 @@ def check(problem: Problem, forward: Sequence[Sequence[Loader]], backward: Seque
         return done(False, f"the probed side is {probe!r}")
     cuts = tuple((tuple(w), f) for w, f in pagodas)
     closure = Closure(problem, (), tuple(tuple(p) for p in group), cuts, None, compiled=compiled)
+    # a journal's rebuilt levels beside it, by its key, so that a stopped rebuild goes on
+    kept = Path(f"{journal.path}.levels") / journal.key[:32] if rebuild and journal is not None else None
     with tempfile.TemporaryDirectory(prefix="pegsat-moves-", dir=scratch) as tmp:
+        built, stated = str(kept or Path(tmp) / "levels") if rebuild else "", {}
+        if rebuild:
+            ends = (forward, backward)
+            stated = {s: tuple(sum(lv) for lv in lvs) for s, lvs in zip(SIDES, ends, strict=True)}
+            sizes = {s: list(v) for s, v in stated.items()}
+            forward, backward = (_built_loaders(built, s, lvs) for s, lvs in zip(SIDES, ends, strict=True))
         levels = {"forward": tuple(map(tuple, forward)), "backward": tuple(map(tuple, backward))}
-        check = Moves(Bound(problem, regions, goals, closure, upper), levels, tmp, inline)
+        check = Moves(Bound(problem, regions, goals, closure, upper), levels, tmp, inline and not rebuild,
+                      built=built, stated=stated)
         try:
             if sizes is None:
                 sizes = {s: [sum(len(check.part(s, d, p, len(lv))) for p in range(len(lv)))
@@ -438,17 +504,13 @@ def check(problem: Problem, forward: Sequence[Sequence[Loader]], backward: Seque
             moves, why = _claimed(a, b, dry, probe, upper)
             if why is not None:
                 return done(False, why)
-            if dry:  # said empty: each of its files read, to see that it is
+            if dry and not rebuild:  # said empty: each of its files read, to see that it is
                 last, parts = (a if dry == "forward" else b), check.parts(dry, a if dry == "forward" else b)
                 if any(len(check.part(dry, last, p, parts)) for p in range(parts)):
                     return done(False, f"{_name(dry, last)}, said to be empty, holds positions")
-            for side, positions in (("forward", [problem.start]), ("backward", list(goals))):
-                x = check.kept(side, np.array(positions, dtype=np.uint64), 0)
-                parts = check.parts(side, 0)
-                for q in np.unique(partition(x, parts)).tolist():
-                    if not member(check.part(side, 0, q, parts), x[partition(x, parts) == q]).all():
-                        what = "the start is" if side == "forward" else "a goal position is"
-                        return done(False, f"{what} neither in {_name(side, 0)} nor excluded")
+            why = _level_zero(problem, check, goals, rebuild)
+            if why is not None:
+                return done(None if why.startswith(UNSETTLED) else False, why.removeprefix(UNSETTLED))
         except _Bad as exc:
             return done(False, str(exc))
 
@@ -456,9 +518,12 @@ def check(problem: Problem, forward: Sequence[Sequence[Loader]], backward: Seque
             tside, last, parts = check.aim(how, side, d)
             key = f"{how} {side} {d}"
             into = f"{_name(side, 0)} .. {_name(side, d + 1)}" if how == "closed" else f"the {tside} levels"
-            return Step(key, _name(side, d), into, partial(check.expand, how, side, d), check.parts(side, d),
-                        partial(check.lookup, how, side, d), parts, check.bucket_dir(key),
-                        None if inline else sizes[side][d])  # inline: no buckets, no passes
+            builds = rebuild and how == "closed"
+            look = partial(check.build, side, d) if builds else partial(check.lookup, how, side, d)
+            into = f"{_name(side, d + 1)} rebuilt" if builds else into
+            return Step(key, _name(side, d), into,
+                        partial(check.expand, how, side, d), check.parts(side, d), look, parts,
+                        check.bucket_dir(key), None if check.inline else sizes[side][d])  # inline: no passes
 
         def nothing(p: int, targets: object = None, seconds: object = None) -> tuple[int, None]:
             return 0, None
@@ -470,6 +535,15 @@ def check(problem: Problem, forward: Sequence[Sequence[Loader]], backward: Seque
             steps.append(step("probe", probe, len(check.levels[probe]) - 1))
         ran, taken_steps = run_steps(steps, deadline, runner, room, journal, progress, t0, tmp)
         walked = ran.walked
+        made = 0
+        if rebuild and ran.ok:
+            why, made = _rebuilt_sizes(check, sizes, dry)
+            if why is not None:
+                return done(None if why.startswith(UNSETTLED) else False, why.removeprefix(UNSETTLED))
+        if kept is not None and ran.finished:
+            shutil.rmtree(kept, ignore_errors=True)
+            if not any(kept.parent.iterdir()):
+                kept.parent.rmdir()
         if not ran.ok:
             return done(False if ran.finished else None, ran.reason)
     how = (f"the {dry} side ran dry" if dry else "no forward level meets a backward one"
@@ -477,11 +551,73 @@ def check(problem: Problem, forward: Sequence[Sequence[Loader]], backward: Seque
     split = sum(len(lv) for lv in [*forward, *backward])
     split_note = f" in {split} partitions" if split > a + b + 2 else ""
     taken = f" ({taken_steps} of the {len(steps)} steps taken from the journal)" if taken_steps else ""
-    return done(True, f"forward levels 0..{a} and backward levels 0..{b} by moves{split_note} checked "
+    states = sum(map(sum, stated.values()))
+    said = f", rebuilt by the check ({made:,} positions; the certificate states {states:,})" if rebuild \
+        else ""
+    return done(True, f"forward levels 0..{a} and backward levels 0..{b} by moves{split_note}{said} checked "
                 f"({len(group)} symmetries, {len(regions)} Merson regions, bound {upper}, {len(pagodas)} "
-                f"pagodas): each closed under moves into the levels up to the next (backward: moves "
-                f"undone), {how}; {walked} positions one move away walked{taken}: every plan has at least "
-                f"{moves} moves", moves)
+                f"pagodas): each closed under moves into the levels up to the next (backward: moves undone), "
+                f"{how}; {walked} positions one move away walked{taken}: every plan has at least {moves} "
+                "moves", moves)
+
+
+def _built_loaders(built: str, side: str, stated: Sequence[Sequence[int]]) -> list[list[Loader]]:
+    """The loaders of ``side``'s levels as a rebuild writes them: as many partitions as the
+    certificate's level, or as the most of any level before it (so that a rebuilt level's
+    partition is always one part of each level before it, which its children are told from)."""
+    out: list[list[Loader]] = []
+    most = 1
+    for d, lv in enumerate(stated):
+        most = max(most, len(lv))
+        out.append([partial(load_built, built_path(built, side, d, q)) for q in range(most)])
+    return out
+
+
+def _level_zero(problem: Problem, check: Moves, goals: Sequence[int], rebuild: bool) -> str | None:
+    """Why the start (a goal position) is neither in its side's level 0 nor excluded, or None;
+    when rebuilding, level 0 written as the check sees it (``_Bad`` from a part that is not one)."""
+    for side, positions in (("forward", [problem.start]), ("backward", list(goals))):
+        x = check.kept(side, np.array(positions, dtype=np.uint64), 0)
+        parts = check.parts(side, 0)
+        if rebuild:
+            x = distinct(x, check.closure.compiled)
+            where = partition(x, parts)
+            for q in range(parts):
+                if (why := check.write_built(side, 0, q, x[where == q])) is not None:
+                    return why
+            continue
+        for q in np.unique(partition(x, parts)).tolist():
+            if not member(check.part(side, 0, q, parts), x[partition(x, parts) == q]).all():
+                what = "the start is" if side == "forward" else "a goal position is"
+                return f"{what} neither in {_name(side, 0)} nor excluded"
+    return None
+
+
+def _rebuilt_sizes(check: Moves, sizes: dict[str, list[int]], dry: str) -> tuple[str | None, int]:
+    """(why the rebuilt levels refute the certificate, or None; the positions they hold): more
+    through a depth than the certificate states (a stated level was not closed), or a side said
+    to run dry whose last level is not empty (then unsettled: a rebuild on disk stops at the
+    stated levels; one in memory builds on)."""
+    made = 0
+    for side in SIDES:
+        total = count = 0
+        for d in range(len(check.levels[side])):
+            try:
+                count = sum(sealed.header(built_path(check.built, side, d, q), REBUILT, 1, "",
+                                          1 << 40)["count"] for q in range(check.parts(side, d)))
+            except sealed.Stale as exc:
+                return f"{UNSETTLED}a level the check rebuilt could not be read ({exc})", made
+            total += count
+            said = sum(sizes[side][:d + 1])
+            if total > said:
+                return (f"{_name(side, 0)} .. {_name(side, d)} rebuilt hold {total:,} positions, more than "
+                        f"the {said:,} the certificate states"), made
+        if side == dry and count:
+            return (f"{UNSETTLED}{_name(side, len(check.levels[side]) - 1)} rebuilt is not empty as the "
+                    "certificate states; a rebuild on disk stops at the stated levels (one in memory, "
+                    "without --workers, builds on)"), made
+        made += total
+    return None, made
 
 
 def _claimed(a: int, b: int, dry: str, probe: str, upper: int) -> tuple[int, str | None]:
@@ -660,9 +796,18 @@ def check_moves(problem: Problem, ev: dict, ctx: Context) -> Verdict:
     group = [[int(x) for x in p] for p in ev["symmetries"]]
     sizes = {side: [sum(it["count"] for it in lv) for lv in lvs] for side, lvs in sides.items()}
     pagodas = pagodas_of(problem, ev) if "pagodas" in ev else []
-    if walking.rebuild:  # no level file read: the checker builds the levels
-        walk, moves = rebuild(problem, sizes, group, regions, upper, probe, deadline,
-                                      pagodas=pagodas, compiled=not walking.reference)
+    key = {"problem": problem_to_json(problem), "evidence": ev, "rebuild": walking.rebuild}
+    kept = None if walking.journal is None else Journal(walking.journal, journal_key(key, Path(__file__)))
+    if walking.rebuild:  # no level file read: the checker builds the levels, in memory or on disk
+        if walking.runner is None and REBUILD_BYTES * total <= memory_budget():
+            walk, moves = rebuild(problem, sizes, group, regions, upper, probe, deadline,
+                                  pagodas=pagodas, compiled=not walking.reference)
+        else:
+            stated = {side: [[it["count"] for it in lv] for lv in lvs] for side, lvs in sides.items()}
+            walk, moves = check(problem, stated["forward"], stated["backward"], group, regions, upper, probe,
+                                deadline, pagodas=pagodas, inline=False, runner=walking.runner,
+                                scratch=scratch(base, walking.runner), journal=kept,
+                                progress=walking.progress, compiled=not walking.reference, rebuild=True)
         return _moves_verdict(walk, moves, claim, "rebuilt and checked")
     entire = walking.walk_above is None or total <= walking.walk_above
     inline = walking.runner is None and BYTES_PER_POSITION * total <= memory_budget()
@@ -698,8 +843,6 @@ def check_moves(problem: Problem, ev: dict, ctx: Context) -> Verdict:
     if not entire:  # an atlas rebuilt (``walk_above``): the walk of a large set is ``check``'s
         return unsettled(f"the {len(counts)} level files of {total} positions are there with their "
                 "SHA-256; their closure under moves is not walked here")
-    kept = None if walking.journal is None else Journal(walking.journal, journal_key(
-        {"problem": problem_to_json(problem), "evidence": ev}, Path(__file__)))
     where = scratch(base, walking.runner)
     walk, moves = check(problem, loaders["forward"], loaders["backward"], group, regions, upper,
                                 probe, deadline, pagodas=pagodas, sizes=sizes, inline=inline,
