@@ -69,6 +69,10 @@ NAME = "moves"
 OPTIMAL = True  # answers with the fewest moves, proven
 #: share of the time limit (and at most this many seconds) spent finding a first plan
 UPPER_SHARE, UPPER_MAX_S = 0.1, 10.0
+#: a search on disk (hours, where every move the bound saves prunes whole levels): the plan
+#: from ``auto`` when no beam meets may take this long (German e2 -> e2: ~15 s, 27 moves
+#: compacted, where the beams meet nowhere)
+UPPER_LONG_S = 120.0
 #: the search runs alone this long (and at most this share of the limit), and until a level
 #: holds more than QUICK_LEVEL positions, before a first plan is fetched: the IPC problems
 #: finish in a few hundredths of a second without one, while on the English board the plan
@@ -512,7 +516,8 @@ def first_plan(search: Search, deadline: Deadline, config: Config, widths: Seque
             break
     if best is not None:
         return Result(Status.SOLVED, problem, "beam search by moves", plan=best[1]), best[0]
-    r = auto.solve(problem, short(), config)
+    fallback = short() if len(widths) == 1 else deadline.share(UPPER_SHARE, UPPER_LONG_S).within(UPPER_LONG_S)
+    r = auto.solve(problem, fallback, config)
     if r.status is Status.SOLVED and r.plan is not None:
         plan = compact(problem.board, r.plan, width)
         try:
