@@ -173,8 +173,10 @@ def test_the_levels_rebuilt_by_the_check_need_no_level_file(a1, tmp_path, monkey
     for why, edit in cases.items():
         bad = json.loads(json.dumps(data))
         edit(bad["evidence"])
-        v = certificate.check(bad, alone, rebuild=True)
-        assert not v.ok and v.finished and why in v.message, (why, v.message)
+        for reference in (False, True):  # the compiled loops and numpy's reference alike
+            v = certificate.check(bad, alone, rebuild=True, reference=reference)
+            assert not v.ok and v.finished and why in v.message, (why, reference, v.message)
+    assert certificate.check(data, alone, rebuild=True, reference=True).ok
 
 
 @pytest.fixture(scope="module")
@@ -390,3 +392,26 @@ def test_a_check_whose_buckets_do_not_fit_the_disk_goes_in_passes(monkeypatch):
     assert twice > once
     (none, _) = run(0)
     assert not none.finished and "no room on the disk" in none.message, none.message
+
+
+def test_a_rebuild_on_disk_goes_on_from_its_journal(a1, tmp_path, monkeypatch):
+    """A moves rebuild on disk stopped at level 3 ('out of time') keeps the levels it built
+    beside its journal; run again, it takes the steps done from the journal, ends with the
+    same verdict, and removes those levels."""
+    from pegsat.checks import closure, moves
+
+    monkeypatch.setattr(moves, "REBUILD_BYTES", 1 << 40)
+    alone = tmp_path / "alone"
+    alone.mkdir()
+    (alone / "a1.json").write_text(a1.read_text())
+    data = certificate.load(alone / "a1.json")
+    journal = alone / "journal.json"
+    real = moves.Moves.build
+    monkeypatch.setattr(moves.Moves, "build", lambda self, side, d, q, seconds=None: (
+        closure.UNSETTLED + "time limit" if d == 3 else real(self, side, d, q, seconds)))
+    v = certificate.check(data, alone, journal=journal, rebuild=True)
+    assert not v.finished and list((alone / "journal.json.levels").glob("*/forward-3")), v.message
+    monkeypatch.setattr(moves.Moves, "build", real)
+    again = certificate.check(data, alone, journal=journal, rebuild=True)
+    assert again.ok and "taken from the journal" in again.message, again.message
+    assert not (alone / "journal.json.levels").exists()
