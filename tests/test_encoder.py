@@ -205,13 +205,7 @@ def test_process_semantics_keeps_one_model_a_plan(board, vacant, survivor):
     goal = Goal.survivor(b, b.hole(survivor)) if survivor else Goal(min_pegs=b.n - 5, max_pegs=b.n - 5)
     p = Problem(b, b.full & ~(1 << b.hole(vacant)), goal)
     f = encode(p, EncodeOptions(symmetry=False, process=True))
-    jumps = {f.jump(k, t): (k, t) for t in range(f.horizon) for k in range(len(b.jumps))}
-    models = []
-    with Solver(name="cadical195", bootstrap_with=f.to_cnf().clauses) as s:
-        while s.solve():
-            m = {v for v in s.get_model() if v > 0}
-            models.append(frozenset(jumps[v] for v in m if v in jumps))
-            s.add_clause([-v if v in m else v for v in jumps])
+    models = _models(f, p)
     assert len(models) == len(set(models))
     assert set(models) == {_earliest(p, plan) for plan in all_plans(p)}
     plain = encode(p, EncodeOptions(symmetry=False, process=False))

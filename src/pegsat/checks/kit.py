@@ -170,6 +170,24 @@ def built_path(root: str, side: str, d: int, q: int) -> Path:
     return Path(root) / f"{side}-{d}" / f"{q}.lvl"
 
 
+def save_built(root: str, side: str, d: int, q: int, x: np.ndarray, name: str, most: int,
+               scope: str = "") -> str | None:
+    """Partition ``q`` of ``side``'s rebuilt level ``d`` (called ``name``) written; None, or why
+    not: more than the ``most`` positions the certificate states for it (``scope``: what that
+    count covers, when more than the part) -- its level could not have been closed -- or a
+    file that could not be written (a limit, not a verdict)."""
+    if len(x) > most:
+        return (f"{name} part {q} rebuilt holds {len(x):,} positions, more than the {most:,} the certificate "
+                f"states{scope}")
+    path = built_path(root, side, d, q)
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        sealed.write(path, REBUILT, 1, "", x, durable=False, codec="zstd-planes")
+    except (OSError, PegsatError) as exc:
+        return f"{UNSETTLED}a level the check rebuilt could not be written ({exc})"
+    return None
+
+
 def load_built(path: Path) -> np.ndarray:
     """A partition of a level the check rebuilt (its own sealed file); one that cannot be
     read is not a verdict (a journal's levels removed by hand): ValueError, unsettled."""

@@ -77,7 +77,6 @@ import numpy as np
 
 from .. import sealed
 from ..deadline import Deadline
-from ..errors import PegsatError
 from ..limits import memory_budget
 from ..model.codec import problem_to_json
 from ..model.problem import Problem, goal_positions
@@ -100,6 +99,7 @@ from .kit import (
     overstated,
     partition,
     run_steps,
+    save_built,
 )
 from .verdict import Verdict, judged, rejected, restated, unsettled
 
@@ -291,16 +291,7 @@ class Levels:
 
     def _write_built(self, side: str, d: int, q: int, x: np.ndarray) -> str | None:
         stated = self.stated[SIDES.index(side)][d][q]
-        if len(x) > stated:
-            return (f"{_name(side, d)} part {q} rebuilt holds {len(x):,} positions, more than the {stated:,} "
-                    "the certificate states")
-        path = built_path(self.built, side, d, q)
-        try:
-            path.parent.mkdir(parents=True, exist_ok=True)
-            sealed.write(path, REBUILT, 1, "", x, durable=False, codec="zstd-planes")
-        except (OSError, PegsatError) as exc:
-            return f"{UNSETTLED}a level the check rebuilt could not be written ({exc})"
-        return None
+        return save_built(self.built, side, d, q, x, _name(side, d), stated)
 
 
 def check(problem: Problem, levels: Sequence[Sequence[Loader]], group: list[list[int]],

@@ -72,7 +72,6 @@ import numpy as np
 
 from .. import sealed
 from ..deadline import Deadline
-from ..errors import PegsatError
 from ..limits import memory_budget
 from ..model.codec import problem_to_json
 from ..model.problem import Problem, goal_positions
@@ -95,6 +94,7 @@ from .kit import (
     overstated,
     partition,
     run_steps,
+    save_built,
 )
 from .positions import read_part
 from .verdict import Verdict, judged, rejected, restated, unsettled
@@ -407,17 +407,8 @@ class Moves:
     def write_built(self, side: str, d: int, q: int, x: np.ndarray) -> str | None:
         """Partition ``q`` of ``side``'s rebuilt level ``d`` written; None, or why not (a part
         larger than the whole level the certificate states: it could not have been closed)."""
-        stated = self.stated[side][d]
-        if len(x) > stated:
-            return (f"{_name(side, d)} part {q} rebuilt holds {len(x):,} positions, more than the {stated:,} "
-                    "the certificate states for the whole level")
-        path = built_path(self.built, side, d, q)
-        try:
-            path.parent.mkdir(parents=True, exist_ok=True)
-            sealed.write(path, REBUILT, 1, "", x, durable=False, codec="zstd-planes")
-        except (OSError, PegsatError) as exc:
-            return f"{UNSETTLED}a level the check rebuilt could not be written ({exc})"
-        return None
+        return save_built(self.built, side, d, q, x, _name(side, d), self.stated[side][d],
+                          " for the whole level")
 
     def meet(self, q: int, seconds: float | None = None) -> str | None:
         """None, or why not: no position of partition ``q`` (of the most partitions of any
