@@ -71,7 +71,6 @@ if TYPE_CHECKING:
 
 CARD_ENCODINGS = ("seqcounter", "ladder", "pairwise", "bitwise", "totalizer", "cardnetwrk")
 STEPS = ("parallel", "sequential")
-LEX_STEPS = 1000  # the steps that get lex-leader clauses (all: the guards make late ones idle)
 
 
 class EncodingError(PegsatError, ValueError):
@@ -465,7 +464,7 @@ def add_lex_leader(f: Formula, group: Sequence[Perm]) -> None:
         for k, j in enumerate(image):
             pre[j] = k
         guard: list[int] = []  # [] at step 0: the start and goal are s-invariant
-        for t in range(min(f.horizon, LEX_STEPS)):
+        for t in range(f.horizon):
             eq = guard  # s(step t) agrees with step t on the ids before j
             for i, j in enumerate(moved):
                 a, b = f.jump(j, t), f.jump(pre[j], t)  # step t and its image at id j
@@ -474,7 +473,7 @@ def add_lex_leader(f: Formula, group: Sequence[Perm]) -> None:
                     nxt = f.pool.id(("lex-equal", s_id, t, j))
                     f.clauses.extend([[*eq, -a, -b, nxt], [*eq, a, b, nxt]])
                     eq = [-nxt]
-            if t + 1 < min(f.horizon, LEX_STEPS):
+            if t + 1 < f.horizon:
                 same = f.pool.id(("lex-invariant", s_id, t + 1))
                 differ = []
                 for k in moved:
