@@ -12,7 +12,7 @@ before but today's encoding, with each redundant constraint of the encoder on it
 (``EncodeOptions``: pagodas, position classes) and without process semantics (the default).
 The ratio is the planner's ``as at 547797c`` total time over each row's (">" when that hit
 the time limit). ``--ipc``: the IPC 2008 ``pegsol`` problems (``pegsol-08-strips``, 30 on the
-English board, p30 the central game; default directory ``../shared/instances/ipc-pegsol``),
+English board, p30 the central game; default directory ``$PEGSAT_IPC_DIR``, as ``bench/ipc.py``),
 each by ``sat`` and ``cpsat`` today and as at 547797c. The machine anchor: CaDiCaL refuting
 the pigeonhole formula PHP(10 pigeons, 9 holes) (python-sat's ``genhard.PHP``), timed in this
 run. Peak memory: this process and its solver children (``ru_maxrss``). Timings on shared
@@ -22,6 +22,7 @@ machines are noisy: compare rows of one run, not runs.
 from __future__ import annotations
 
 import argparse
+import os
 import resource
 import statistics
 import sys
@@ -40,7 +41,7 @@ from pegsat.planners import config as planner_config  # noqa: E402
 from pegsat.planners.config import Config  # noqa: E402
 
 BASELINE = ((0.45, 3.0), (0.65, 6.0))  # the schedule of short horizons before 2026-11-27
-IPC = Path(__file__).resolve().parent.parent.parent / "shared" / "instances" / "ipc-pegsol"
+IPC = os.environ.get("PEGSAT_IPC_DIR", "")  # the competitions' files are not shipped (GPL)
 SETTLED = {s.value for s in (Status.SOLVED, Status.SOLVED_OPTIMAL, Status.UNSOLVABLE)}
 
 
@@ -63,9 +64,11 @@ def ipc_problems(root: Path):
     """The IPC 2008 pegsol problems under ``root`` (pegsol-08-strips), as pegsat reads them."""
     from pegsat.formats.pddl import read_task
 
+    if str(root) in ("", "."):
+        sys.exit("no IPC directory: give --ipc DIR or set PEGSAT_IPC_DIR")
     d = root / "pegsol-08-strips"
     if not (d / "domain.pddl").is_file():
-        sys.exit(f"no IPC 2008 problems in {d} (give --ipc DIR)")
+        sys.exit(f"no IPC 2008 problems in {d}")
     for f in sorted(d.glob("p*.pddl")):
         yield f"08/{f.stem}", read_task(f, d / "domain.pddl").problem
 
@@ -113,7 +116,7 @@ def main() -> None:
     ap.add_argument("--only", default="", help="comma-separated substrings of problem names")
     ap.add_argument("--variants", default="", help="comma-separated variant names (default: all)")
     ap.add_argument("--repeat", type=int, default=1)
-    ap.add_argument("--ipc", nargs="?", const=str(IPC), default=None, metavar="DIR",
+    ap.add_argument("--ipc", nargs="?", const=IPC, default=None, metavar="DIR",
                     help="the IPC 2008 pegsol problems instead (the sat and cpsat rows only)")
     args = ap.parse_args()
     only = [w for w in args.only.split(",") if w]

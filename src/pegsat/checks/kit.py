@@ -188,6 +188,20 @@ def save_built(root: str, side: str, d: int, q: int, x: np.ndarray, name: str, m
     return None
 
 
+def kept_levels(journal: Journal | None) -> Path | None:
+    """Where a rebuilding check keeps its levels beside its journal (by the journal's key: the
+    same file may journal other checks), so that a stopped check goes on; None without one."""
+    return None if journal is None else Path(f"{journal.path}.levels") / journal.key[:32]
+
+
+def drop_kept(kept: Path | None) -> None:
+    """A finished check's kept levels removed, and their folder once it is empty."""
+    if kept is not None:
+        shutil.rmtree(kept, ignore_errors=True)
+        if kept.parent.is_dir() and not any(kept.parent.iterdir()):
+            kept.parent.rmdir()
+
+
 def load_built(path: Path) -> np.ndarray:
     """A partition of a level the check rebuilt (its own sealed file); one that cannot be
     read is not a verdict (a journal's levels removed by hand): ValueError, unsettled."""

@@ -64,7 +64,6 @@ levels built.
 
 from __future__ import annotations
 
-import shutil
 import tempfile
 import time
 from collections.abc import Callable, Sequence
@@ -92,8 +91,10 @@ from .kit import (
     Loader,
     Step,
     built_path,
+    drop_kept,
     grouped,
     journal_key,
+    kept_levels,
     load_built,
     load_level_part,
     overstated,
@@ -370,7 +371,7 @@ def check(problem: Problem, levels: Sequence[Sequence[Loader]], group: list[list
         return done(None, f"the premises and the {sum(len(lv) for lv in [*levels, *back])} files of "
                     f"{len(levels) + len(back)} levels checked; their closure under jumps is not walked here")
     # a journal's levels beside it, by its key (the same file may journal other checks)
-    kept = Path(f"{journal.path}.levels") / journal.key[:32] if rebuild and journal is not None else None
+    kept = kept_levels(journal) if rebuild else None
     with tempfile.TemporaryDirectory(prefix="pegsat-levels-", dir=scratch) as tmp:
         built = str(kept if kept is not None else Path(tmp) / "levels") if rebuild else ""
         stated: tuple[tuple[tuple[int, ...], ...], ...] = ()
@@ -416,10 +417,8 @@ def check(problem: Problem, levels: Sequence[Sequence[Loader]], group: list[list
                            for q in range(len(lv)))
             except sealed.Stale:
                 pass
-        if kept is not None and ran.finished:
-            shutil.rmtree(kept, ignore_errors=True)
-            if not any(kept.parent.iterdir()):
-                kept.parent.rmdir()
+        if ran.finished:
+            drop_kept(kept)
         if not ran.ok:
             return done(False if ran.finished else None, ran.reason)
     total_note = ""

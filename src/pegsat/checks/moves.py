@@ -59,7 +59,6 @@ check of hours keeps a journal of its steps and goes on where it was.
 
 from __future__ import annotations
 
-import shutil
 import tempfile
 import time
 from collections.abc import Callable, Sequence
@@ -87,8 +86,10 @@ from .kit import (
     Loader,
     Step,
     built_path,
+    drop_kept,
     grouped,
     journal_key,
+    kept_levels,
     load_built,
     load_level_part,
     overstated,
@@ -475,7 +476,7 @@ def check(problem: Problem, forward: Sequence[Sequence[Any]], backward: Sequence
     cuts = tuple((tuple(w), f) for w, f in pagodas)
     closure = Closure(problem, (), tuple(tuple(p) for p in group), cuts, None, compiled=compiled)
     # a journal's rebuilt levels beside it, by its key, so that a stopped rebuild goes on
-    kept = Path(f"{journal.path}.levels") / journal.key[:32] if rebuild and journal is not None else None
+    kept = kept_levels(journal) if rebuild else None
     with tempfile.TemporaryDirectory(prefix="pegsat-moves-", dir=scratch) as tmp:
         built, stated = str(kept or Path(tmp) / "levels") if rebuild else "", {}
         if rebuild:
@@ -531,10 +532,8 @@ def check(problem: Problem, forward: Sequence[Sequence[Any]], backward: Sequence
             why, made = _rebuilt_sizes(check, sizes, dry)
             if why is not None:
                 return done(None if why.startswith(UNSETTLED) else False, why.removeprefix(UNSETTLED))
-        if kept is not None and ran.finished:
-            shutil.rmtree(kept, ignore_errors=True)
-            if not any(kept.parent.iterdir()):
-                kept.parent.rmdir()
+        if ran.finished:
+            drop_kept(kept)
         if not ran.ok:
             return done(False if ran.finished else None, ran.reason)
     how = (f"the {dry} side ran dry" if dry else "no forward level meets a backward one"
