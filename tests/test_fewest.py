@@ -397,8 +397,8 @@ def test_the_fewest_moves_on_disk_leave_a_moves_certificate_that_checks(tmp_path
     """Each way the search on disk proves its fewest moves leaves a ``moves`` certificate
     naming its partitioned level files: the levels meeting (unbounded: the bound is the moves
     proven), the first plan's bound met by a probe of the last level, and a bound one above
-    the optimum (the probe meets the other side). Each checks in this process and, its children in
-    bucket files, on the cluster; a check stopped goes on from its journal; tampering with a
+    the optimum (the probe meets the other side). Each checks in this process, one also with its
+    children in bucket files on the cluster; a check stopped goes on from its journal; tampering with a
     partition, the partition rule or the claim is refused."""
     from pegsat.checks import certificate
     from pegsat.engine.cluster import mapped
@@ -430,9 +430,10 @@ def test_the_fewest_moves_on_disk_leave_a_moves_certificate_that_checks(tmp_path
         assert bool(ev["pagodas"]) == (where != "met")  # cut by pagodas under a bound, checked with them
         v = certificate.check(cert, root)
         assert v.ok and f"at least {best} moves" in v.message, v.message
-        with mapped(2, cluster) as run:
-            v = certificate.check(cert, root, runner=run)
-        assert v.ok, v.message
+        if where == "probed":  # the same walk with the children in bucket files, on the cluster
+            with mapped(2, cluster) as run:
+                v = certificate.check(cert, root, runner=run)
+            assert v.ok, v.message
     cert = json.loads((tmp_path / "met" / "certificate.json").read_text())
     journal = tmp_path / "journal.json"
     from pegsat.checks import moves as moves_check

@@ -110,9 +110,10 @@ def test_triangle5_b3_only_survivor_is_c5():
 
 @pytest.mark.parametrize("planner", ["search", "sat", "cpsat"])
 def test_triangle5_complement_problems(planner):
+    """v -> v for one vacancy per orbit (a symmetry maps a complement problem to another)."""
     b = triangle5()
     interior = {"b3", "b4", "c4"}
-    for v in range(b.n):
+    for v in sorted({min(p[h] for p in b.symmetries) for h in range(b.n)}):
         r = solve(single_vacancy(b, v), planner, deadline=Deadline(120))
         want = Status.UNSOLVABLE if b.names[v] in interior else Status.SOLVED
         assert r.status is want, (b.names[v], r.status)

@@ -35,6 +35,7 @@ def truth():
     return [lv.classes for lv in c.levels], [lv.positions for lv in c.levels]
 
 
+@pytest.mark.slow  # a cluster of its own; test_fewest kills a worker of the same level loop by default
 def test_a_worker_killed_mid_level_changes_nothing(tmp_path, truth):
     """Small memory per worker: levels of up to 16 partitions, dozens of tasks a level; one
     worker is SIGKILLed while a level's tasks are out, and Dask reruns them elsewhere."""
