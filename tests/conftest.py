@@ -54,12 +54,9 @@ def atlas_cell(driver, page: Path, vacancy: str, survivor: str):
 def cluster():
     """One two-worker Dask cluster, bound to 127.0.0.1, for the level-search tests that kill
     no worker (a cluster takes seconds to start)."""
-    from distributed import LocalCluster
+    from pegsat.engine.cluster import local_cluster
 
-    # its scheduler's HTTP server on a free loopback port, as ``engine.cluster`` starts one: two
-    # test processes' clusters neither clash nor warn
-    with LocalCluster(n_workers=2, threads_per_worker=1, host="127.0.0.1", dashboard_address=None,
-                      scheduler_kwargs={"dashboard": False, "dashboard_address": "127.0.0.1:0"}) as c:
+    with local_cluster(2) as c:  # as the planners start one
         yield c.scheduler_address
 
 

@@ -508,3 +508,17 @@ def test_a_self_dual_probe_by_buckets_stopped_in_a_pass_goes_on_to_the_same_proo
     assert sum(again) == m - len(marked), said  # the partitions met before are not met again
     assert r.status is Status.UNSOLVABLE and any("probed by buckets" in line for line in said), said
     assert certificate.check(json.loads((root / "certificate.json").read_text()), root).ok
+
+
+def test_the_local_workers_keep_their_freed_memory(cluster):
+    """A local cluster's workers (``engine.cluster.local_cluster``) run with glibc's adaptive
+    limits at their largest, not the 64 kB trim threshold Dask's nanny sets, under which each
+    large array was mapped afresh and its pages faulted in again."""
+    from distributed import Client
+
+    from pegsat.engine.cluster import WORKER_MALLOC
+
+    want = {k: str(v) for k, v in WORKER_MALLOC.items()}
+    with Client(cluster) as c:
+        seen = c.run(lambda: {k: os.environ.get(k) for k in want})
+    assert len(seen) == 2 and all(env == want for env in seen.values()), seen

@@ -19,6 +19,14 @@ from ..process import local_workers, worker_count
 
 CONNECT_S = 10.0  # seconds to reach an existing scheduler
 
+# What a local worker process's C library does with freed memory. Dask's nanny sets
+# MALLOC_TRIM_THRESHOLD_=65536 for its workers, and glibc then stops adapting its thresholds:
+# every array above 128 kB is a fresh mapping handed back on free, its pages faulted in
+# again by the next one (German d4's check rebuilt on disk: 25.8 M page faults, the system
+# time 42% of the CPU). These are glibc's own adaptive limits at their largest: blocks up to
+# 32 MB reused from the heap, 64 MB of its top kept before it is handed back.
+WORKER_MALLOC = {"MALLOC_MMAP_THRESHOLD_": 32 << 20, "MALLOC_TRIM_THRESHOLD_": 64 << 20}
+
 
 def finished(fs: list[Any], deadline: Deadline) -> bool:
     """Whether the tasks ``fs`` all finished before ``deadline`` (False at once when it has
@@ -65,6 +73,23 @@ def _connect(Client: Any, where: Any, deadline: Deadline | None) -> Any:
     return Client(where, timeout=timeout)
 
 
+def local_cluster(workers: int, memory_limit: int | str | None = None) -> Any:
+    """A ``LocalCluster`` of ``workers`` single-threaded processes (each limited to
+    ``memory_limit`` bytes, where given) whose C library keeps its freed memory
+    (``WORKER_MALLOC``); its scheduler's HTTP server (no dashboard) on loopback, on a free port:
+    two runs side by side neither clash nor warn, and nothing listens beyond this machine."""
+    import dask
+    from distributed import LocalCluster
+
+    extra = {} if memory_limit is None else {"memory_limit": memory_limit}
+    # read by each nanny as it is made, and used again when it restarts a lost worker
+    environ = {f"distributed.nanny.pre-spawn-environ.{k}": str(v) for k, v in WORKER_MALLOC.items()}
+    with dask.config.set(environ):
+        return LocalCluster(n_workers=workers, threads_per_worker=1, processes=True, host="127.0.0.1",
+                            dashboard_address=None, **extra,
+                            scheduler_kwargs={"dashboard": False, "dashboard_address": "127.0.0.1:0"})
+
+
 @contextmanager
 def client(workers: int, scheduler: str | None, settings: dict[str, Any] | None = None,
            memory_limit: int | str | None = None,
@@ -84,7 +109,7 @@ def client(workers: int, scheduler: str | None, settings: dict[str, Any] | None 
     os.environ.setdefault("DASK_LOGGING__DISTRIBUTED", "critical")
     try:
         import dask
-        from distributed import Client, LocalCluster
+        from distributed import Client
     except ImportError:
         raise PegsatError("this needs Dask: pip install 'dask[distributed]' tqdm "
                           "(or pip install -e '.[dev]')") from None
@@ -98,14 +123,7 @@ def client(workers: int, scheduler: str | None, settings: dict[str, Any] | None 
     with dask.config.set(settings or {}):
         cluster = None
         if scheduler is None:
-            workers = local_workers(worker_count(workers))
-            extra = {} if memory_limit is None else {"memory_limit": memory_limit}
-            # the scheduler's HTTP server (no dashboard) on loopback, on a free port: two
-            # runs side by side neither clash nor warn, and nothing listens beyond this machine
-            cluster = LocalCluster(n_workers=workers, threads_per_worker=1, processes=True, host="127.0.0.1",
-                                   dashboard_address=None,
-                                   scheduler_kwargs={"dashboard": False, "dashboard_address": "127.0.0.1:0"},
-                                   **extra)
+            cluster = local_cluster(local_workers(worker_count(workers)), memory_limit)
         try:
             c = _connect(Client, cluster if cluster is not None else scheduler, deadline)
         except (ValueError, OSError, TimeoutError) as exc:  # a bad address, nobody listening
