@@ -25,6 +25,7 @@ CONNECT_S = 10.0  # seconds to reach an existing scheduler
 # again by the next one (German d4's check rebuilt on disk: 25.8 M page faults, the system
 # time 42% of the CPU). These are glibc's own adaptive limits at their largest: blocks up to
 # 32 MB reused from the heap, 64 MB of its top kept before it is handed back.
+# PEGSAT_WORKER_MALLOC=dask leaves Dask's setting (the baseline bench/workers.py measures).
 WORKER_MALLOC = {"MALLOC_MMAP_THRESHOLD_": 32 << 20, "MALLOC_TRIM_THRESHOLD_": 64 << 20}
 
 
@@ -83,7 +84,8 @@ def local_cluster(workers: int, memory_limit: int | str | None = None) -> Any:
 
     extra = {} if memory_limit is None else {"memory_limit": memory_limit}
     # read by each nanny as it is made, and used again when it restarts a lost worker
-    environ = {f"distributed.nanny.pre-spawn-environ.{k}": str(v) for k, v in WORKER_MALLOC.items()}
+    environ = {} if os.environ.get("PEGSAT_WORKER_MALLOC") == "dask" else {
+        f"distributed.nanny.pre-spawn-environ.{k}": str(v) for k, v in WORKER_MALLOC.items()}
     with dask.config.set(environ):
         return LocalCluster(n_workers=workers, threads_per_worker=1, processes=True, host="127.0.0.1",
                             dashboard_address=None, **extra,
