@@ -481,10 +481,11 @@ def test_a_self_dual_probe_by_buckets_stopped_in_a_pass_goes_on_to_the_same_proo
     last = (t5.n - 2) // 2  # the forward level whose children are probed
     real = spill.passes
 
-    def passes(root, fp, d, parts, sources, disk=None):  # the probe's: room for two partitions
+    def passes(root, fp, d, parts, sources, disk=None, merged=spill.MERGED):  # the probe's: room for two
         if d == last + 1:
-            disk = spill.disk_used(root) + int(2.5 * 1.25 * spill._rate(root) * sources / parts)
-        return real(root, fp, d, parts, sources, disk)
+            assert merged == 0  # a probe writes no partition beside its buckets
+            disk = spill.disk_used(root) + int(2.5 * spill._rate(root) * sources / parts)
+        return real(root, fp, d, parts, sources, disk, merged)
 
     monkeypatch.setattr(spill, "passes", passes)
     root = tmp_path / "levels"

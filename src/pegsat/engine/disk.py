@@ -625,7 +625,8 @@ class Run:
         last = self.levels[side][-1]
         probes: list[Any] = []
         try:
-            for step in spill.passes(root / side, side_fp(fp, side), d + 1, m, last.classes, self.disk):
+            for step in spill.passes(root / side, side_fp(fp, side), d + 1, m, last.classes, self.disk,
+                                     merged=0.0):  # met partitions are marked, not written
                 if not step.targets:
                     continue
                 if len(step.targets) < m:

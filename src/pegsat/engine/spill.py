@@ -451,15 +451,16 @@ class Pass:
 
 
 def passes(root: Path, fingerprint: str, d: int, parts: int, sources: int,
-           disk: int | None = None) -> Iterator[Pass]:
+           disk: int | None = None, merged: float = MERGED) -> Iterator[Pass]:
     """The passes that build level ``d`` of ``parts`` partitions from ``sources`` positions:
     groups of the partitions not yet written (a killed run's are kept: the caller drops the
     level first unless that run had the same ``parts``), each as many as the disk's ``room``
     holds the buckets of — one group, all of them, where it holds the level's. The caller
     runs a pass (expand with its targets, merge its merges) between two; its buckets are
     dropped here after it, and what they weighed sizes the next, and the next level's first
-    (``RATE``: bytes per source position). ``NoRoom`` when not even one partition's buckets
-    fit."""
+    (``RATE``: bytes per source position). ``merged``: the room a partition's file takes
+    beside its buckets, as a share of them (0 for a probe, which writes none). ``NoRoom`` when
+    not even one partition's buckets fit."""
     rate = _rate(root)  # bytes of buckets per source position, as the last pass measured
     per = rate * max(1, sources) / parts  # a guess until this level's first pass measures it
     todo = [q for q in range(parts) if not written(root, fingerprint, d, q)]
@@ -469,7 +470,7 @@ def passes(root: Path, fingerprint: str, d: int, parts: int, sources: int,
         yield Pass((), kept)
     while todo:
         space = room(root, disk)
-        n = min(len(todo), int(space // max(per * (1 + MERGED), 1.0)))
+        n = min(len(todo), int(space // max(per * (1 + merged), 1.0)))
         if n < 1:
             raise NoRoom(f"level {d} needs ~{_mb(per)} of buckets for each of its {parts} partitions "
                          f"and the disk has room for {_mb(space)}: free some, or give --disk-limit more")
