@@ -127,7 +127,7 @@ def test_triangle4_corners_and_centre_unsolvable():
         assert r.status is want, b.names[v]
 
 
-@pytest.mark.parametrize("planner", ["search", "sat", "cpsat"])
+@pytest.mark.parametrize("planner", ["search", "sat", pytest.param("cpsat", marks=pytest.mark.slow)])
 def test_hopping_dots_special_peg(planner, instances):
     ok = solve(load_problem(str(instances / "hopping-dots-red7.toml")), planner, deadline=Deadline(120))
     assert ok.status is Status.SOLVED
