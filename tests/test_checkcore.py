@@ -83,6 +83,31 @@ def test_distinct_is_a_sort_without_repeats(size, bits):
     assert np.array_equal(distinct(x, compiled=True), distinct(x))
 
 
+def test_distinct_sorts_skewed_keys_bucket_by_bucket():
+    """Most keys under one highest digit (least images are mostly small): that bucket, larger
+    than the cache's share, is split again by its own highest digit."""
+    rng = np.random.default_rng(5)
+    x = np.concatenate([rng.integers(0, 1 << 20, size=150_000, dtype=np.uint64),
+                        rng.integers(0, 1 << 45, size=50_000, dtype=np.uint64),
+                        np.full(1000, (1 << 45) - 1, dtype=np.uint64)])
+    assert np.array_equal(distinct(x, compiled=True), np.unique(x))
+
+
+def test_children_of_parents_with_many_jumps_are_all_there():
+    """Parents with more than 16 children each: the compiled loop's buffer grows past its
+    first guess."""
+    fast, slow = closures("german", "e5")
+    b = fast.problem.board
+    rng = np.random.default_rng(3)
+    bits = (rng.random((20_000, b.n)) < 2 / 3).astype(np.uint64)
+    pool = (bits << np.arange(b.n, dtype=np.uint64)).sum(axis=1, dtype=np.uint64)
+    t = fast._tables
+    legal = sum(((pool & (n | e)) == n).astype(int) for n, e in zip(t["need"], t["land"], strict=True))
+    x = pool[np.argsort(legal)[-2000:]]  # those with the most legal jumps
+    a, c = fast.children(x, canon=False), slow.children(x, canon=False)
+    assert len(a) > 16 * len(x) and np.array_equal(np.sort(a), np.sort(c))
+
+
 def test_split_finds_what_a_sorted_part_holds():
     rng = np.random.default_rng(5)
     part = distinct(rng.integers(0, 1 << 20, size=50_000, dtype=np.uint64))

@@ -18,8 +18,8 @@
  *       each byte value of each byte of a position) each child is written as its least
  *       image: the least of its G images, the symmetries counting the identity. The image of
  *       a child x ^ flip[j] is the image of x ^ the image of flip[j] (``flip_images``: G x
- *       J), so a parent's images are made once. The children are counted first, and the
- *       answer (their uint64s) made once, exactly. (``Closure.children``.)
+ *       J), so a parent's images are made once, and only for a parent with a legal jump.
+ *       (``Closure.children``.)
  *   moves(parents, flip, want, from, to, first) -> bytearray
  *       Every position one move from every parent, with repeats: a move is a chain of jumps by
  *       one peg. Jump j toggles flip[j] and is legal where the position's holes of flip[j]
@@ -32,7 +32,8 @@
  *   weigh(positions, table, out)       each position's weight under a pagoda: the sum of
  *                                      table[b][byte b] (B x 256 int64). (``Closure.weighs``.)
  *   distinct(positions) -> n           sorted ascending without repeats, in place, by a radix
- *                                      sort of 11-bit digits; the first n are the answer.
+ *                                      sort (highest digit first down to buckets the cache
+ *                                      holds, then lowest first); the first n are the answer.
  *                                      (``closure.distinct``.)
  *   route(positions, multiplier, bits) -> (bytearray, bounds)
  *                                      the positions grouped by partition, in their order within
@@ -128,31 +129,48 @@ static PyObject *children(PyObject *self, PyObject *args) {
         mask[j] = need[j] | land[j];
         want[j] = reverse ? land[j] : need[j];
     }
-    Py_ssize_t total = 0;  /* first the children counted, so that the answer is made once, exactly */
-    for (Py_ssize_t i = 0; i < a[0].n; i++)
-        for (Py_ssize_t j = 0; j < jumps; j++) total += (x[i] & mask[j]) == want[j];
-    PyObject *answer = PyByteArray_FromStringAndSize(NULL, total * (Py_ssize_t)sizeof(u64));
-    if (!answer) { RELEASE_ALL(a, 6); return NULL; }
-    u64 *out = (u64 *)PyByteArray_AS_STRING(answer);
+    /* The children go into a buffer grown as needed (a parent has at most ``jumps``), then
+       into the answer, made once: counting them first would cost as much as the legal-jump
+       test itself. */
+    Py_ssize_t cap = a[0].n * 16 + jumps;
+    u64 *out = malloc((size_t)cap * sizeof(u64));
+    int failed = out == NULL;
     Py_BEGIN_ALLOW_THREADS
     u64 mine[64];
-    for (Py_ssize_t i = 0; i < a[0].n; i++) {
+    uint16_t legal[1024];
+    for (Py_ssize_t i = 0; i < a[0].n && !failed; i++) {
         u64 p = x[i];
+        Py_ssize_t k = 0;
+        for (Py_ssize_t j = 0; j < jumps; j++) {  /* the legal jumps' indices, without a branch */
+            legal[k] = (uint16_t)j;
+            k += (p & mask[j]) == want[j];
+        }
+        if (!k) continue;
+        if (written + k > cap) {
+            cap = cap + cap / 2 + jumps;
+            u64 *more = realloc(out, (size_t)cap * sizeof(u64));
+            if (!more) { failed = 1; break; }
+            out = more;
+        }
+        if (!groups) {
+            for (Py_ssize_t t = 0; t < k; t++) out[written++] = p ^ flip[legal[t]];
+            continue;
+        }
         for (Py_ssize_t g = 0; g < groups; g++) mine[g] = image(tables, nbytes, g, p);
-        for (Py_ssize_t j = 0; j < jumps; j++) {
-            if ((p & mask[j]) != want[j]) continue;
-            u64 c = p ^ flip[j];
-            if (groups) {
-                c = mine[0] ^ fimg[j];
-                for (Py_ssize_t g = 1; g < groups; g++) {
-                    u64 v = mine[g] ^ fimg[g * jumps + j];
-                    if (v < c) c = v;
-                }
+        for (Py_ssize_t t = 0; t < k; t++) {
+            Py_ssize_t j = legal[t];
+            u64 c = mine[0] ^ fimg[j];
+            for (Py_ssize_t g = 1; g < groups; g++) {
+                u64 v = mine[g] ^ fimg[g * jumps + j];
+                c = v < c ? v : c;
             }
             out[written++] = c;
         }
     }
     Py_END_ALLOW_THREADS
+    PyObject *answer = failed ? PyErr_NoMemory()
+                              : PyByteArray_FromStringAndSize((const char *)out, written * (Py_ssize_t)sizeof(u64));
+    free(out);
     RELEASE_ALL(a, 6);
     return answer;
 }
@@ -290,8 +308,11 @@ static PyObject *weigh(PyObject *self, PyObject *args) {
     Py_RETURN_NONE;
 }
 
-/* Sorted ascending without repeats, in place; returns how many. A least-significant-digit
-   radix sort of 16-bit digits (a digit all the keys share is skipped), then the repeats
+/* Sorted ascending without repeats, in place; returns how many. A radix sort that keeps its
+   work in the cache: an array of more than CACHED keys is scattered by its highest digit
+   into buckets (most-significant digit first), each bucket sorted the same way; a bucket of
+   at most CACHED keys by least-significant digits, as few passes as its keys' bits allow
+   with digits of at most 11 bits, a digit all its keys share skipped. Then the repeats
    squeezed out. -1 when the scratch buffer cannot be had. */
 static int ascending(const void *a, const void *b) {
     u64 x = *(const u64 *)a, y = *(const u64 *)b;
@@ -305,8 +326,55 @@ static Py_ssize_t squeeze(u64 *x, Py_ssize_t n) {
     return m;
 }
 
-#define DIGIT 11  /* bits a pass of the radix sort sorts by: 2048 buckets stay in the cache */
-#define DIGITS ((64 + DIGIT - 1) / DIGIT)
+#define DIGIT 11  /* bits of a digit at most: 2048 counters a pass stay in the cache */
+#define CACHED 65536  /* keys sorted by least-significant digits: with their scratch, 1 MB */
+
+/* x[0..n) sorted by the keys' low ``bits`` bits (the others all equal), tmp[0..n) scratch. */
+static void sort_low(u64 *x, u64 *tmp, size_t n, int bits, size_t *count) {
+    if (n < 2 || bits <= 0) return;
+    if (n <= 32) {  /* insertion */
+        for (size_t i = 1; i < n; i++) {
+            u64 v = x[i];
+            size_t k = i;
+            for (; k && x[k - 1] > v; k--) x[k] = x[k - 1];
+            x[k] = v;
+        }
+        return;
+    }
+    if (n > CACHED) {  /* the highest digit first: buckets small enough for the cache */
+        int digit = 1;  /* buckets of about CACHED / 4 keys, were the keys spread evenly */
+        while (digit < DIGIT && ((size_t)CACHED << digit) < 4 * n) digit++;
+        if (digit > bits) digit = bits;
+        int shift = bits - digit;
+        const u64 mask = ((u64)1 << digit) - 1;
+        size_t start[(1 << DIGIT) + 1];
+        memset(start, 0, sizeof(start));
+        for (size_t i = 0; i < n; i++) start[((x[i] >> shift) & mask) + 1]++;
+        for (u64 v = 0; v < mask + 1; v++) start[v + 1] += start[v];
+        size_t at[1 << DIGIT];
+        memcpy(at, start, sizeof(at));
+        for (size_t i = 0; i < n; i++) tmp[at[(x[i] >> shift) & mask]++] = x[i];
+        memcpy(x, tmp, n * sizeof(u64));
+        for (u64 v = 0; v <= mask; v++)
+            sort_low(x + start[v], tmp + start[v], start[v + 1] - start[v], shift, count);
+        return;
+    }
+    int passes = (bits + DIGIT - 1) / DIGIT, digit = (bits + passes - 1) / passes;
+    const u64 mask = ((u64)1 << digit) - 1;
+    memset(count, 0, ((size_t)passes << digit) * sizeof(size_t));
+    for (size_t i = 0; i < n; i++)
+        for (int d = 0; d < passes; d++) count[((size_t)d << digit) + ((x[i] >> (digit * d)) & mask)]++;
+    u64 *src = x, *dst = tmp;
+    for (int d = 0; d < passes; d++) {
+        size_t *c = count + ((size_t)d << digit);
+        if (c[(x[0] >> (digit * d)) & mask] == n) continue;  /* one digit for all: in order */
+        size_t at = 0;
+        for (u64 v = 0; v <= mask; v++) { size_t k = c[v]; c[v] = at; at += k; }
+        for (size_t i = 0; i < n; i++) dst[c[(src[i] >> (digit * d)) & mask]++] = src[i];
+        u64 *t = src; src = dst; dst = t;
+    }
+    if (src != x) memcpy(x, src, n * sizeof(u64));
+}
 
 static Py_ssize_t sort_distinct(u64 *x, Py_ssize_t n) {
     if (n < 2) return n;
@@ -317,22 +385,14 @@ static Py_ssize_t sort_distinct(u64 *x, Py_ssize_t n) {
         qsort(x, (size_t)n, sizeof(u64), ascending);
         return squeeze(x, n);
     }
-    const u64 mask = (1u << DIGIT) - 1;
+    u64 any = 0;
+    for (i = 0; i < n; i++) any |= x[i];
+    int bits = 64;
+    while (bits > 1 && !(any >> (bits - 1))) bits--;
     u64 *tmp = malloc((size_t)n * sizeof(u64));
-    size_t *count = calloc((size_t)DIGITS << DIGIT, sizeof(size_t));
+    size_t *count = malloc(((size_t)((64 + DIGIT - 1) / DIGIT) << DIGIT) * sizeof(size_t));
     if (!tmp || !count) { free(tmp); free(count); return -1; }
-    for (i = 0; i < n; i++)
-        for (int d = 0; d < DIGITS; d++) count[((size_t)d << DIGIT) + ((x[i] >> (DIGIT * d)) & mask)]++;
-    u64 *src = x, *dst = tmp;
-    for (int d = 0; d < DIGITS; d++) {
-        size_t *c = count + ((size_t)d << DIGIT);
-        if (c[(x[0] >> (DIGIT * d)) & mask] == (size_t)n) continue;  /* one digit for all: in order */
-        size_t at = 0;
-        for (u64 v = 0; v <= mask; v++) { size_t k = c[v]; c[v] = at; at += k; }
-        for (i = 0; i < n; i++) dst[c[(src[i] >> (DIGIT * d)) & mask]++] = src[i];
-        u64 *t = src; src = dst; dst = t;
-    }
-    if (src != x) memcpy(x, src, (size_t)n * sizeof(u64));
+    sort_low(x, tmp, (size_t)n, bits, count);
     free(tmp);
     free(count);
     return squeeze(x, n);
