@@ -7,6 +7,7 @@ from __future__ import annotations
 import random
 from functools import lru_cache
 
+import numpy as np
 import pytest
 from conftest import random_problems
 from hypothesis import HealthCheck, given, settings
@@ -57,6 +58,20 @@ def test_moves_match_the_reference(name, reverse):
     for pos in _random_positions(b, 25, 7):
         got = set(k.ints(k.moves(k.array([pos]), reverse=reverse, canon=False)))
         assert got == R.move_successors(b, pos, reverse)
+
+
+@pytest.mark.parametrize("name", ["german", "square-9x9"])
+def test_the_radix_sort_of_many_skewed_positions_is_a_sort(name):
+    """More positions than the sort's cache-sized buckets hold (one word: German; two words:
+    the 81-hole square), most of them under one highest digit (as least images are): the
+    buckets are split again, and the answer is numpy's."""
+    b = get_board(name)
+    k = kernel(b, b.symmetries)
+    rng = np.random.default_rng(4)
+    small = [int(v) for v in rng.integers(0, 1 << 20, size=120_000)]
+    wide = [int.from_bytes(rng.bytes(16), "little") & b.full for _ in range(40_000)]
+    pos = small + wide + small[:5000] + [b.full] * 10
+    assert k.ints(k.unique(k.array(pos))) == sorted(set(pos))
 
 
 @pytest.mark.parametrize("name", BOARDS)

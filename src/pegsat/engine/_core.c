@@ -31,6 +31,12 @@
 #ifndef RADIX
 #define RADIX 11       /* bits per radix-sort digit (two-word positions; one word: numpy) */
 #endif
+#ifndef SORT_CACHED
+#define SORT_CACHED (1 << 19)  /* bytes of keys a sort's bucket is sorted in by least digits */
+#endif
+#ifndef LOW_DIGIT
+#define LOW_DIGIT 12   /* bits of those digits at most (in the cache: 4096 counters) */
+#endif
 
 typedef uint64_t pos1_t;
 typedef unsigned __int128 pos2_t;

@@ -157,31 +157,77 @@ static void SFX(permute_all)(const POS *t, int nb, const char *src, char *dst, P
 
 /* ---- sorting, de-duplication, membership ---------------------------------------------- */
 
-/* LSD radix sort by RADIX-bit digits, skipping digits on which all keys agree, then removing
- * duplicates. Returns the number of distinct keys (sorted at the front of the buffer). */
+/* The bits of x[0..n) that differ somewhere: the digits of the others are skipped. */
+static POS SFX(varying)(const POS *x, size_t n) {
+    POS all_or = 0, all_and = ~(POS)0;
+    for (size_t i = 0; i < n; i++) { all_or |= x[i]; all_and &= x[i]; }
+    return all_or ^ all_and;
+}
+
+/* x[0..n) sorted (tmp[0..n) scratch) by a radix sort that keeps its work in the cache: more
+ * than SORT_CACHED keys are scattered by their highest varying digit into buckets, each
+ * sorted the same way; a bucket the cache holds, by least-significant digits of at most
+ * LOW_DIGIT bits (as few passes as its varying bits allow), a digit on which all its keys
+ * agree skipped. ``count``: 2^LOW_DIGIT counters. */
+static void SFX(sort_cached)(POS *x, POS *tmp, size_t n, size_t *count) {
+    if (n <= 32) {  /* insertion */
+        for (size_t i = 1; i < n; i++) {
+            POS v = x[i];
+            size_t k = i;
+            for (; k && x[k - 1] > v; k--) x[k] = x[k - 1];
+            x[k] = v;
+        }
+        return;
+    }
+    POS varying = SFX(varying)(x, n);
+    if (!varying) return;  /* all equal */
+    const size_t cached = SORT_CACHED / sizeof(POS);
+    if (n > cached) {  /* the highest varying digit first: buckets of about cached / 4 keys */
+        int top = 64 * W - 1;
+        while (!((varying >> top) & 1)) top--;
+        int digit = 1;
+        while (digit < RADIX && (cached << digit) < 4 * n) digit++;
+        if (digit > top + 1) digit = top + 1;
+        int shift = top + 1 - digit;
+        const unsigned dmask = (1u << digit) - 1;
+        size_t start[(1 << RADIX) + 1];
+        memset(start, 0, sizeof(size_t) * (((size_t)1 << digit) + 1));
+        for (size_t i = 0; i < n; i++) start[((unsigned)(x[i] >> shift) & dmask) + 1]++;
+        for (unsigned v = 0; v < dmask + 1; v++) start[v + 1] += start[v];
+        memcpy(count, start, sizeof(size_t) << digit);
+        for (size_t i = 0; i < n; i++) tmp[count[(unsigned)(x[i] >> shift) & dmask]++] = x[i];
+        memcpy(x, tmp, n * sizeof(POS));
+        for (unsigned v = 0; v <= dmask; v++)
+            SFX(sort_cached)(x + start[v], tmp + start[v], start[v + 1] - start[v], count);
+        return;
+    }
+    int top = 64 * W - 1;  /* in the cache: as few passes as the varying bits allow */
+    while (!((varying >> top) & 1)) top--;
+    int passes = (top + LOW_DIGIT) / LOW_DIGIT, digit = (top + passes) / passes;
+    const unsigned dmask = (1u << digit) - 1;
+    POS *from = x, *to = tmp;
+    for (int shift = 0; shift <= top; shift += digit) {
+        if (!((varying >> shift) & dmask)) continue;
+        memset(count, 0, sizeof(size_t) << digit);
+        for (size_t i = 0; i < n; i++) count[(unsigned)(from[i] >> shift) & dmask]++;
+        size_t sum = 0;
+        for (unsigned v = 0; v <= dmask; v++) { size_t c = count[v]; count[v] = sum; sum += c; }
+        for (size_t i = 0; i < n; i++) to[count[(unsigned)(from[i] >> shift) & dmask]++] = from[i];
+        POS *t = from; from = to; to = t;
+    }
+    if (from != x) memcpy(x, from, n * sizeof(POS));
+}
+
+/* Sorted, then duplicates removed (``sort_cached``). Returns the number of distinct keys
+ * (sorted at the front of the buffer). */
 static Py_ssize_t SFX(sort_unique)(char *buf, Py_ssize_t n) {
     if (n < 2) return n;
     POS *a = (POS *)buf;
     POS *tmp = pool_alloc(n * sizeof(POS), 0);
     if (!tmp) return -1;  /* runs without the GIL: the caller raises MemoryError once it holds it */
-    const int buckets = 1 << RADIX;
-    const unsigned dmask = (unsigned)buckets - 1;
-    size_t *count = malloc(buckets * sizeof(size_t));
+    size_t *count = malloc(sizeof(size_t) << LOW_DIGIT);
     if (!count) { pool_free(tmp); return -1; }
-    POS *from = a, *to = tmp;
-    POS all_or = 0, all_and = ~(POS)0;
-    for (Py_ssize_t i = 0; i < n; i++) { all_or |= a[i]; all_and &= a[i]; }
-    POS varying = all_or ^ all_and;  /* bits that differ somewhere: other digits are skipped */
-    for (int shift = 0; shift < 64 * W; shift += RADIX) {
-        if (!((varying >> shift) & dmask)) continue;
-        memset(count, 0, buckets * sizeof(size_t));
-        for (Py_ssize_t i = 0; i < n; i++) count[(unsigned)(from[i] >> shift) & dmask]++;
-        size_t sum = 0;
-        for (int v = 0; v < buckets; v++) { size_t c = count[v]; count[v] = sum; sum += c; }
-        for (Py_ssize_t i = 0; i < n; i++) to[count[(unsigned)(from[i] >> shift) & dmask]++] = from[i];
-        POS *t = from; from = to; to = t;
-    }
-    if (from != a) memcpy(a, from, n * sizeof(POS));
+    SFX(sort_cached)(a, tmp, (size_t)n, count);
     pool_free(tmp); free(count);
     Py_ssize_t m = 1;
     for (Py_ssize_t i = 1; i < n; i++) if (a[i] != a[m - 1]) a[m++] = a[i];
