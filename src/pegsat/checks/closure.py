@@ -106,13 +106,15 @@ WEIGH = 1 << 16  # positions weighed together by ``Closure.excluded``
 UNSETTLED = "unsettled: "  # a task's answer that is not a verdict (its time ran out, the disk filled)
 
 
-def distinct(x: np.ndarray, compiled: bool = False) -> np.ndarray:
+def distinct(x: np.ndarray, compiled: bool = False, mine: bool = False) -> np.ndarray:
     """``x`` sorted, without repeats (by a sort: numpy's ``unique`` hashes 64-bit words
-    several times slower); ``compiled``: by ``_check.distinct``'s radix sort, on a copy."""
+    several times slower); ``compiled``: by ``_check.distinct``'s radix sort, on a copy, or
+    in ``x`` itself when it is ``mine`` (the caller's own array, not needed again)."""
     if compiled:
         from . import _check
 
-        y = np.array(x, dtype=np.uint64)
+        own = mine and x.dtype == np.uint64 and x.flags.c_contiguous and x.flags.writeable
+        y = x if own else np.array(x, dtype=np.uint64)
         return y[:_check.distinct(y)]
     x = np.sort(x)
     return x[np.concatenate(([True], x[1:] != x[:-1]))] if len(x) else x

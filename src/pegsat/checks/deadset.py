@@ -85,7 +85,7 @@ def rebuild_dead(problem: Problem, count: int, group: list[list[int]], pagodas: 
                         "instead")
         kids = [closure.children(level[lo:lo + BATCH * 10]) for lo in range(0, len(level), BATCH * 10)]
         walked += sum(map(len, kids))
-        level = distinct(np.concatenate(kids), compiled) if kids else level[:0]
+        level = distinct(np.concatenate(kids), compiled, mine=True) if kids else level[:0]
         level = level[~closure.excluded(level)]  # weighed as least images (each stands for its orbit)
         jumps += 1
     return done(True, f"the positions the start reaches without an excluded one, rebuilt by the check jump "

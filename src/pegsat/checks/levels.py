@@ -229,7 +229,7 @@ class Levels:
                 kids = c0.canonical(c)
             if not len(kids):
                 continue
-            kids, cut = grouped(distinct(kids, c0.compiled), parts, c0.compiled)
+            kids, cut = grouped(distinct(kids, c0.compiled, mine=True), parts, c0.compiled)
             for q in wanted:
                 if cut[q + 1] > cut[q] and (why := buckets.add(q, kids[cut[q]:cut[q + 1]])) is not None:
                     return children, why
@@ -287,7 +287,7 @@ class Levels:
             kids = [sealed.read(f, BUCKET, 1, "", 1 << 40) for f in files]
         except sealed.Stale as exc:
             return f"{UNSETTLED}a bucket file of the check was lost ({exc})"
-        x = distinct(np.concatenate(kids), self.closure.compiled) if kids else np.zeros(0, dtype=np.uint64)
+        x = distinct(np.concatenate(kids), self.closure.compiled, mine=True) if kids else np.zeros(0, dtype=np.uint64)
         return self._write_built(side, d + 1, q, x[~self.excluded(side, x)])
 
     def _write_built(self, side: str, d: int, q: int, x: np.ndarray) -> str | None:
