@@ -287,7 +287,8 @@ class Levels:
             kids = [sealed.read(f, BUCKET, 1, "", 1 << 40) for f in files]
         except sealed.Stale as exc:
             return f"{UNSETTLED}a bucket file of the check was lost ({exc})"
-        x = distinct(np.concatenate(kids), self.closure.compiled, mine=True) if kids else np.zeros(0, dtype=np.uint64)
+        x = (distinct(np.concatenate(kids), self.closure.compiled, mine=True) if kids
+             else np.zeros(0, dtype=np.uint64))
         return self._write_built(side, d + 1, q, x[~self.excluded(side, x)])
 
     def _write_built(self, side: str, d: int, q: int, x: np.ndarray) -> str | None:

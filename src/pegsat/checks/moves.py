@@ -402,7 +402,8 @@ class Moves:
             if len(fresh) > 1 and size > 2 * len(fresh[0]):  # files share children: merged as they grow
                 fresh = [distinct(np.concatenate(fresh), compiled, mine=True)]
                 size = len(fresh[0])
-        x = distinct(np.concatenate(fresh), compiled, mine=True) if fresh else np.zeros(0, dtype=np.uint64)
+        x = (distinct(np.concatenate(fresh), compiled, mine=True) if fresh
+             else np.zeros(0, dtype=np.uint64))
         return self.write_built(side, d + 1, q, x)
 
     def write_built(self, side: str, d: int, q: int, x: np.ndarray) -> str | None:
@@ -712,7 +713,8 @@ def rebuild(problem: Problem, stated: dict[str, list[int]], group: Sequence[Sequ
                 fresh.append(split(known, kids, compiled)[1])
                 size += len(fresh[-1])
                 if size > 1 << 22 and size > 2 * len(fresh[0]):  # chunks share children: merged as
-                    fresh = [distinct(np.concatenate(fresh), compiled, mine=True)]  # they grow, the memory stays
+                    # they grow, the memory stays
+                    fresh = [distinct(np.concatenate(fresh), compiled, mine=True)]
                     size = len(fresh[0])  # about the new level's
             level = distinct(np.concatenate(fresh), compiled, mine=True) if fresh else level[:0]
             d += 1
