@@ -74,6 +74,22 @@ def test_the_radix_sort_of_many_skewed_positions_is_a_sort(name):
     assert k.ints(k.unique(k.array(pos))) == sorted(set(pos))
 
 
+@pytest.mark.parametrize("name", ["english", "square-9x9"])
+def test_a_small_set_is_sought_among_many_sorted_queries(name):
+    """A set of fewer than an eighth as many members as the sorted queries (repeated ones
+    among them, members below, between and above them): its members are galloped through
+    the queries instead; the same answer as a plain test."""
+    b = get_board(name)
+    k = kernel(b, b.symmetries)
+    rng = random.Random(8)
+    queries = sorted(rng.getrandbits(b.n) for _ in range(3000))
+    queries = sorted(queries + queries[100:130])  # repeats
+    small = sorted({queries[0], queries[120], queries[-1], 0, b.full, *rng.sample(queries, 40),
+                    *(rng.getrandbits(b.n) for _ in range(20))})
+    got = k.member(k.unique(k.array(small)), k.array(queries))
+    assert list(got) == [q in set(small) for q in queries]
+
+
 @pytest.mark.parametrize("name", BOARDS)
 def test_canonical_form_permutation_and_membership(name):
     b = get_board(name)

@@ -284,7 +284,10 @@ static int SFX(member_hashed)(const POS *s, Py_ssize_t ns, const char *q, Py_ssi
 }
 
 /* Queries in ascending order (a level against older levels, the usual case) are merged in
- * one galloping pass: O(nq log gap) with the cache-friendly access of a merge; any other
+ * one galloping pass: O(nq log gap) with the cache-friendly access of a merge, or, when the
+ * set has fewer than an eighth as many members (a search by moves looks each slice up in
+ * every earlier level, the first ones tiny), the set's members galloped through the queries:
+ * O(ns log gap) after the answer is zeroed; any other
  * order goes through a hash of the set when the queries outnumber it (and it has fewer than
  * 2^31 members), else a binary search per query. */
 static void SFX(member)(const char *sorted, Py_ssize_t ns, const char *q, Py_ssize_t nq, char *out) {
@@ -295,6 +298,25 @@ static void SFX(member)(const char *sorted, Py_ssize_t ns, const char *q, Py_ssi
     if (!ascending) {
         if (nq >= ns && ns < ((Py_ssize_t)1 << 31) && SFX(member_hashed)(s, ns, q, nq, out) == 0) return;
         for (Py_ssize_t i = 0; i < nq; i++) out[i] = (char)SFX(find)(s, ns, SFX(load)(q + i * POS_BYTES));
+        return;
+    }
+    if (ns * 8 < nq) {  /* a small set (an early level): its members sought among the queries,
+                           each search starting where the last one ended */
+#define QS(i) SFX(load)(q + (i) * POS_BYTES)
+        memset(out, 0, (size_t)nq);
+        Py_ssize_t at = 0;  /* every query before ``at`` is below the current member */
+        for (Py_ssize_t j = 0; j < ns && at < nq; j++) {
+            POS x = s[j];
+            Py_ssize_t step = 1, hi = at;
+            while (hi < nq && QS(hi) < x) { at = hi + 1; hi = at + step; step <<= 1; }
+            if (hi > nq) hi = nq;
+            while (at < hi) {
+                Py_ssize_t mid = at + (hi - at) / 2;
+                if (QS(mid) < x) at = mid + 1; else hi = mid;
+            }
+            for (Py_ssize_t i = at; i < nq && QS(i) == x; i++) out[i] = 1;  /* repeated queries */
+        }
+#undef QS
         return;
     }
     Py_ssize_t lo = 0;  /* every s[j] with j < lo is below the current query */
