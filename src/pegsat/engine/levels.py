@@ -36,7 +36,7 @@ from ..limits import MemoryBudget, memory_budget
 from ..model.board import Board, Perm
 from ..process import cores
 from .bitboard import engine, permute
-from .kernel import Kernel, kernel
+from .kernel import Kernel, kernel, use_pool
 
 SLICE = 1 << 19  # positions expanded per deadline check
 Keep = Callable[[np.ndarray, int], np.ndarray]
@@ -103,6 +103,7 @@ class Levels:
 
         def one(lo: int) -> Any:
             deadline.check()
+            use_pool()  # a pool thread's own context: its arrays from the pool too (``kernel.use_pool``)
             return work(self.expand(cur[lo:lo + size], reverse))
 
         los = range(0, len(cur), size)
