@@ -83,8 +83,9 @@ static Py_ssize_t SFX(moves_run)(const CoreBoard *b, const char *src, Py_ssize_t
     const int G = canon ? b->G : 1;
     SFX(Chain) c = {0};
     POS *out = NULL, cimg[MAX_G];
+    int *first = malloc(sizeof(int) * (size_t)(b->J ? b->J : 1));  /* the first hop's legal jumps */
     Py_ssize_t len = 0, cap = 0;
-    if (SFX(chain_grow)(&c, G) < 0) goto fail;
+    if (!first || SFX(chain_grow)(&c, G) < 0) goto fail;
     for (Py_ssize_t i = 0; i < n; i++) {
         Py_ssize_t top = 0;
         c.pos[0] = SFX(load)(src + i * POS_BYTES); c.peg[0] = -1;
@@ -97,8 +98,14 @@ static Py_ssize_t SFX(moves_run)(const CoreBoard *b, const char *src, Py_ssize_t
             if (canon) memcpy(cimg, c.img + top * G, G * sizeof(POS));
             int cnt = peg < 0 ? b->J : (reverse ? b->n_by_dst[peg] : b->n_by_src[peg]);
             const int *list = peg < 0 ? NULL : (reverse ? b->by_dst[peg] : b->by_src[peg]);
+            if (!list) {  /* the first hop: every jump tried, the legal ones gathered without a branch */
+                int legal = 0;
+                for (int k = 0; k < cnt; k++) { first[legal] = k; legal += (cur & flip[k]) == want[k]; }
+                list = first;
+                cnt = legal;
+            }
             for (int j = 0; j < cnt; j++) {
-                int k = list ? list[j] : j;
+                int k = list[j];
                 if ((cur & flip[k]) != want[k]) continue;
                 if (top == c.cap && SFX(chain_grow)(&c, G) < 0) goto fail;
                 if (len == cap) {
@@ -119,11 +126,11 @@ static Py_ssize_t SFX(moves_run)(const CoreBoard *b, const char *src, Py_ssize_t
             }
         }
     }
-    free(c.pos); free(c.img); free(c.peg);
+    free(c.pos); free(c.img); free(c.peg); free(first);
     *outp = out;
     return len;
 fail:
-    free(c.pos); free(c.img); free(c.peg); pool_free(out);
+    free(c.pos); free(c.img); free(c.peg); free(first); pool_free(out);
     return -1;
 }
 
