@@ -5,39 +5,40 @@
 /* ---- bulk: successors by one jump, by one move; canonical forms; images ---------------- */
 
 static PyObject *SFX(step)(CoreBoard *b, const char *src, Py_ssize_t n, int reverse, int canon) {
-    /* two passes without the GIL (so threads can share a level): count, then fill */
+    /* one pass without the GIL (so threads can share a level) into a pooled buffer grown as
+       needed: a position's legal jumps gathered without a branch, its images made only when
+       it has one (counting the children first cost as much as the legality test itself) */
     const POS *need = (const POS *)SFX(need)(b), *land = (const POS *)SFX(land)(b);
     const POS *flip = (const POS *)SFX(flip)(b);
-    Py_ssize_t total = 0;
-    Py_BEGIN_ALLOW_THREADS
-    for (Py_ssize_t i = 0; i < n; i++) {
-        POS pos = SFX(load)(src + i * POS_BYTES);
-        for (int k = 0; k < b->J; k++)
-            total += reverse ? ((pos & flip[k]) == land[k]) : ((pos & flip[k]) == need[k]);
-    }
-    Py_END_ALLOW_THREADS
-    PyObject *ba = new_block(total * POS_BYTES);
-    if (!ba) return NULL;
-    char *dst = BLOCK_DATA(ba);
-    Py_BEGIN_ALLOW_THREADS
-    Py_ssize_t o = 0;
     const POS *want = reverse ? land : need;
+    Py_ssize_t cap = n * 16 + b->J, o = 0;
+    POS *out = pool_alloc_as((size_t)cap * sizeof(POS), 0, 1);  /* untouched pages cost nothing */
+    int *legal = malloc(sizeof(int) * (size_t)(b->J ? b->J : 1));
+    int failed = !out || !legal;
+    Py_BEGIN_ALLOW_THREADS
     POS img[MAX_G];
-    for (Py_ssize_t i = 0; i < n; i++) {
+    for (Py_ssize_t i = 0; i < n && !failed; i++) {
         POS pos = SFX(load)(src + i * POS_BYTES);
-        int have = 0;
-        for (int k = 0; k < b->J; k++) {
-            if ((pos & flip[k]) != want[k]) continue;
-            POS q = pos ^ flip[k];
-            if (canon) {
-                if (!have) { SFX(images)(b, pos, img); have = 1; }
-                q = SFX(canon_by)(b, img, k);
-            }
-            SFX(store)(dst + (o++) * POS_BYTES, q);
+        int m = 0;
+        for (int k = 0; k < b->J; k++) { legal[m] = k; m += (pos & flip[k]) == want[k]; }
+        if (!m) continue;
+        if (o + m > cap) {
+            cap = cap + cap / 2 + b->J;
+            POS *more = pool_realloc(out, (size_t)cap * sizeof(POS));
+            if (!more) { failed = 1; break; }
+            out = more;
         }
+        if (canon) SFX(images)(b, pos, img);
+        for (int t = 0; t < m; t++)
+            out[o++] = canon ? SFX(canon_by)(b, img, legal[t]) : pos ^ flip[legal[t]];
     }
     Py_END_ALLOW_THREADS
-    return ba;
+    free(legal);
+    if (failed) { if (out) pool_free(out); return PyErr_NoMemory(); }
+    /* its room stays unless it is four times the children (``moves`` below) */
+    PyObject *r = block_of(out, o * POS_BYTES);
+    if (r && block_fit_share(r, o * POS_BYTES, 1) < 0) { Py_DECREF(r); return PyErr_NoMemory(); }
+    return r;
 }
 
 /* How many jumps are legal at (``reverse``: lead to) each position: ``step``'s output holds
