@@ -16,7 +16,6 @@ some pagoda. ``rebuild_dead`` checks the certificate with no file read.
 
 from __future__ import annotations
 
-import tempfile
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import replace
@@ -30,6 +29,7 @@ from ..limits import memory_budget
 from ..model.problem import Problem
 from .closure import BATCH, UNSETTLED, Closure, Runner, distinct, member, premises, whole
 from .evidence import Context, companion, pagodas_of, scratch, sha256
+from .kit import scratch_dir
 from .positions import read_part
 from .verdict import Verdict, judged, rejected, restated, unsettled
 
@@ -171,7 +171,7 @@ def dead_parts(problem: Problem, parts: Sequence[Callable[[], np.ndarray]], grou
         items = list(range(len(parts)))
         return runner(fn, items) if runner is not None else [fn(i) for i in items]
 
-    with tempfile.TemporaryDirectory(prefix="pegsat-dead-", dir=scratch) as tmp:
+    with scratch_dir("pegsat-dead-", scratch) as tmp:
         closure = replace(closure, buckets=tmp)
         got = run(partial(closure.expand, seconds=deadline.remaining()))
         children = sum(c for c, _ in got)

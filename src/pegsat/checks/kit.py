@@ -17,11 +17,15 @@ certificate and the checker's code, so a check stopped goes on where it was.
 
 from __future__ import annotations
 
+import atexit
 import hashlib
 import json
+import os
 import shutil
+import tempfile
 import time
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from functools import partial
 from pathlib import Path
@@ -65,6 +69,21 @@ def grouped(x: np.ndarray, parts: int, compiled: bool = False) -> tuple[np.ndarr
         return np.frombuffer(out, dtype=np.uint64), cut
     where = partition(x, parts).astype(np.uint16)  # (a stable sort of 16-bit keys is a radix sort)
     return x[np.argsort(where, kind="stable")], [0, *np.cumsum(np.bincount(where, minlength=parts)).tolist()]
+
+
+@contextmanager
+def scratch_dir(prefix: str, where: str | None) -> Iterator[str]:
+    """A temporary directory for a walk's buckets (in ``where``, or the system's), removed at
+    the end, also when the walk is interrupted while Dask workers still write into it (their
+    tasks run on after a Ctrl-C): what they leave is removed once more as the process exits,
+    the cluster closed by then, and the interrupt is never replaced by the removal's error."""
+    path = tempfile.mkdtemp(prefix=prefix, dir=where)
+    try:
+        yield path
+    finally:
+        shutil.rmtree(path, ignore_errors=True)
+        if os.path.exists(path):
+            atexit.register(shutil.rmtree, path, True)
 
 
 class JournalError(PegsatError):

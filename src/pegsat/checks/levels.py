@@ -64,7 +64,6 @@ levels built.
 
 from __future__ import annotations
 
-import tempfile
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -101,6 +100,7 @@ from .kit import (
     partition,
     run_steps,
     save_built,
+    scratch_dir,
 )
 from .verdict import Verdict, judged, rejected, restated, unsettled
 
@@ -373,7 +373,7 @@ def check(problem: Problem, levels: Sequence[Sequence[Loader]], group: list[list
                     f"{len(levels) + len(back)} levels checked; their closure under jumps is not walked here")
     # a journal's levels beside it, by its key (the same file may journal other checks)
     kept = kept_levels(journal) if rebuild else None
-    with tempfile.TemporaryDirectory(prefix="pegsat-levels-", dir=scratch) as tmp:
+    with scratch_dir("pegsat-levels-", scratch) as tmp:
         built = str(kept if kept is not None else Path(tmp) / "levels") if rebuild else ""
         stated: tuple[tuple[tuple[int, ...], ...], ...] = ()
         if rebuild:  # each level read from the file the check writes as it builds it

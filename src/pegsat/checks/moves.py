@@ -59,7 +59,6 @@ check of hours keeps a journal of its steps and goes on where it was.
 
 from __future__ import annotations
 
-import tempfile
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -96,6 +95,7 @@ from .kit import (
     partition,
     run_steps,
     save_built,
+    scratch_dir,
 )
 from .positions import read_part
 from .verdict import Verdict, judged, rejected, restated, unsettled
@@ -478,7 +478,7 @@ def check(problem: Problem, forward: Sequence[Sequence[Any]], backward: Sequence
     closure = Closure(problem, (), tuple(tuple(p) for p in group), cuts, None, compiled=compiled)
     # a journal's rebuilt levels beside it, by its key, so that a stopped rebuild goes on
     kept = kept_levels(journal) if rebuild else None
-    with tempfile.TemporaryDirectory(prefix="pegsat-moves-", dir=scratch) as tmp:
+    with scratch_dir("pegsat-moves-", scratch) as tmp:
         built, stated = str(kept or Path(tmp) / "levels") if rebuild else "", {}
         if rebuild:
             ends = (forward, backward)

@@ -118,9 +118,11 @@ def client(workers: int, scheduler: str | None, settings: dict[str, Any] | None 
     # The variable counts only where distributed is first imported; here it may have been
     # imported already, so its loggers are set here too, and tornado's: distributed leaves
     # tornado's callback errors at "error", and a Ctrl-C that lands while a gather is being
-    # cancelled logged a traceback (from distributed.utils.sync) and "Couldn't gather" first.
-    for name in ["distributed", "tornado", *logging.root.manager.loggerDict]:
-        if name.split(".")[0] in ("distributed", "tornado"):
+    # cancelled logged a traceback (from distributed.utils.sync) and "Couldn't gather" first;
+    # and asyncio's: a gather cut short by Ctrl-C leaves tasks whose AllExit it logged, each
+    # with its traceback ("Task exception was never retrieved"), once the loop let them go.
+    for name in ["distributed", "tornado", "asyncio", *logging.root.manager.loggerDict]:
+        if name.split(".")[0] in ("distributed", "tornado", "asyncio"):
             logging.getLogger(name).setLevel(logging.CRITICAL)
     with dask.config.set(settings or {}):
         cluster = None
