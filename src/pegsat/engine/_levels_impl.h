@@ -107,7 +107,7 @@ static Py_ssize_t SFX(moves_run)(const CoreBoard *b, const char *src, Py_ssize_t
             }
             for (int j = 0; j < cnt; j++) {
                 int k = list[j];
-                if ((cur & flip[k]) != want[k]) continue;
+                if (list != first && (cur & flip[k]) != want[k]) continue;  /* first hop: legal already */
                 if (top == c.cap && SFX(chain_grow)(&c, G) < 0) goto fail;
                 if (len == cap) {
                     Py_ssize_t nc = cap ? 2 * cap : (n * 16 > 1024 ? n * 16 : 1024);  /* untouched pages cost nothing */
