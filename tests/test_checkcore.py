@@ -73,6 +73,35 @@ def test_pagoda_weights_are_the_references():
     for k in range(3):
         assert np.array_equal(fast.weighs(x, k), slow.weighs(x, k))
     assert np.array_equal(fast.excluded(x), slow.excluded(x))
+    # backward, beside the start's weights too (weights mostly positive: some positions above it)
+    pagodas = tuple((tuple(int(v) for v in rng.integers(-3, 6, size=b.n)), 10) for _ in range(3))
+    fast, slow = closures("german", "e5", pagodas)
+    got = fast.excluded(x, above=True)
+    assert 0 < got.sum() < len(x) and np.array_equal(got, slow.excluded(x, above=True))
+    assert got.sum() > fast.excluded(x).sum()
+
+
+@pytest.mark.parametrize("name", ["diamond", "english"])
+def test_hole_by_hole_exclusion_is_the_reference(name):
+    """The open game's rule (a position excluded when every hole its class allows weighs more
+    than it under some pagoda): compiled and reference alike, with real pagodas and classes."""
+    from pegsat.analysis.invariants import class_basis
+
+    b = get_board(name)
+    p = single_vacancy(b, b.hole("e1" if name == "diamond" else "d1"), Goal.one_peg())
+    rng = np.random.default_rng(3)
+    pagodas = tuple((tuple(int(v) for v in rng.integers(0, 7, size=b.n)), 1) for _ in range(40))
+    group = tuple(tuple(s) for s in b.symmetries)
+    classes = tuple(class_basis(b))
+    fast, slow = (Closure(p, (), group, pagodas, classes, compiled=c) for c in (True, False))
+    x = positions(b, 20000, 5)
+    x = np.concatenate([x, x & (x >> np.uint64(1)), x & (x >> np.uint64(1)) & (x >> np.uint64(2))])  # fewer pegs
+    got = fast.excluded(x)
+    assert 0 < got.sum() < len(x)
+    assert np.array_equal(got, slow.excluded(x))
+    assert not fast.excluded(np.zeros(0, np.uint64)).size
+    none = Closure(p, (), group, (), classes, compiled=True)  # no pagoda: only by the pegs
+    assert np.array_equal(none.excluded(x), Closure(p, (), group, (), classes, compiled=False).excluded(x))
 
 
 @pytest.mark.parametrize("size,bits", [(0, 8), (1, 8), (100, 8), (5000, 12), (200_000, 45), (300_000, 64)])

@@ -31,6 +31,22 @@
  *   least(positions, images, out)      each position's least image. (``Closure.canonical``.)
  *   weigh(positions, table, out)       each position's weight under a pagoda: the sum of
  *                                      table[b][byte b] (B x 256 int64). (``Closure.weighs``.)
+ *   excluded(positions, weigh, floors, tops, values, masks, by_class, class_masks, goal, holewise, out)
+ *                                      out[i] = 1 when position i is excluded: no more pegs than
+ *                                      goal[4] without being a goal position (goal: full, empty,
+ *                                      least and most pegs, that count), or by the pagodas. By
+ *                                      their floors: some pagoda k weighs it below floors[k] (or
+ *                                      above tops[k], when tops are given: the start's weights);
+ *                                      weigh is then B x 256 x K, every pagoda's weight of a byte
+ *                                      value side by side, so all K weights are summed at once.
+ *                                      ``holewise``: every hole its class allows (by_class[the
+ *                                      parities of its pegs on class_masks]) weighs more than it
+ *                                      under some pagoda (weigh: K x B x 256; values[k]: the
+ *                                      pagoda's weights of the allowed holes ascending, A of them;
+ *                                      masks[k][j]: the holes from the j-th on), a pagoda at a
+ *                                      time, stopping at the one that settles it and trying first
+ *                                      the one that settled the last position.
+ *                                      (``Closure.excluded``.)
  *   distinct(positions) -> n           sorted ascending without repeats, in place, by a radix
  *                                      sort (highest digit first down to buckets the cache
  *                                      holds, then lowest first); the first n are the answer.
@@ -308,6 +324,93 @@ static PyObject *weigh(PyObject *self, PyObject *args) {
     Py_RETURN_NONE;
 }
 
+/* Closure.excluded: see the top. The arrays' shapes are checked against K pagodas, B bytes,
+   A allowed holes and C class weightings before the loop. Hole by hole: a pagoda at a time. */
+static int excluded_one(u64 x, const int64_t *weigh, Py_ssize_t npag, Py_ssize_t nbytes, const int64_t *values,
+                        const u64 *masks, Py_ssize_t nallowed, u64 left, Py_ssize_t *first) {
+    for (Py_ssize_t step = 0; step < npag; step++) {
+        Py_ssize_t k = *first + step;
+        if (k >= npag) k -= npag;
+        const int64_t *t = weigh + (size_t)k * nbytes * 256;
+        int64_t w = 0;
+        for (Py_ssize_t b = 0; b < nbytes; b++) w += t[b * 256 + ((x >> (8 * b)) & 255)];
+        const int64_t *v = values + (size_t)k * nallowed;
+        Py_ssize_t lo = 0, hi = nallowed;  /* how many allowed holes weigh at most w */
+        while (lo < hi) {
+            Py_ssize_t mid = (lo + hi) / 2;
+            if (v[mid] <= w) lo = mid + 1; else hi = mid;
+        }
+        left &= ~masks[(size_t)k * (nallowed + 1) + lo];
+        if (!left) { *first = k; return 1; }
+    }
+    return 0;
+}
+
+/* By the floors (and tops): all K weights of x summed at once, a row of K a byte. */
+static int below_floor(u64 x, const int64_t *weigh, Py_ssize_t npag, Py_ssize_t nbytes, const int64_t *floors,
+                       const int64_t *tops, int64_t *restrict acc) {
+    const int64_t *restrict row = weigh + (size_t)(x & 255) * npag;
+    for (Py_ssize_t k = 0; k < npag; k++) acc[k] = row[k];
+    for (Py_ssize_t b = 1; b < nbytes; b++) {
+        row = weigh + ((size_t)b * 256 + ((x >> (8 * b)) & 255)) * npag;
+        for (Py_ssize_t k = 0; k < npag; k++) acc[k] += row[k];
+    }
+    int out = 0;
+    for (Py_ssize_t k = 0; k < npag; k++) out |= acc[k] < floors[k];
+    if (tops)
+        for (Py_ssize_t k = 0; k < npag; k++) out |= acc[k] > tops[k];
+    return out;
+}
+
+static PyObject *excluded(PyObject *self, PyObject *args) {
+    PyObject *o[9];
+    unsigned long long full, empty;
+    Py_ssize_t least_pegs, most_pegs, lo_pegs;
+    int holewise;
+    if (!PyArg_ParseTuple(args, "OOOOOOOO(KKnnn)pO", &o[0], &o[1], &o[2], &o[3], &o[4], &o[5], &o[6], &o[7],
+                          &full, &empty, &least_pegs, &most_pegs, &lo_pegs, &holewise, &o[8]))
+        return NULL;
+    Array a[9];
+    int got = 0;
+    for (; got < 9; got++)
+        if (array_get(o[got], &a[got], got == 8, got == 8, "excluded") < 0) { got++; RELEASE_ALL(a, got); return NULL; }
+    Py_ssize_t npag = a[2].n, nclass = a[7].n;
+    Py_ssize_t nbytes = npag ? a[1].n / (npag * 256) : 0;
+    Py_ssize_t nallowed = npag ? a[4].n / npag : 0;
+    if (a[8].n != a[0].n || nbytes > 8 || a[1].n != npag * nbytes * 256 || (a[3].n && a[3].n != npag)
+        || a[4].n != npag * nallowed || (holewise && a[5].n != npag * (nallowed + 1)) || nclass > 16
+        || a[6].n != ((Py_ssize_t)1 << nclass)) {
+        PyErr_SetString(PyExc_ValueError, "excluded: B x 256 x K or K x B x 256 weights, K floors, no or K tops, "
+                        "K x A values, K x (A + 1) masks, 2^C classes, out as long as positions");
+        RELEASE_ALL(a, 9);
+        return NULL;
+    }
+    int64_t *acc = malloc(sizeof(int64_t) * (size_t)(npag + 1));
+    if (!acc) { RELEASE_ALL(a, 9); return PyErr_NoMemory(); }
+    const u64 *x = a[0].view.buf, *masks = a[5].view.buf, *by_class = a[6].view.buf, *cmask = a[7].view.buf;
+    const int64_t *weigh = a[1].view.buf, *floors = a[2].view.buf, *values = a[4].view.buf;
+    const int64_t *tops = a[3].n ? a[3].view.buf : NULL;
+    uint8_t *out = a[8].view.buf;
+    Py_BEGIN_ALLOW_THREADS
+    Py_ssize_t first = 0;
+    for (Py_ssize_t i = 0; i < a[0].n; i++) {
+        u64 p = x[i];
+        Py_ssize_t pegs = __builtin_popcountll(p);
+        int goal = (p & full) == full && !(p & empty) && pegs >= least_pegs && pegs <= most_pegs;
+        if (pegs <= lo_pegs && !goal) { out[i] = 1; continue; }
+        if (!npag) { out[i] = 0; continue; }
+        if (!holewise) { out[i] = (uint8_t)below_floor(p, weigh, npag, nbytes, floors, tops, acc); continue; }
+        size_t sig = 0;
+        for (Py_ssize_t c = 0; c < nclass; c++) sig |= (size_t)(__builtin_popcountll(p & cmask[c]) & 1) << c;
+        u64 left = by_class[sig];
+        out[i] = !left || excluded_one(p, weigh, npag, nbytes, values, masks, nallowed, left, &first);
+    }
+    Py_END_ALLOW_THREADS
+    free(acc);
+    RELEASE_ALL(a, 9);
+    Py_RETURN_NONE;
+}
+
 /* Sorted ascending without repeats, in place; returns how many. A radix sort that keeps its
    work in the cache: an array of more than CACHED keys is scattered by its highest digit
    into buckets (most-significant digit first), each bucket sorted the same way; a bucket of
@@ -489,6 +592,8 @@ static PyMethodDef methods[] = {
                                    "away, a bytearray of uint64"},
     {"least", least, METH_VARARGS, "least(positions, images, groups, out): each position's least image"},
     {"weigh", weigh, METH_VARARGS, "weigh(positions, table, out): each position's weight"},
+    {"excluded", excluded, METH_VARARGS, "excluded(positions, weigh, floors, tops, values, masks, "
+                                         "by_class, class_masks, goal, holewise, out): which positions are excluded"},
     {"distinct", distinct, METH_VARARGS, "distinct(positions) -> n: sorted without repeats, in place"},
     {"route", route, METH_VARARGS, "route(positions, multiplier, bits) -> (positions by partition, bounds)"},
     {"member", member, METH_VARARGS, "member(part, sorted queries, out): which queries part holds"},

@@ -205,6 +205,12 @@ class Closure:
                              "need": np.array(rules.need, dtype=np.uint64),
                              "land": np.array(rules.land, dtype=np.uint64), "flip": flip}
         t["fimg"] = self._images(flip, t)
+        a = len(allowed)
+        t["rows"] = np.ascontiguousarray(weigh.transpose(1, 2, 0))  # B x 256 x K: a byte's weights side by side
+        t["floors"] = np.array([f for _, f in self.pagodas], dtype=np.int64)
+        t["values"] = np.ascontiguousarray(np.stack([v for v, _ in ladders]) if ladders else np.zeros((0, a), np.int64))
+        t["masks"] = np.ascontiguousarray(np.stack([m for _, m in ladders]) if ladders
+                                          else np.zeros((0, a + 1), np.uint64))
         t["fimg_flat"] = np.ascontiguousarray(np.stack(t["fimg"]) if t["fimg"] else np.zeros(0, np.uint64))
         return t
 
@@ -301,15 +307,30 @@ class Closure:
         """The part whose range holds each position (-1: none)."""
         return np.searchsorted(np.array(self.firsts, dtype=np.uint64), x, side="right").astype(np.int64) - 1
 
-    def excluded(self, x: np.ndarray) -> np.ndarray:
-        """Which positions are excluded: by their pegs, or by the pagodas, weighed one
-        pagoda at a time over the positions not yet settled; ``WEIGH`` positions at a time, so
-        that a pagoda's byte-table sums run over arrays that stay in the cache (over tens of
-        millions at once they run several times slower)."""
-        if len(x) > WEIGH:
-            return np.concatenate([self.excluded(x[lo:lo + WEIGH]) for lo in range(0, len(x), WEIGH)])
+    def excluded(self, x: np.ndarray, above: bool = False) -> np.ndarray:
+        """Which positions are excluded: by their pegs, or by the pagodas (and with ``above``,
+        those weighing more than the start under one: ``above_start``). The reference weighs
+        one pagoda at a time over the positions not yet settled, ``WEIGH`` positions at a
+        time, so that a pagoda's byte-table sums run over arrays that stay in the cache (over
+        tens of millions at once they run several times slower); the compiled loop weighs a
+        position under all the pagodas at once (by the floors) or a pagoda at a time until
+        one settles it (hole by hole)."""
         t, g = self._tables, self.problem.goal
         lo_pegs = max(g.min_pegs, g.full.bit_count(), 1)
+        if self.compiled:
+            from . import _check
+
+            out8 = np.empty(len(x), dtype=np.uint8)
+            most = g.max_pegs if g.max_pegs is not None else self.problem.board.n
+            holewise = self.classes is not None
+            tops = np.array(self.tops if above and not holewise else (), dtype=np.int64)
+            _check.excluded(np.ascontiguousarray(x, dtype=np.uint64), t["weigh"] if holewise else t["rows"],
+                            t["floors"], tops, t["values"], t["masks"], t["by_class"], t["cmask"],
+                            (g.full, g.empty, g.min_pegs, most, lo_pegs), holewise, out8)
+            out = out8.view(bool)
+            return out | self.above_start(x) if above and holewise else out
+        if len(x) > WEIGH:
+            return np.concatenate([self.excluded(x[lo:lo + WEIGH], above) for lo in range(0, len(x), WEIGH)])
         out = (np.bitwise_count(x) <= lo_pegs) & ~self.is_goal(x)
         todo = np.flatnonzero(~out)
         left = None
@@ -330,7 +351,7 @@ class Closure:
                 settled = wsum < self.pagodas[k][1]
             out[todo[settled]] = True
             todo = todo[~settled]
-        return out
+        return out | self.above_start(x) if above else out
 
     @staticmethod
     def _missing(x: int) -> str:

@@ -175,10 +175,7 @@ class Levels:
     def excluded(self, side: str, x: np.ndarray) -> np.ndarray:
         """Positions no plan passes through: ``Closure.excluded``'s, and, backward, those
         weighing more than the start under a pagoda (no jump raises one)."""
-        out = self.closure.excluded(x)
-        if side == "backward":
-            out |= self.closure.above_start(x)
-        return out
+        return self.closure.excluded(x, above=side == "backward")
 
     def expand(self, d: int, p: int, targets: tuple[int, ...] | None = None,
                seconds: float | None = None, side: str = "forward") -> tuple[int, str | None]:
