@@ -206,9 +206,10 @@ class Closure:
                              "land": np.array(rules.land, dtype=np.uint64), "flip": flip}
         t["fimg"] = self._images(flip, t)
         a = len(allowed)
-        t["rows"] = np.ascontiguousarray(weigh.transpose(1, 2, 0))  # B x 256 x K: a byte's weights side by side
+        t["rows"] = np.ascontiguousarray(weigh.transpose(1, 2, 0))  # B x 256 x K: a byte's weights together
         t["floors"] = np.array([f for _, f in self.pagodas], dtype=np.int64)
-        t["values"] = np.ascontiguousarray(np.stack([v for v, _ in ladders]) if ladders else np.zeros((0, a), np.int64))
+        t["values"] = np.ascontiguousarray(np.stack([v for v, _ in ladders]) if ladders
+                                           else np.zeros((0, a), np.int64))
         t["masks"] = np.ascontiguousarray(np.stack([m for _, m in ladders]) if ladders
                                           else np.zeros((0, a + 1), np.uint64))
         t["fimg_flat"] = np.ascontiguousarray(np.stack(t["fimg"]) if t["fimg"] else np.zeros(0, np.uint64))
