@@ -7,8 +7,11 @@ seconds), so the bench needs no certificate and no disk. Each loop runs on them 
 process, both ways, its CPU seconds (``time.process_time``, which a machine shared with other
 work disturbs less than the clock) turned into millions of items per second of one core: the
 children by one jump with their least images under the 8 symmetries (a levels check's
-expansion), a sort without repeats, a sorted lookup, pagoda weights, every position one move
-away (a moves check's expansion). Beside them, the machine anchor (numpy's sort of 10^7 keys,
+expansion), a sort without repeats, a sorted lookup, pagoda weights, the exclusions (by 16
+pagodas' floors, as a levels check weighs its children; hole by hole under 64 pagodas and the
+position classes, as an open game's dead-set check does), every position one move away (a
+moves check's expansion). The pagodas are random weights: the loops' work does not depend on
+them being pagodas. Beside them, the machine anchor (numpy's sort of 10^7 keys,
 ``tree.anchor``) and this process's peak memory.
 
     python bench/checkcore.py [--positions N] [--repeat 3]
@@ -31,6 +34,7 @@ sys.path.insert(0, str(ROOT / "bench"))
 
 from tree import anchor  # noqa: E402
 
+from pegsat.analysis.invariants import class_basis  # noqa: E402
 from pegsat.checks.closure import Closure, distinct, split  # noqa: E402
 from pegsat.checks.moves import one_move  # noqa: E402
 from pegsat.deadline import Deadline  # noqa: E402
@@ -66,6 +70,11 @@ def main() -> None:
     fast = Closure(p, (), group, pagodas, None, compiled=True)
     slow = Closure(p, (), group, pagodas, None, compiled=False)
     kids = fast.children(x)
+    floors = tuple((tuple(int(v) for v in rng.integers(-1, 6, size=board.n)), 40) for _ in range(16))
+    by_floor = [Closure(p, (), group, floors, None, compiled=c) for c in (True, False)]
+    open_game = single_vacancy(board, board.hole("e5"), Goal.one_peg())
+    ladders = tuple((tuple(int(v) for v in rng.integers(0, 7, size=board.n)), 1) for _ in range(64))
+    holewise = [Closure(open_game, (), group, ladders, tuple(class_basis(board)), compiled=c) for c in (True, False)]
     part = distinct(kids[::2], compiled=True)
     rows = []
     loops = [
@@ -73,6 +82,8 @@ def main() -> None:
         ("sort without repeats", len(kids), lambda c: distinct(kids, c.compiled)),
         ("sorted lookup", len(kids), lambda c: split(part, kids, c.compiled)),
         ("pagoda weights (4)", len(kids), lambda c: [c.weighs(kids, k) for k in range(4)]),
+        ("exclusions (16 floors)", len(kids), lambda c: by_floor[not c.compiled].excluded(kids)),
+        ("exclusions (hole by hole)", len(kids), lambda c: holewise[not c.compiled].excluded(kids)),
         ("one move (chains)", len(one_move(x, board.jumps, compiled=True)),
          lambda c: one_move(x, board.jumps, compiled=c.compiled)),
     ]

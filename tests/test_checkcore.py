@@ -79,6 +79,9 @@ def test_pagoda_weights_are_the_references():
     got = fast.excluded(x, above=True)
     assert 0 < got.sum() < len(x) and np.array_equal(got, slow.excluded(x, above=True))
     assert got.sum() > fast.excluded(x).sum()
+    for floors, above in ((True, False), (False, True), (True, True)):  # the moves check's cuts
+        cut = fast.cut(x, floors, above)
+        assert 0 < cut.sum() < len(x) and np.array_equal(cut, slow.cut(x, floors, above))
 
 
 @pytest.mark.parametrize("name", ["diamond", "english"])

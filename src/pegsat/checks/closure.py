@@ -282,6 +282,26 @@ class Closure:
             out |= self.weighs(x, k) > top
         return out
 
+    def cut(self, x: np.ndarray, floors: bool = True, above: bool = False) -> np.ndarray:
+        """Which positions a pagoda cuts: weighing below its floor (``floors``; no goal position
+        does), or more than the start (``above``; the start cannot reach them). The compiled
+        loop weighs a position under every pagoda at once (``_check.excluded`` with no rule by
+        the pegs)."""
+        if not self.compiled:
+            out = self.above_start(x) if above else np.zeros(len(x), dtype=bool)
+            for k, (_, floor) in enumerate(self.pagodas if floors else ()):
+                out |= self.weighs(x, k) < floor
+            return out
+        from . import _check
+
+        t, n = self._tables, self.problem.board.n
+        out8 = np.empty(len(x), dtype=np.uint8)
+        lowest = t["floors"] if floors else np.full(len(self.pagodas), np.iinfo(np.int64).min, dtype=np.int64)
+        _check.excluded(np.ascontiguousarray(x, dtype=np.uint64), t["rows"], lowest,
+                        np.array(self.tops if above else (), dtype=np.int64), t["values"], t["masks"],
+                        t["by_class"], t["cmask"], (0, 0, 0, n, -1), False, out8)
+        return out8.view(bool)
+
     def canonical(self, x: np.ndarray, imgs: list[np.ndarray] | None = None) -> np.ndarray:
         """Each position's least image (given its images, or computed)."""
         if self.compiled and imgs is None and self.group:

@@ -199,12 +199,8 @@ class Bound:
         """Which of ``x`` a pagoda cuts: forward, weighing below its floor (no goal position
         does, and no jump raises a pagoda: the goal is out of reach); backward, weighing
         more than the start (out of the start's reach)."""
-        if side == "backward":
-            return self.closure.above_start(x)
-        out = np.zeros(len(x), dtype=bool)
-        for k, (_, floor) in enumerate(self.closure.pagodas):
-            out |= self.closure.weighs(x, k) < floor
-        return out
+        backward = side == "backward"
+        return self.closure.cut(x, floors=not backward, above=backward)
 
     def excluded(self, side: str, x: np.ndarray, depth: int) -> np.ndarray:
         """Which of ``x``, ``depth`` moves from ``side``'s end, lie on no plan of fewer than
