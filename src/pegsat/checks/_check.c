@@ -43,9 +43,10 @@
  *                                      parities of its pegs on class_masks]) weighs more than it
  *                                      under some pagoda (weigh: K x B x 256; values[k]: the
  *                                      pagoda's weights of the allowed holes ascending, A of them;
- *                                      masks[k][j]: the holes from the j-th on), a pagoda at a
- *                                      time, stopping at the one that settles it and trying first
- *                                      the one that settled the last position.
+ *                                      masks[k][j]: the holes from the j-th on): hole after hole
+ *                                      of those not yet ruled out, the pagodas tried in the order
+ *                                      of the last to rule that hole out, each weighed once a
+ *                                      position.
  *                                      (``Closure.excluded``.)
  *   distinct(positions) -> n           sorted ascending without repeats, in place, by a radix
  *                                      sort (highest digit first down to buckets the cache
@@ -325,25 +326,47 @@ static PyObject *weigh(PyObject *self, PyObject *args) {
 }
 
 /* Closure.excluded: see the top. The arrays' shapes are checked against K pagodas, B bytes,
-   A allowed holes and C class weightings before the loop. Hole by hole: a pagoda at a time. */
+   A allowed holes and C class weightings before the loop. */
+typedef struct {  /* the hole-by-hole rule's memory */
+    Py_ssize_t *order;  /* per hole, the pagodas in the order tried: the last to rule it out first */
+    int64_t *weight;    /* this position's weight under pagoda k, once made (made[k] == stamp) */
+    uint32_t *made, stamp;
+} Holewise;
+
 static int excluded_one(u64 x, const int64_t *weigh, Py_ssize_t npag, Py_ssize_t nbytes, const int64_t *values,
-                        const u64 *masks, Py_ssize_t nallowed, u64 left, Py_ssize_t *first) {
-    for (Py_ssize_t step = 0; step < npag; step++) {
-        Py_ssize_t k = *first + step;
-        if (k >= npag) k -= npag;
-        const int64_t *t = weigh + (size_t)k * nbytes * 256;
-        int64_t w = 0;
-        for (Py_ssize_t b = 0; b < nbytes; b++) w += t[b * 256 + ((x >> (8 * b)) & 255)];
-        const int64_t *v = values + (size_t)k * nallowed;
-        Py_ssize_t lo = 0, hi = nallowed;  /* how many allowed holes weigh at most w */
-        while (lo < hi) {
-            Py_ssize_t mid = (lo + hi) / 2;
-            if (v[mid] <= w) lo = mid + 1; else hi = mid;
+                        const u64 *masks, Py_ssize_t nallowed, u64 left, Holewise *hw) {
+    if (++hw->stamp == 0) { memset(hw->made, 0, sizeof(uint32_t) * (size_t)npag); hw->stamp = 1; }
+    while (left) {  /* the lowest hole not yet ruled out */
+        int h = __builtin_ctzll(left);
+        Py_ssize_t *order = hw->order + (size_t)h * npag, j = 0;
+        for (; j < npag; j++) {
+            Py_ssize_t k = order[j];
+            int64_t w;
+            if (hw->made[k] == hw->stamp) w = hw->weight[k];
+            else {
+                const int64_t *t = weigh + (size_t)k * nbytes * 256;
+                w = 0;
+                for (Py_ssize_t b = 0; b < nbytes; b++) w += t[b * 256 + ((x >> (8 * b)) & 255)];
+                hw->weight[k] = w;
+                hw->made[k] = hw->stamp;
+            }
+            const int64_t *v = values + (size_t)k * nallowed;
+            Py_ssize_t lo = 0, hi = nallowed;  /* how many allowed holes weigh at most w */
+            while (lo < hi) {
+                Py_ssize_t mid = (lo + hi) / 2;
+                if (v[mid] <= w) lo = mid + 1; else hi = mid;
+            }
+            u64 out = masks[(size_t)k * (nallowed + 1) + lo];  /* the holes weighing more than x */
+            if (out >> h & 1) {
+                left &= ~out;
+                memmove(order + 1, order, sizeof(Py_ssize_t) * (size_t)j);  /* k to the front */
+                order[0] = k;
+                break;
+            }
         }
-        left &= ~masks[(size_t)k * (nallowed + 1) + lo];
-        if (!left) { *first = k; return 1; }
+        if (j == npag) return 0;  /* no pagoda rules out hole h */
     }
-    return 0;
+    return 1;
 }
 
 /* By the floors (and tops): all K weights of x summed at once, a row of K a byte. */
@@ -386,13 +409,20 @@ static PyObject *excluded(PyObject *self, PyObject *args) {
         return NULL;
     }
     int64_t *acc = malloc(sizeof(int64_t) * (size_t)(npag + 1));
-    if (!acc) { RELEASE_ALL(a, 9); return PyErr_NoMemory(); }
+    Holewise hw = {malloc(sizeof(Py_ssize_t) * 64 * (size_t)(npag + 1)), malloc(sizeof(int64_t) * (size_t)(npag + 1)),
+                   calloc((size_t)npag + 1, sizeof(uint32_t)), 0};
+    if (!acc || !hw.order || !hw.weight || !hw.made) {
+        free(acc); free(hw.order); free(hw.weight); free(hw.made);
+        RELEASE_ALL(a, 9);
+        return PyErr_NoMemory();
+    }
+    for (int h = 0; h < 64; h++)
+        for (Py_ssize_t k = 0; k < npag; k++) hw.order[(size_t)h * npag + k] = k;
     const u64 *x = a[0].view.buf, *masks = a[5].view.buf, *by_class = a[6].view.buf, *cmask = a[7].view.buf;
     const int64_t *weigh = a[1].view.buf, *floors = a[2].view.buf, *values = a[4].view.buf;
     const int64_t *tops = a[3].n ? a[3].view.buf : NULL;
     uint8_t *out = a[8].view.buf;
     Py_BEGIN_ALLOW_THREADS
-    Py_ssize_t first = 0;
     for (Py_ssize_t i = 0; i < a[0].n; i++) {
         u64 p = x[i];
         Py_ssize_t pegs = __builtin_popcountll(p);
@@ -403,10 +433,13 @@ static PyObject *excluded(PyObject *self, PyObject *args) {
         size_t sig = 0;
         for (Py_ssize_t c = 0; c < nclass; c++) sig |= (size_t)(__builtin_popcountll(p & cmask[c]) & 1) << c;
         u64 left = by_class[sig];
-        out[i] = !left || excluded_one(p, weigh, npag, nbytes, values, masks, nallowed, left, &first);
+        out[i] = !left || excluded_one(p, weigh, npag, nbytes, values, masks, nallowed, left, &hw);
     }
     Py_END_ALLOW_THREADS
     free(acc);
+    free(hw.order);
+    free(hw.weight);
+    free(hw.made);
     RELEASE_ALL(a, 9);
     Py_RETURN_NONE;
 }

@@ -334,8 +334,8 @@ class Closure:
         one pagoda at a time over the positions not yet settled, ``WEIGH`` positions at a
         time, so that a pagoda's byte-table sums run over arrays that stay in the cache (over
         tens of millions at once they run several times slower); the compiled loop weighs a
-        position under all the pagodas at once (by the floors) or a pagoda at a time until
-        one settles it (hole by hole)."""
+        position under all the pagodas at once (by the floors), or hole by hole, trying
+        first the pagodas that last ruled each hole out."""
         t, g = self._tables, self.problem.goal
         lo_pegs = max(g.min_pegs, g.full.bit_count(), 1)
         if self.compiled:
