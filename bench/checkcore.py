@@ -74,7 +74,8 @@ def main() -> None:
     by_floor = [Closure(p, (), group, floors, None, compiled=c) for c in (True, False)]
     open_game = single_vacancy(board, board.hole("e5"), Goal.one_peg())
     ladders = tuple((tuple(int(v) for v in rng.integers(0, 7, size=board.n)), 1) for _ in range(64))
-    holewise = [Closure(open_game, (), group, ladders, tuple(class_basis(board)), compiled=c) for c in (True, False)]
+    classes = tuple(class_basis(board))
+    holewise = [Closure(open_game, (), group, ladders, classes, compiled=c) for c in (True, False)]
     part = distinct(kids[::2], compiled=True)
     rows = []
     loops = [

@@ -64,17 +64,20 @@ def test_one_move_is_the_references(name, back):
     assert len(fast) > len(x) and np.array_equal(np.unique(fast), np.unique(slow))
 
 
-def test_pagoda_weights_are_the_references():
+@pytest.mark.parametrize("scale", [1, 1 << 26])  # sums in 32 bits, and past them (the 64-bit loop)
+def test_pagoda_weights_are_the_references(scale):
     b = get_board("german")
     rng = np.random.default_rng(1)
-    pagodas = tuple((tuple(int(v) for v in rng.integers(-5, 6, size=b.n)), 0) for _ in range(3))
+    pagodas = tuple((tuple(scale * int(v) for v in rng.integers(-5, 6, size=b.n)), 0) for _ in range(3))
     fast, slow = closures("german", "e5", pagodas)
+    assert fast._tables["rows"].dtype == (np.int32 if scale == 1 else np.int64)
     x = positions(b, 5000, 2)
     for k in range(3):
         assert np.array_equal(fast.weighs(x, k), slow.weighs(x, k))
     assert np.array_equal(fast.excluded(x), slow.excluded(x))
     # backward, beside the start's weights too (weights mostly positive: some positions above it)
-    pagodas = tuple((tuple(int(v) for v in rng.integers(-3, 6, size=b.n)), 10) for _ in range(3))
+    pagodas = tuple((tuple(scale * int(v) for v in rng.integers(-3, 6, size=b.n)), 10 * scale)
+                    for _ in range(3))
     fast, slow = closures("german", "e5", pagodas)
     got = fast.excluded(x, above=True)
     assert 0 < got.sum() < len(x) and np.array_equal(got, slow.excluded(x, above=True))

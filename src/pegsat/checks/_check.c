@@ -70,7 +70,8 @@
 
 typedef uint64_t u64;
 
-/* A buffer of 8-byte items (1-byte when ``one``), writable when asked: its data and length. */
+/* A buffer of 8-byte items (1-byte when ``one`` is 1, 4 or 8 when it is 4), writable when asked: its
+   data and length (in items). */
 typedef struct {
     Py_buffer view;
     Py_ssize_t n;
@@ -82,7 +83,7 @@ static int array_get(PyObject *obj, Array *a, int writable, int one, const char 
     int flags = PyBUF_C_CONTIGUOUS | (writable ? PyBUF_WRITABLE : 0);
     if (PyObject_GetBuffer(obj, &a->view, flags) < 0) return -1;
     a->held = 1;
-    Py_ssize_t size = one ? 1 : 8;
+    Py_ssize_t size = one == 1 ? 1 : one == 4 && a->view.itemsize == 4 ? 4 : 8;  /* one == 4: 4 or 8 */
     if (a->view.itemsize != size || a->view.len % size) {
         PyErr_Format(PyExc_ValueError, "%s: items of %zd bytes expected", what, size);
         return -1;
@@ -369,21 +370,28 @@ static int excluded_one(u64 x, const int64_t *weigh, Py_ssize_t npag, Py_ssize_t
     return 1;
 }
 
-/* By the floors (and tops): all K weights of x summed at once, a row of K a byte. */
-static int below_floor(u64 x, const int64_t *weigh, Py_ssize_t npag, Py_ssize_t nbytes, const int64_t *floors,
-                       const int64_t *tops, int64_t *restrict acc) {
-    const int64_t *restrict row = weigh + (size_t)(x & 255) * npag;
-    for (Py_ssize_t k = 0; k < npag; k++) acc[k] = row[k];
-    for (Py_ssize_t b = 1; b < nbytes; b++) {
-        row = weigh + ((size_t)b * 256 + ((x >> (8 * b)) & 255)) * npag;
-        for (Py_ssize_t k = 0; k < npag; k++) acc[k] += row[k];
+/* By the floors (and tops): all K weights of x summed at once, a row of K a byte; in 32 bits
+   when every sum fits (four to a vector register: ``Closure`` passes such tables then). */
+#define BELOW_FLOOR(name, T)                                                                              \
+    static int name(u64 x, const T *weigh, Py_ssize_t npag, Py_ssize_t nbytes, const T *floors,          \
+                    const T *tops, T *restrict acc) {                                                    \
+        const T *restrict row = weigh + (size_t)(x & 255) * npag;                                        \
+        for (Py_ssize_t k = 0; k < npag; k++) acc[k] = row[k];                                           \
+        for (Py_ssize_t b = 1; b < nbytes; b++) {                                                        \
+            row = weigh + ((size_t)b * 256 + ((x >> (8 * b)) & 255)) * npag;                             \
+            for (Py_ssize_t k = 0; k < npag; k++) acc[k] += row[k];                                      \
+        }                                                                                                \
+        int out = 0;                                                                                     \
+        for (Py_ssize_t k = 0; k < npag; k++) out |= acc[k] < floors[k];                                 \
+        if (tops)                                                                                        \
+            for (Py_ssize_t k = 0; k < npag; k++) out |= acc[k] > tops[k];                               \
+        return out;                                                                                      \
     }
-    int out = 0;
-    for (Py_ssize_t k = 0; k < npag; k++) out |= acc[k] < floors[k];
-    if (tops)
-        for (Py_ssize_t k = 0; k < npag; k++) out |= acc[k] > tops[k];
-    return out;
-}
+BELOW_FLOOR(below_floor, int64_t)
+BELOW_FLOOR(below_floor32, int32_t)
+
+/* v as an int32, clamped (a floor or top beyond any 32-bit sum: the sums are within 2^30) */
+static int32_t clamp32(int64_t v) { return v > INT32_MAX ? INT32_MAX : v < -INT32_MAX ? -INT32_MAX : (int32_t)v; }
 
 static PyObject *excluded(PyObject *self, PyObject *args) {
     PyObject *o[9];
@@ -396,7 +404,12 @@ static PyObject *excluded(PyObject *self, PyObject *args) {
     Array a[9];
     int got = 0;
     for (; got < 9; got++)
-        if (array_get(o[got], &a[got], got == 8, got == 8, "excluded") < 0) { got++; RELEASE_ALL(a, got); return NULL; }
+        if (array_get(o[got], &a[got], got == 8, got == 8 ? 1 : got == 1 && !holewise ? 4 : 0, "excluded") < 0) {
+            got++;
+            RELEASE_ALL(a, got);
+            return NULL;
+        }
+    int narrow = a[1].view.itemsize == 4;  /* by the floors, 32-bit weights */
     Py_ssize_t npag = a[2].n, nclass = a[7].n;
     Py_ssize_t nbytes = npag ? a[1].n / (npag * 256) : 0;
     Py_ssize_t nallowed = npag ? a[4].n / npag : 0;
@@ -408,7 +421,7 @@ static PyObject *excluded(PyObject *self, PyObject *args) {
         RELEASE_ALL(a, 9);
         return NULL;
     }
-    int64_t *acc = malloc(sizeof(int64_t) * (size_t)(npag + 1));
+    int64_t *acc = malloc(sizeof(int64_t) * 3 * (size_t)(npag + 1));  /* narrow: acc, floors, tops */
     Holewise hw = {malloc(sizeof(Py_ssize_t) * 64 * (size_t)(npag + 1)), malloc(sizeof(int64_t) * (size_t)(npag + 1)),
                    calloc((size_t)npag + 1, sizeof(uint32_t)), 0};
     if (!acc || !hw.order || !hw.weight || !hw.made) {
@@ -422,6 +435,11 @@ static PyObject *excluded(PyObject *self, PyObject *args) {
     const int64_t *weigh = a[1].view.buf, *floors = a[2].view.buf, *values = a[4].view.buf;
     const int64_t *tops = a[3].n ? a[3].view.buf : NULL;
     uint8_t *out = a[8].view.buf;
+    int32_t *acc32 = (int32_t *)acc, *floors32 = acc32 + npag + 1, *tops32 = floors32 + npag + 1;
+    for (Py_ssize_t k = 0; narrow && k < npag; k++) {
+        floors32[k] = clamp32(floors[k]);
+        if (tops) tops32[k] = clamp32(tops[k]);
+    }
     Py_BEGIN_ALLOW_THREADS
     for (Py_ssize_t i = 0; i < a[0].n; i++) {
         u64 p = x[i];
@@ -429,7 +447,12 @@ static PyObject *excluded(PyObject *self, PyObject *args) {
         int goal = (p & full) == full && !(p & empty) && pegs >= least_pegs && pegs <= most_pegs;
         if (pegs <= lo_pegs && !goal) { out[i] = 1; continue; }
         if (!npag) { out[i] = 0; continue; }
-        if (!holewise) { out[i] = (uint8_t)below_floor(p, weigh, npag, nbytes, floors, tops, acc); continue; }
+        if (!holewise) {
+            out[i] = (uint8_t)(narrow ? below_floor32(p, (const int32_t *)weigh, npag, nbytes, floors32,
+                                                      tops ? tops32 : NULL, acc32)
+                                      : below_floor(p, weigh, npag, nbytes, floors, tops, acc));
+            continue;
+        }
         size_t sig = 0;
         for (Py_ssize_t c = 0; c < nclass; c++) sig |= (size_t)(__builtin_popcountll(p & cmask[c]) & 1) << c;
         u64 left = by_class[sig];

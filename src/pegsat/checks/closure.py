@@ -207,6 +207,8 @@ class Closure:
         t["fimg"] = self._images(flip, t)
         a = len(allowed)
         t["rows"] = np.ascontiguousarray(weigh.transpose(1, 2, 0))  # B x 256 x K: a byte's weights together
+        if max((sum(abs(v) for v in w) for w, _ in self.pagodas), default=0) <= 1 << 30:
+            t["rows"] = t["rows"].astype(np.int32)  # every sum fits 32 bits: twice the weights a vector
         t["floors"] = np.array([f for _, f in self.pagodas], dtype=np.int64)
         t["values"] = np.ascontiguousarray(np.stack([v for v, _ in ladders]) if ladders
                                            else np.zeros((0, a), np.int64))
