@@ -1,5 +1,6 @@
 """prove / check / survey: certificates, their independent checks, and whole-board tables."""
 
+import hashlib
 import json
 from fractions import Fraction
 
@@ -120,6 +121,29 @@ def test_sat_certificate_with_drat(tmp_path):
     drat.write_text(drat.read_text() + "1 0\n")
     r = cli("check", cert)
     assert r.exit_code == 1 and "does not match its SHA-256" in r.output
+
+
+def test_pure_sat_refutes_by_the_encoding_alone(tmp_path):
+    """--pure-sat skips the cheap arguments: a problem the classes settle is refuted by SAT, the
+    class constraint at every step being clauses of the CNF (--classes) that the check
+    re-encodes from the header; an edited header no longer matches the clauses."""
+    problem = ("prove", "triangle-5", "--vacant", "a1", "--survivor", "c3")
+    assert "proof: classes" in cli(*problem).output
+    cert = tmp_path / "c3.json"
+    r = cli(*problem, "--pure-sat", "--classes", "--certificate", cert, "--json")
+    assert r.exit_code == 10 and json.loads(r.output)["kind"] == "sat", r.output
+    cnf = tmp_path / json.loads(cert.read_text())["evidence"]["cnf"]
+    assert "classes=1" in cnf.read_text().split("\n", 4)[3]
+    assert cli("check", cert).exit_code == 0
+    text = cnf.read_text().replace("classes=1", "classes=0", 1)
+    cnf.write_text(text)
+    data = json.loads(cert.read_text())
+    data["evidence"]["cnf_sha256"] = hashlib.sha256(text.encode()).hexdigest()
+    cert.write_text(json.dumps(data))
+    r = cli("check", cert)
+    assert r.exit_code == 1 and "do not match the header" in r.output, r.output
+    r = cli(*problem, "--pure-sat", "--no-sat")
+    assert r.exit_code == 2 and "contradict" in r.output
 
 
 def test_prove_a_solvable_problem_gives_a_plan():

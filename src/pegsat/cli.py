@@ -523,25 +523,30 @@ def export(problem: str, out: str, encode: Any, horizon: int | None, options: Pr
 @click.option("--no-sat", is_flag=True, help="Stop after counting, classes and pagoda.")
 @click.option("--sat", "sat_only", is_flag=True,
               help="After the pagoda step go to SAT + DRAT directly, skipping the exhaustive search.")
+@click.option("--pure-sat", is_flag=True, help="SAT + DRAT alone, no other argument first: the full-horizon "
+              "CNF with the encoding options below (their classes and pagodas are clauses of it).")
+@encoding_options
 @click.option("--json", "as_json", is_flag=True)
 def prove(problem: str, cert_out: str | None, proof: str | None, cnf: str | None,
-          time_limit: float | None, no_sat: bool, sat_only: bool, as_json: bool,
+          time_limit: float | None, no_sat: bool, sat_only: bool, pure_sat: bool, encode: Any, as_json: bool,
           options: ProblemOptions) -> None:
     """Prove PROBLEM unsolvable with a checkable certificate (or find that it is solvable).
 
     Tries counting, position classes, a pagoda function by LP, then an exhaustive search by
     jumps pruned by learned pagodas (boards up to 64 holes), else SAT with a DRAT proof
-    cross-checked by a second solver. Exit 10 proven unsolvable, 0 solvable, 20 unknown."""
+    cross-checked by a second solver (its CNF encoded with the options below). Exit 10 proven
+    unsolvable, 0 solvable, 20 unknown."""
     from .apps.pose import pose
     from .formats.report import prove_json, prove_text
     from .proofs.prove import prove as prove_problem
 
-    if no_sat and sat_only:
-        raise PegsatError("--sat and --no-sat contradict each other; give one")
+    if no_sat and (sat_only or pure_sat):
+        raise PegsatError(f"{'--pure-sat' if pure_sat else '--sat'} and --no-sat contradict each other; give one")
     prob = pose(problem, options).problem
     say = None if as_json else (lambda line: click.echo(line, err=True))
     res = prove_problem(prob, deadline_of(time_limit), certificate_path=cert_out, cnf=cnf, proof=proof,
-                        use_sat=not no_sat, search=not sat_only, progress=say)
+                        use_sat=not no_sat, search=not (sat_only or pure_sat), cheap=not pure_sat, encode=encode,
+                        progress=say)
     if as_json:
         click.echo(json.dumps(prove_json(res, cert_out), default=str))
     else:

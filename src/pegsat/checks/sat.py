@@ -26,8 +26,12 @@ def check_sat(problem: Problem, ev: dict, ctx: Context) -> Verdict:
         if sha256(f) != ev[key]:
             return rejected(f"{f} does not match its SHA-256 in the certificate")
     from ..encoding.dimacs import read_instance
+    from ..errors import DimacsError
 
-    formula, _ = read_instance(cnf)  # re-encodes the header's problem, compares every clause
+    try:
+        formula, _ = read_instance(cnf)  # re-encodes the header's problem, compares every clause
+    except DimacsError as exc:  # an edited or foreign CNF: the certificate fails, it is not unreadable
+        return rejected(str(exc))
     if formula.short:
         return rejected("the CNF has a short horizon; its UNSAT proves nothing")
     mine, theirs = problem_to_json(formula.problem), problem_to_json(problem)

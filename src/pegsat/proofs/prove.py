@@ -43,6 +43,7 @@ from ..analysis import games, pagoda
 from ..checks import certificate
 from ..checks.evidence import sha256
 from ..deadline import Deadline
+from ..encoding.encoder import EncodeOptions
 from ..engine.bitboard import replay_plan
 from ..errors import PegsatError, PlanError
 from ..files import Staging
@@ -95,12 +96,15 @@ class _Files:
 
 def prove(problem: Problem, deadline: Deadline | None = None, *, certificate_path: str | Path | None = None,
           cnf: str | Path | None = None, proof: str | Path | None = None, solver: str = "cadical195",
-          second: str = "glucose4", use_sat: bool = True, search: bool = True,
-          progress: Callable[[str], None] | None = None) -> Result:
+          second: str = "glucose4", use_sat: bool = True, search: bool = True, cheap: bool = True,
+          encode: EncodeOptions | None = None, progress: Callable[[str], None] | None = None) -> Result:
     """``certificate_path``: write the certificate there (with, for SAT, the CNF and the DRAT
     proof at ``cnf`` and ``proof``, default beside it). ``use_sat=False`` stops after the
-    cheap proofs; ``search=False`` goes from there to SAT. ``progress`` hears a line per step
-    of a long proof (the open game's search, each round of its dead set's repair, the check)."""
+    cheap proofs; ``search=False`` goes from there to SAT; ``cheap=False`` (with
+    ``search=False``: pure SAT) skips the cheap proofs too. ``encode``: the SAT step's encoding
+    (default ``EncodeOptions()``; its classes and pagodas are clauses of the formula the check
+    re-encodes). ``progress`` hears a line per step of a long proof (the open game's search,
+    each round of its dead set's repair, the check)."""
     say = progress or (lambda line: None)
     if problem.special is not None:
         raise PegsatError("prove does not handle the special-peg rule; use solve")
@@ -108,8 +112,8 @@ def prove(problem: Problem, deadline: Deadline | None = None, *, certificate_pat
     t0 = time.perf_counter()
     with Staging() as stage, tempfile.TemporaryDirectory() as tmp:
         files = _Files(stage, certificate_path, tmp)
-        r, staged = _prove(problem, deadline, stage, files, certificate_path, cnf, proof, solver, second,
-                           use_sat, search, say)
+        r, staged = _prove(problem, deadline, stage, files, certificate_path, cnf, proof, (solver, second),
+                           (use_sat, search, cheap), encode or EncodeOptions(), say)
         staged = {**staged, **files.staged}
         if r.status is Status.UNSOLVABLE and r.certificate is not None:
             base = Path(certificate_path).parent if certificate_path else Path(cnf or ".").parent
@@ -195,12 +199,13 @@ LEVELS_HINT = ("a search by jumps on disk that exhausts is a certificate too: 'p
                "layers --spill DIR' writes DIR/certificate.json")
 
 
-def _prove(problem, deadline, stage, files, certificate_path, cnf, proof, solver, second, use_sat,
-           search, say) -> tuple[Result, dict[str, Path]]:
+def _prove(problem, deadline, stage, files, certificate_path, cnf, proof, solvers, route, encode,
+           say) -> tuple[Result, dict[str, Path]]:
     """The result, and the SAT step's files by their names in the certificate (staged)."""
-    cheap = cheap_proofs(problem)
-    if cheap is not None:
-        return cheap, {}
+    use_sat, search, cheap = route
+    found = cheap_proofs(problem) if cheap else None
+    if found is not None:
+        return found, {}
     if not use_sat:
         return Result(Status.UNKNOWN, problem, NAME,
                       detail="counting, classes and pagoda LP settle nothing"), {}
@@ -233,7 +238,7 @@ def _prove(problem, deadline, stage, files, certificate_path, cnf, proof, solver
             if _rel(Path(f), Path(certificate_path).parent).startswith(("/", "..")):
                 raise PegsatError(f"{f}: a certificate's files go in its directory or below it "
                                   "(it names them relative to itself)")
-    return _sat(problem, deadline, stage, cnf, proof, solver, second, certificate_path)
+    return _sat(problem, deadline, stage, cnf, proof, solvers, certificate_path, encode)
 
 
 def _checked(r: Result, base: Path, staged: dict[str, Path], deadline: Deadline) -> Result:
@@ -454,19 +459,19 @@ def _both_ways(problem: Problem, deadline: Deadline, files: _Files,
     return replace(last, problem=problem, detail=f"{last.detail} (both directions tried)")
 
 
-def _sat(problem: Problem, deadline: Deadline, stage: Staging, cnf_path, proof_path, solver: str,
-         second: str, certificate_path) -> tuple[Result, dict[str, Path]]:
+def _sat(problem: Problem, deadline: Deadline, stage: Staging, cnf_path, proof_path, solvers: tuple[str, str],
+         certificate_path, encode: EncodeOptions) -> tuple[Result, dict[str, Path]]:
     from ..encoding.dimacs import export, read_instance
-    from ..encoding.encoder import EncodeOptions
     from ..planners.sat import SolverProcess, check_solver
 
+    solver, second = solvers
     for name in (solver, second):
         check_solver(name)
     keep = cnf_path is not None and proof_path is not None
     with tempfile.TemporaryDirectory() as tmp:
         cnf = stage.path(cnf_path) if keep else Path(tmp) / "instance.cnf"
         drat = stage.path(proof_path) if keep else Path(tmp) / "proof.drat"
-        info = export(problem, cnf, EncodeOptions())
+        info = export(problem, cnf, encode)
         f, clauses = read_instance(cnf)
         stats: Stats = {"variables": info.variables, "clauses": info.clauses, "horizon": info.horizon,
                         "solver_s": {}}
