@@ -21,6 +21,10 @@ def test_the_small_family_parses_and_its_answers_hold(tmp_path):
         with Solver(name="glucose4", bootstrap_with=CNF(from_file=str(tmp_path / r["file"])).clauses) as s:
             assert s.solve() == (r["answer"] == "sat"), r
         assert r["seconds"]["cadical195"] is not None
+    parity = [r for r in rows if r["file"].startswith("triangle-5-a1-c3")]
+    assert len(parity) == 3 and {r["answer"] for r in parity} == {"unsat"}
+    assert [r["classes"] for r in parity] == [False, False, True]
+    assert "no plan (invariant)" in parity[0]["evidence"]
     short = next(r for r in rows if r["short"])
     assert short["answer"] == "unsat" and "DRAT proof, verified" in short["evidence"]
     readme = (tmp_path / "README.md").read_text()
@@ -32,6 +36,7 @@ def test_the_family_spans_boards_horizons_and_encodings():
     assert {"english", "french", "german", "triangle-5"} <= boards
     assert any(s.steps is None for s in FAMILY) and any(s.steps is not None for s in FAMILY)
     assert {s.process for s in FAMILY} == {True, False} and len({s.name for s in FAMILY}) == len(FAMILY)
+    assert any(s.classes and s.board == "english" for s in FAMILY)
 
 
 def test_a_plans_parallel_steps():

@@ -541,12 +541,13 @@ def prove(problem: str, cert_out: str | None, proof: str | None, cnf: str | None
     from .proofs.prove import prove as prove_problem
 
     if no_sat and (sat_only or pure_sat):
-        raise PegsatError(f"{'--pure-sat' if pure_sat else '--sat'} and --no-sat contradict each other; give one")
+        given = "--pure-sat" if pure_sat else "--sat"
+        raise PegsatError(f"{given} and --no-sat contradict each other; give one")
     prob = pose(problem, options).problem
     say = None if as_json else (lambda line: click.echo(line, err=True))
     res = prove_problem(prob, deadline_of(time_limit), certificate_path=cert_out, cnf=cnf, proof=proof,
-                        use_sat=not no_sat, search=not (sat_only or pure_sat), cheap=not pure_sat, encode=encode,
-                        progress=say)
+                        use_sat=not no_sat, search=not (sat_only or pure_sat), cheap=not pure_sat,
+                        encode=encode, progress=say)
     if as_json:
         click.echo(json.dumps(prove_json(res, cert_out), default=str))
     else:

@@ -42,19 +42,23 @@ from ..model.result import Status
 @dataclass(frozen=True)
 class Spec:
     """One instance: a board's single vacancy to a single survivor, at ``steps`` parallel
-    steps (None: the full horizon, one step a jump), with ``process`` semantics or not."""
+    steps (None: the full horizon, one step a jump), with ``process`` semantics or not, with the
+    position class imposed at every step (``classes``) or not."""
 
     board: str
     vacant: str
     survivor: str
     steps: int | None = None
     process: bool = True
+    classes: bool = False
 
     @property
     def name(self) -> str:
-        """The file's name: board, vacancy, survivor, horizon, semantics."""
+        """The file's name: board, vacancy, survivor, horizon, semantics (and classes)."""
         horizon = "full" if self.steps is None else f"h{self.steps}"
-        return f"{self.board}-{self.vacant}-{self.survivor}-{horizon}-{'proc' if self.process else 'plain'}"
+        extra = "-classes" if self.classes else ""
+        semantics = "proc" if self.process else "plain"
+        return f"{self.board}-{self.vacant}-{self.survivor}-{horizon}-{semantics}{extra}"
 
     def problem(self) -> Problem:
         """The problem the instance encodes."""
@@ -66,12 +70,19 @@ def _both(board: str, vacant: str, survivor: str, *steps: int | None) -> list[Sp
     return [Spec(board, vacant, survivor, s, p) for s in steps for p in (True, False)]
 
 
+def _parity(board: str, vacant: str, survivor: str) -> list[Spec]:
+    """A problem the position classes refute, at the full horizon: plain, with process
+    semantics, and with the class at every step (the parity argument as clauses)."""
+    return [*_both(board, vacant, survivor, None), Spec(board, vacant, survivor, None, True, True)]
+
+
 #: the tests' family: triangle-5, milliseconds each
-SMALL = [*_both("triangle-5", "a1", "a1", None, 5), *_both("triangle-5", "b3", "b3", None)]
+SMALL = [*_both("triangle-5", "a1", "a1", None, 5), *_both("triangle-5", "b3", "b3", None),
+         *_parity("triangle-5", "a1", "c3")]
 #: the family: easy to hard (the English central game needs at least 13 parallel steps)
 FAMILY = [*SMALL, *_both("triangle-6", "a1", "a1", None), *_both("english", "d4", "d4", None, 12, 13, 16, 22),
-          *_both("english", "d4", "a4", None), *_both("french", "c1", "e1", None, 14),
-          *_both("german", "e5", "e5", None, 19)]
+          *_both("english", "d4", "a4", None), *_parity("english", "d4", "c4"),
+          *_both("french", "c1", "e1", None, 14), *_both("german", "e5", "e5", None, 19)]
 
 
 def _known(problem: Problem, spec: Spec, path: Path, limit: float) -> tuple[str, str]:
@@ -153,12 +164,13 @@ def write(out: Path, specs: list[Spec], limit: float = 60.0,
     for spec in specs:
         problem = spec.problem()
         path = out / f"{spec.name}.cnf"
-        info = export(problem, path, replace(EncodeOptions(), process=spec.process), steps=spec.steps)
+        options = replace(EncodeOptions(), process=spec.process, classes=spec.classes)
+        info = export(problem, path, options, steps=spec.steps)
         answer, evidence = _known(problem, spec, path, limit)
         times = {s: solve_time(path, s, limit) for s in solvers}
         row = {"file": path.name, "problem": problem.describe(), "board": spec.board,
                "jumps": problem.pegs - 1, "horizon": info.horizon, "short": info.horizon < problem.pegs - 1,
-               "process": spec.process,
+               "process": spec.process, "classes": spec.classes,
                "variables": info.variables, "clauses": info.clauses, "answer": answer, "evidence": evidence,
                "seconds": times, "limit": limit}
         rows.append(row)
@@ -185,7 +197,10 @@ def description(rows: list[dict[str, Any]]) -> str:
         "step t); the start and goal as units; preconditions, effects and explanatory frame axioms; "
         "parallel steps (any set of jumps on disjoint holes; Rintanen, Heljanko and Niemela 2006); the "
         "first step broken by the problem's symmetries; with process semantics (files `-proc`) every jump "
-        "after the first step shares a hole with one of the step before, so each plan has one model. At "
+        "after the first step shares a hole with one of the step before, so each plan has one model; with "
+        "the position classes (files `-classes`) the parity of the pegs on every weighting even on every "
+        "line is fixed at every step by chains of XOR gates, which makes a problem the classes refute "
+        "easy, where the plain clauses hide that parity argument from the solver. At "
         "the full horizon (one step a jump) the formula is satisfiable exactly when the problem has a "
         "plan; at a short one (`-hN`) a model is a plan and UNSAT says only that no plan fits N steps.",
         "",
