@@ -144,15 +144,22 @@ def test_children_of_parents_with_many_jumps_are_all_there():
     assert len(a) > 16 * len(x) and np.array_equal(np.sort(a), np.sort(c))
 
 
-def test_split_finds_what_a_sorted_part_holds():
+@pytest.mark.parametrize("size,queries",
+                         [(50_000, 80_000), (1_000_000, 300), (300, 100_000), (1, 10), (0, 5)])
+def test_split_finds_what_a_sorted_part_holds(size, queries):
+    """Dense and sparse both ways (the merge gallops through the part past the queries' gaps)."""
     rng = np.random.default_rng(5)
-    part = distinct(rng.integers(0, 1 << 20, size=50_000, dtype=np.uint64))
-    x = rng.integers(0, 1 << 20, size=80_000, dtype=np.uint64)
+    part = distinct(rng.integers(0, 1 << 20, size=size, dtype=np.uint64))
+    x = np.concatenate([rng.integers(0, 1 << 20, size=queries, dtype=np.uint64), part[::97]])
     held, missed = split(part, x, compiled=True)
     ref_held, ref_missed = split(part, x)
     assert np.array_equal(held, np.unique(ref_held)) and np.array_equal(missed, np.unique(ref_missed))
+    ordered = distinct(x)
+    again = split(part, ordered, True, ordered=True)
+    assert np.array_equal(again[0], held) and np.array_equal(again[1], missed)
+    backwards = np.ascontiguousarray(ordered[::-1])
     with pytest.raises(ValueError, match="not sorted"):
-        _check.member(part, x, np.empty(len(x), dtype=np.uint8))
+        _check.member(part, backwards, np.empty(len(backwards), dtype=np.uint8))
 
 
 @pytest.mark.parametrize("parts", [1, 2, 16, 1024])

@@ -59,7 +59,8 @@
  *                                      modulo 2^64; bounds[q] .. bounds[q + 1] are partition q's.
  *                                      (``kit.partition`` and a stable sort.)
  *   member(part, queries, out)         out[i] = 1 when the sorted ``part`` holds queries[i],
- *                                      the queries sorted too (a merge). (``_member``.)
+ *                                      the queries sorted too (a merge that gallops through
+ *                                      the part past the queries' gaps). (``_member``.)
  */
 
 #define PY_SSIZE_T_CLEAN
@@ -589,7 +590,16 @@ static PyObject *member(PyObject *self, PyObject *args) {
     Py_BEGIN_ALLOW_THREADS
     for (Py_ssize_t k = 0; k < a[1].n; k++) {
         if (k && q[k] < q[k - 1]) { bad = 1; break; }
-        while (i < n && part[i] < q[k]) i++;
+        if (i < n && part[i] < q[k]) {  /* gallop: part[lo] < q[k], then halve (lo, hi] */
+            Py_ssize_t lo = i, step = 1;
+            while (lo + step < n && part[lo + step] < q[k]) { lo += step; step <<= 1; }
+            Py_ssize_t hi = lo + step < n ? lo + step : n;
+            while (hi - lo > 1) {
+                Py_ssize_t mid = lo + (hi - lo) / 2;
+                if (part[mid] < q[k]) lo = mid; else hi = mid;
+            }
+            i = hi;
+        }
         out[k] = i < n && part[i] == q[k];
     }
     Py_END_ALLOW_THREADS

@@ -120,15 +120,17 @@ def distinct(x: np.ndarray, compiled: bool = False, mine: bool = False) -> np.nd
     return x[np.concatenate(([True], x[1:] != x[:-1]))] if len(x) else x
 
 
-def split(part: np.ndarray, x: np.ndarray, compiled: bool = False) -> tuple[np.ndarray, np.ndarray]:
+def split(part: np.ndarray, x: np.ndarray, compiled: bool = False,
+          ordered: bool = False) -> tuple[np.ndarray, np.ndarray]:
     """(those of ``x`` the sorted ``part`` holds, those it does not); ``compiled``: each once,
-    sorted (``_check.member``'s merge), else as ``x`` holds them."""
+    sorted (``_check.member``'s merge; ``ordered``: ``x`` is sorted without repeats already,
+    which the merge verifies), else as ``x`` holds them."""
     if not compiled:
         held = member(part, x)
         return x[held], x[~held]
     from . import _check
 
-    x = distinct(x, compiled=True)
+    x = np.ascontiguousarray(x, dtype=np.uint64) if ordered else distinct(x, compiled=True)
     held = np.empty(len(x), dtype=np.uint8)
     _check.member(np.ascontiguousarray(part, dtype=np.uint64), x, held)
     mask = held.view(bool)
@@ -390,23 +392,23 @@ class Closure:
         deadline = Deadline().within(seconds)  # seconds <= 0: passed already
         dead = self.parts[i]()
         children = 0
+        firsts = np.array(self.firsts, dtype=np.uint64)
         for lo in range(0, len(dead), BATCH * 10):
             if deadline.expired():
                 return children, f"{UNSETTLED}time limit in part {i}, after {lo} of its {len(dead)} positions"
-            canon = self.children(dead[lo:lo + BATCH * 10])
-            children += len(canon)
-            where = self.home(canon)
-            mine = where == i
-            _, missing = split(dead, canon[mine], self.compiled)
-            loose = np.concatenate([missing, canon[where < 0]])  # (in no part's range: excluded, or wrong)
+            kids = self.children(dead[lo:lo + BATCH * 10])
+            children += len(kids)
+            canon = distinct(kids, self.compiled, mine=True)  # sorted: each part's range is one slice
+            cut = [*np.searchsorted(canon, firsts).tolist(), len(canon)]
+            _, missing = split(dead, canon[cut[i]:cut[i + 1]], self.compiled, ordered=True)
+            loose = np.concatenate([missing, canon[:cut[0]]])  # (in no part's range: excluded, or wrong)
             bad = loose[~self.excluded(loose)] if len(loose) else loose
             if len(bad):
                 return children, self._missing(int(bad[0]))
-            rest = distinct(canon[~mine & (where >= 0)], self.compiled)
-            where = self.home(rest)
             try:
-                for q in np.unique(where):
-                    np.save(Path(self.buckets) / f"{q}-{i}-{lo}.npy", rest[where == q])
+                for q in range(len(firsts)):
+                    if q != i and cut[q + 1] > cut[q]:
+                        np.save(Path(self.buckets) / f"{q}-{i}-{lo}.npy", canon[cut[q]:cut[q + 1]])
             except OSError as exc:  # a full disk is a limit, not a verdict
                 return children, f"{UNSETTLED}the check's buckets could not be written ({exc.strerror})"
         return children, None
@@ -423,7 +425,7 @@ class Closure:
             return f"{UNSETTLED}time limit while looking up children across the parts"
         dead = self.parts[q]()
         for f in files:
-            _, missing = split(dead, np.load(f), self.compiled)
+            _, missing = split(dead, np.load(f), self.compiled, ordered=True)  # each file a sorted slice
             bad = missing[~self.excluded(missing)] if len(missing) else missing
             if len(bad):
                 return self._missing(int(bad[0]))
