@@ -10,8 +10,8 @@ children by one jump with their least images under the 8 symmetries (a levels ch
 expansion), a sort without repeats, a sorted lookup, pagoda weights, the exclusions (by 16
 pagodas' floors, as a levels check weighs its children; hole by hole under 64 pagodas and the
 position classes, as an open game's dead-set check does, on the children it excludes: a dead-set
-check weighs only the children its set misses, each of which must be excluded), every position one move away (a
-moves check's expansion). The pagodas are random weights: the loops' work does not depend on
+check weighs only the children its set misses, each of which must be excluded), every position
+one move away (a moves check's expansion). The pagodas are random weights: the loops' work does not depend on
 them being pagodas. Beside them, the machine anchor (numpy's sort of 10^7 keys,
 ``tree.anchor``) and this process's peak memory.
 

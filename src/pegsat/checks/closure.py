@@ -296,14 +296,22 @@ class Closure:
             for k, (_, floor) in enumerate(self.pagodas if floors else ()):
                 out |= self.weighs(x, k) < floor
             return out
+        lowest = self._tables["floors"] if floors else np.full(len(self.pagodas), np.iinfo(np.int64).min)
+        return self._compiled_exclusion(x, lowest, above, (0, 0, 0, self.problem.board.n, -1), False)
+
+    def _compiled_exclusion(self, x: np.ndarray, floors: np.ndarray, above: bool,
+                            goal: tuple[int, int, int, int, int], holewise: bool) -> np.ndarray:
+        """``_check.excluded`` with this closure's tables: ``goal`` is (full, empty, least and
+        most pegs of a goal position, the count at or below which a position that is no goal
+        is excluded: -1 for none)."""
         from . import _check
 
-        t, n = self._tables, self.problem.board.n
+        t = self._tables
         out8 = np.empty(len(x), dtype=np.uint8)
-        lowest = t["floors"] if floors else np.full(len(self.pagodas), np.iinfo(np.int64).min, dtype=np.int64)
-        _check.excluded(np.ascontiguousarray(x, dtype=np.uint64), t["rows"], lowest,
-                        np.array(self.tops if above else (), dtype=np.int64), t["values"], t["masks"],
-                        t["by_class"], t["cmask"], (0, 0, 0, n, -1), False, out8)
+        tops = np.array(self.tops if above else (), dtype=np.int64)
+        _check.excluded(np.ascontiguousarray(x, dtype=np.uint64), t["weigh"] if holewise else t["rows"],
+                        np.asarray(floors, dtype=np.int64), tops, t["values"], t["masks"], t["by_class"],
+                        t["cmask"], goal, holewise, out8)
         return out8.view(bool)
 
     def canonical(self, x: np.ndarray, imgs: list[np.ndarray] | None = None) -> np.ndarray:
@@ -343,16 +351,10 @@ class Closure:
         t, g = self._tables, self.problem.goal
         lo_pegs = max(g.min_pegs, g.full.bit_count(), 1)
         if self.compiled:
-            from . import _check
-
-            out8 = np.empty(len(x), dtype=np.uint8)
             most = g.max_pegs if g.max_pegs is not None else self.problem.board.n
             holewise = self.classes is not None
-            tops = np.array(self.tops if above and not holewise else (), dtype=np.int64)
-            _check.excluded(np.ascontiguousarray(x, dtype=np.uint64), t["weigh"] if holewise else t["rows"],
-                            t["floors"], tops, t["values"], t["masks"], t["by_class"], t["cmask"],
-                            (g.full, g.empty, g.min_pegs, most, lo_pegs), holewise, out8)
-            out = out8.view(bool)
+            out = self._compiled_exclusion(x, t["floors"], above and not holewise,
+                                           (g.full, g.empty, g.min_pegs, most, lo_pegs), holewise)
             return out | self.above_start(x) if above and holewise else out
         if len(x) > WEIGH:
             return np.concatenate([self.excluded(x[lo:lo + WEIGH], above) for lo in range(0, len(x), WEIGH)])
