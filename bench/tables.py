@@ -19,6 +19,9 @@ Tables:
   to one peg, and each's survivors);
 * ``german-central``: the German (Wiegleb's 45-hole) board's central game e5 -> e5, and e5
   -> one peg anywhere;
+* ``diamond``: every solvable single-vacancy -> single-survivor problem of the 41-hole diamond
+  board, one per orbit of its symmetries (``pegsat survey diamond``: four orbits, 28 cells;
+  each orbit's time reversal lies in one of the four);
 * ``targets``: the rows issue 51 sets times for (German e5 -> e5 and e3 -> e3, French d3 -> g5
   and d3 -> a5), each beside its target.
 
@@ -42,6 +45,7 @@ TABLES = {
     "french": [("french", v, s) for v, ss in (("c1", "e1 b4 e4 e7"), ("d2", "a3 d3 g3 d6"),
                                                ("d3", "d2 a5 d5 g5")) for s in ss.split()],
     "german-central": [("german", "e5", "e5"), ("german", "e5", None)],
+    "diamond": [("diamond", v, s) for v, s in (("d2", "f2"), ("d2", "c5"), ("e3", "b4"), ("e3", "e7"))],
 }
 #: issue 51's targets: seconds for a fresh run as a user types it
 TARGET_S = {("german", "e5", "e5"): 600, ("german", "e3", "e3"): 2700, ("french", "d3", "g5"): 180,

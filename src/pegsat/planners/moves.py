@@ -80,6 +80,10 @@ UPPER_LONG_S = 120.0
 QUICK_S, QUICK_SHARE, QUICK_LEVEL = 1.0, 0.05, 20_000
 #: positions a beam keeps per level when it looks for that first plan (see ``Search.beam``)
 BEAM = 20_000
+#: a search on disk's beams (``first_for_disk``): wider beams find fewer moves (German e5 ->
+#: e5: 23 moves at 100,000 positions, 22, the optimum, at 300,000; e3, d1, e2: the optimum at
+#: 1,000,000, about 20 s), and a bound one move tighter spares the search its largest level
+DISK_WIDTHS = (BEAM, 5 * BEAM, 15 * BEAM, 50 * BEAM)
 COMPACT_WIDTH, COMPACT_LONG = 100, 2000  # ``compact``'s beam: a quick search's first plan, a long one's
 
 
@@ -476,16 +480,21 @@ def compact(board: Board, plan: Sequence[int], width: int = COMPACT_WIDTH) -> tu
     return tuple(plan[k] for k in order) if moves < count_moves(board, plan) else tuple(plan)
 
 
-def first_plan(search: Search, deadline: Deadline, config: Config, widths: Sequence[int] = (BEAM,)):
+def first_plan(search: Search, deadline: Deadline, config: Config, widths: Sequence[int] = (BEAM,),
+               lower: int = 0):
     """A first plan, the upper bound: from the beam (``Search.beam``), else from ``auto``
     under a short budget (which may also prove that there is none). With one width, the
     first beam that meets; with several (a search that will run for hours, where every move
-    the bound saves prunes whole levels), the fewest moves of every width and both guides."""
+    the bound saves prunes whole levels), the fewest moves of every width and both guides,
+    each try given up to ``UPPER_LONG_S``, until a plan has ``lower`` moves (a lower bound:
+    none can have fewer)."""
     from . import auto
 
     problem = search.problem
-    def short() -> Deadline:  # each try: a share of what is left, at most UPPER_MAX_S
-        return deadline.share(UPPER_SHARE, UPPER_MAX_S).within(UPPER_MAX_S)
+    cap = UPPER_MAX_S if len(widths) == 1 else UPPER_LONG_S
+
+    def short() -> Deadline:  # each try: a share of what is left, at most ``cap``
+        return deadline.share(UPPER_SHARE, cap).within(cap)
 
     best: tuple[int, tuple[int, ...]] | None = None
     width = COMPACT_LONG if len(widths) > 1 else COMPACT_WIDTH  # ``compact``'s, by the search's length
@@ -510,9 +519,9 @@ def first_plan(search: Search, deadline: Deadline, config: Config, widths: Seque
                 continue  # the final verification would reject it: go on without it
             if best is None or moves < best[0]:
                 best = (moves, plan)
-            if len(widths) == 1:
+            if len(widths) == 1 or best[0] <= lower:
                 break
-        if best is not None and len(widths) == 1:
+        if best is not None and (len(widths) == 1 or best[0] <= lower):
             break
     if best is not None:
         return Result(Status.SOLVED, problem, "beam search by moves", plan=best[1]), best[0]
@@ -534,8 +543,8 @@ WARM = 1 << 20  # in-memory levels of at most about this many positions before a
 
 def first_for_disk(problem: Problem, deadline: Deadline, config: Config) -> tuple[Result | None, int | None]:
     """The first plan of a search on disk, and its moves, the bound: beams over in-memory
-    levels of about ``WARM`` positions (``first_plan``, two widths, both guides), the fewest
-    moves kept. A one-peg-anywhere goal is also tried survivor by survivor (the
+    levels of about ``WARM`` positions (``first_plan``, the ``DISK_WIDTHS``, both guides), the
+    fewest moves kept. A one-peg-anywhere goal is also tried survivor by survivor (the
     class-compatible ones, one per orbit): a fixed survivor's backward levels are narrow and
     its beams meet with fewer moves (German e5 -> anywhere: 33 moves from the open goal, 23
     with e5 alone). A refutation comes back only for the problem itself."""
@@ -546,10 +555,14 @@ def first_for_disk(problem: Problem, deadline: Deadline, config: Config) -> tupl
     if split is not None and len(split.survivors) > 1:
         tries += [game.problem for h in split.survivors for game in split.games(h, both=False)]
     best: tuple[Result | None, int | None] = (None, None)
+    floor = merson.moves_lower_bound(problem.board, problem.start, problem.goal)
     for q in tries:
+        if best[1] is not None and best[1] <= floor:
+            break  # no plan has fewer moves
         search = Search(q, deadline)
         search.warm(WARM)
-        first, bound = first_plan(search, deadline, config, widths=(BEAM, 5 * BEAM))
+        lower = merson.moves_lower_bound(q.board, q.start, q.goal)
+        first, bound = first_plan(search, deadline, config, widths=DISK_WIDTHS, lower=lower)
         del search
         if first is not None and first.status is Status.UNSOLVABLE:
             if q is problem:
