@@ -257,6 +257,30 @@ def test_the_beam_bound_keeps_the_optimum(vacancy, monkeypatch):
     assert replay_plan(p, r.plan).moves == want
 
 
+def test_the_first_plan_of_several_widths_stops_at_a_lower_bound(monkeypatch):
+    """A search on disk's first plan tries every width and guide, keeping the fewest moves,
+    unless a plan already has as few as the lower bound allows: then it stops there."""
+    from pegsat.planners import moves
+    from pegsat.planners.config import Config
+
+    p = single_vacancy(ENGLISH, ENGLISH.hole("d4"), Goal.survivor(ENGLISH, ENGLISH.hole("d4")))
+    widths = []
+    beam = Search.beam
+
+    def counted(self, width, fewest_pegs=True):
+        widths.append((width, fewest_pegs))
+        return beam(self, width, fewest_pegs)
+
+    monkeypatch.setattr(Search, "beam", counted)
+    for lower, tries in ((0, 4), (99, 1)):
+        widths.clear()
+        search = Search(p, Deadline())
+        search.warm(10_000)
+        first, bound = moves.first_plan(search, Deadline(), Config(), widths=(2000, 5000), lower=lower)
+        assert len(widths) == tries
+        assert first is not None and replay_plan(p, first.plan).moves == bound >= 18
+
+
 def test_a_timeout_is_never_a_proof():
     p = single_vacancy(get_board("german"), get_board("german").centre)
     r = solve(p, "moves", deadline=Deadline(1.0))

@@ -283,7 +283,7 @@ class Search:
         cur = narrow(levels[-1])
         while len(cur):
             self.deadline.check()
-            kids = k.unique(k.moves(cur), own=True)
+            kids = self.bounds.keep("forward", k.unique(k.moves(cur), own=True), len(levels), None)
             for j, other in enumerate(self.bwd):
                 hit = k.member(other, kids)
                 if hit.any():
@@ -543,11 +543,11 @@ WARM = 1 << 20  # in-memory levels of at most about this many positions before a
 
 def first_for_disk(problem: Problem, deadline: Deadline, config: Config) -> tuple[Result | None, int | None]:
     """The first plan of a search on disk, and its moves, the bound: beams over in-memory
-    levels of about ``WARM`` positions (``first_plan``, the ``DISK_WIDTHS``, both guides), the
-    fewest moves kept. A one-peg-anywhere goal is also tried survivor by survivor (the
-    class-compatible ones, one per orbit): a fixed survivor's backward levels are narrow and
-    its beams meet with fewer moves (German e5 -> anywhere: 33 moves from the open goal, 23
-    with e5 alone). A refutation comes back only for the problem itself."""
+    levels of about ``WARM`` positions, both cut by the learned pagodas (``first_plan``, the
+    ``DISK_WIDTHS``, both guides), the fewest moves kept. A one-peg-anywhere goal is also
+    tried survivor by survivor (the class-compatible ones, one per orbit): a fixed survivor's
+    backward levels are narrow and its beams meet with fewer moves (German e5 -> anywhere: 33
+    moves from the open goal, 23 with e5 alone). A refutation comes back only for the problem itself."""
     from ..analysis import games
 
     tries = [problem]
@@ -560,6 +560,7 @@ def first_for_disk(problem: Problem, deadline: Deadline, config: Config) -> tupl
         if best[1] is not None and best[1] <= floor:
             break  # no plan has fewer moves
         search = Search(q, deadline)
+        search.learn(deadline)  # the pagodas keep the beams alive (diamond d2 -> f2: none meet without)
         search.warm(WARM)
         lower = merson.moves_lower_bound(q.board, q.start, q.goal)
         first, bound = first_plan(search, deadline, config, widths=DISK_WIDTHS, lower=lower)
