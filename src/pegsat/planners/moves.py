@@ -262,7 +262,8 @@ class Search:
         """A first plan with few moves, fast, but not proven the fewest: from the forward
         side's last level on, each level is expanded only from its ``width`` positions with
         the fewest full Merson regions left to break (then the fewest pegs, or the most),
-        until a level meets a backward level. Returns (meeting, the beam's forward levels)
+        its children cut by the search's pagodas (``learn``), until a level meets a backward
+        level. Returns (meeting, the beam's forward levels)
         for ``walk``, or None (the beam died out). English central game: 18 moves, the
         optimum, in about 0.15 s, where the ``auto`` plan has 29 and prunes nothing. Fewest
         pegs first is the better guide there (d4 -> d4: 18 against 19 moves at 10,000
