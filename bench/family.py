@@ -29,7 +29,7 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--out", type=Path, required=True)
     ap.add_argument("--time-limit", type=float, default=60.0)
-    ap.add_argument("--small", action="store_true", help="triangle-5's instances only")
+    ap.add_argument("--small", action="store_true", help="the tests' quick triangle-5 instances only")
     args = ap.parse_args()
     print(f"# machine anchor: CaDiCaL refutes PHP(10, 9) in {anchor():.2f} s")
     print(f"{'file':36} {'vars':>6} {'clauses':>8} {'answer':8} {'cadical195':>10} {'glucose4':>9}")

@@ -50,6 +50,18 @@ def atlas_cell(driver, page: Path, vacancy: str, survivor: str):
     return driver.find_element(By.ID, "cell")
 
 
+@pytest.fixture(autouse=True)
+def quick_disk_beams(monkeypatch):
+    """A search on disk's first plan (``planners.moves.first_for_disk``) from in-memory levels
+    of at most 2^16 positions and beams of 2,000 and 5,000, not 2^20 and up to a million:
+    sized for searches of hours, those took most of the seconds of the tests' small searches
+    on disk (the several-widths path stays the one taken)."""
+    from pegsat.planners import moves
+
+    monkeypatch.setattr(moves, "WARM", 1 << 16)
+    monkeypatch.setattr(moves, "DISK_WIDTHS", (2000, 5000))
+
+
 @pytest.fixture(scope="session")
 def cluster():
     """One two-worker Dask cluster, bound to 127.0.0.1, for the level-search tests that kill

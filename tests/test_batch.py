@@ -57,6 +57,7 @@ def test_batch_cli_results_and_resume(tmp_path):
     assert out.read_text().count("\n") == lines  # everything answered: nothing rerun
 
 
+@pytest.mark.slow  # the batch runner also goes through the CLI in test_batch_cli_results_and_resume
 def test_batch_planner_option_and_no_oversubscription(tmp_path):
     from pegsat.process import cores
 
@@ -109,6 +110,7 @@ def test_bad_scheduler_address_is_one_line():
     assert r.output.startswith("error: cannot reach the Dask scheduler 'notanaddress'")
 
 
+@pytest.mark.slow  # a German batch in a subprocess; test_interrupt.py interrupts every planner
 def test_interrupted_batch_says_one_line(tmp_path):
     import subprocess
     import sys

@@ -333,6 +333,7 @@ def test_a_walk_cut_short_writes_nothing(tmp_path, monkeypatch):
     assert not list(tmp_path.iterdir())
 
 
+@pytest.mark.slow  # 9 s alone; the atlas takes a levels certificate on disk by default (test_atlas.py)
 def test_past_the_memory_budget_an_atlas_certifies_its_fewest_moves_on_disk(tmp_path, monkeypatch, cluster):
     """When the search in memory cannot write a representative's certificate (here: it
     always says "unknown"), ``survey --min-moves --spill`` runs the search by moves on disk

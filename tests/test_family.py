@@ -6,7 +6,7 @@ import json
 from pysat.formula import CNF
 from pysat.solvers import Solver
 
-from pegsat.apps.family import FAMILY, SMALL, write
+from pegsat.apps.family import FAMILY, SMALL, Spec, write
 from pegsat.encoding.dimacs import read_instance
 
 
@@ -22,8 +22,8 @@ def test_the_small_family_parses_and_its_answers_hold(tmp_path):
             assert s.solve() == (r["answer"] == "sat"), r
         assert r["seconds"]["cadical195"] is not None
     parity = [r for r in rows if r["file"].startswith("triangle-5-a1-c3")]
-    assert len(parity) == 3 and {r["answer"] for r in parity} == {"unsat"}
-    assert [r["classes"] for r in parity] == [False, False, True]
+    assert len(parity) == 2 and {r["answer"] for r in parity} == {"unsat"}
+    assert [r["classes"] for r in parity] == [False, True]
     assert "no plan (invariant)" in parity[0]["evidence"]
     short = next(r for r in rows if r["short"])
     assert short["answer"] == "unsat" and "DRAT proof, verified" in short["evidence"]
@@ -37,6 +37,7 @@ def test_the_family_spans_boards_horizons_and_encodings():
     assert any(s.steps is None for s in FAMILY) and any(s.steps is not None for s in FAMILY)
     assert {s.process for s in FAMILY} == {True, False} and len({s.name for s in FAMILY}) == len(FAMILY)
     assert any(s.classes and s.board == "english" for s in FAMILY)
+    assert set(SMALL) < set(FAMILY) and Spec("triangle-5", "a1", "c3", None, False) in FAMILY
 
 
 def test_a_plans_parallel_steps():

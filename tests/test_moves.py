@@ -281,6 +281,30 @@ def test_the_first_plan_of_several_widths_stops_at_a_lower_bound(monkeypatch):
         assert first is not None and replay_plan(p, first.plan).moves == bound >= 18
 
 
+def test_a_beam_that_drops_no_position_is_the_only_one_tried(monkeypatch):
+    """A beam whose levels all fit its width is the breadth-first search: the other guide and
+    every wider beam would find the same plan, so the first plan stops there."""
+    from pegsat.planners import moves
+    from pegsat.planners.config import Config
+
+    t5 = get_board("triangle-5")
+    p = single_vacancy(t5, t5.hole("a1"), Goal.survivor(t5, t5.hole("a1")))
+    tried = []
+    beam = Search.beam
+
+    def counted(self, width, fewest_pegs=True):
+        found = beam(self, width, fewest_pegs)
+        tried.append(self.narrowed)
+        return found
+
+    monkeypatch.setattr(Search, "beam", counted)
+    for widths, want in (((20_000, 50_000), [False]), ((3, 20_000), [True, True, False])):
+        tried.clear()
+        search = Search(p, Deadline())
+        first, bound = moves.first_plan(search, Deadline(), Config(), widths=widths)
+        assert tried == want and first is not None and replay_plan(p, first.plan).moves == bound
+
+
 def test_a_timeout_is_never_a_proof():
     p = single_vacancy(get_board("german"), get_board("german").centre)
     r = solve(p, "moves", deadline=Deadline(1.0))

@@ -91,7 +91,7 @@ def test_core_results_through_the_pool_are_the_references_from_threads():
     board = get_board("english")
     k = kernel(board, ())
     rng = random.Random(5)
-    chunks = [[rng.getrandbits(board.n) for _ in range(3000)] for _ in range(8)]
+    chunks = [[rng.getrandbits(board.n) for _ in range(800)] for _ in range(8)]
     weights = [[rng.randrange(-2, 4) for _ in range(board.n)]]
 
     def work(chunk: list[int]) -> tuple[list[int], list[int]]:

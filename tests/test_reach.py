@@ -94,6 +94,7 @@ def test_a_tree_that_ends_before_one_peg_ends_there(tmp_path, cluster):
     assert [lv.classes for lv in again.levels] == want
 
 
+@pytest.mark.slow  # the census on disk by the CLI: test_an_edited_count_in_the_manifest_is_refused too
 def test_count_spill_through_the_command_line(tmp_path, truth):
     r = CliRunner().invoke(main, ["count", "triangle-6", "--vacant", "a1", "--spill", str(tmp_path / "l"),
                                   "--json", "--quiet", "--memory-limit", "8MB"])

@@ -26,6 +26,7 @@ def test_a_plan_of_the_reversed_game_is_turned_into_a_plan_here():
     assert replay_plan(p, r.plan).final == p.goal.full
 
 
+@pytest.mark.slow  # its turns are seconds of wall time: 6 s alone, 16 s beside the rest of the suite
 def test_the_reversed_game_refutes_a_fixed_goal():
     # forward, e3 -> e1 was still open after 40 s; its reversal e1 -> e3 is exhausted in ~2 s.
     # No deadline: turns grow until the reversal's is long enough, however loaded the machine

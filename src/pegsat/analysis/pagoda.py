@@ -27,6 +27,7 @@ import numpy as np
 
 from ..deadline import Deadline
 from ..engine.bitboard import engine
+from ..model.board import Board
 from ..model.problem import Goal, Problem, holes_of
 from .invariants import possible_survivors
 
@@ -73,31 +74,57 @@ def find(problem: Problem) -> dict[int, Fraction] | None:
     """An exactly checked pagoda certificate, or None (no LP solution, or it did not round)."""
     if not applies(problem):
         return None
-    from ortools.linear_solver import pywraplp
+    from ortools.linear_solver import linear_solver_pb2, pywraplp
 
-    board, g = problem.board, problem.goal
-    lp = pywraplp.Solver.CreateSolver("GLOP")
+    g, n = problem.goal, problem.board.n
     one_peg = g.fixed_count == 1 and not g.full
-    free = set(holes_of(board.full & ~(g.full | g.empty)))
-    w = [lp.NumVar(0.0 if (h in free and not one_peg) else -1.0, 1.0, f"w{h}") for h in range(board.n)]
-    for a, b, c in board.jumps:
-        lp.Add(w[c] <= w[a] + w[b])
-    start = sum(w[h] for h in holes_of(problem.start))
+    model = linear_solver_pb2.MPModelProto()
+    model.ParseFromString(_model(problem.board, g.full, g.empty, one_peg))
+    for h in holes_of(g.full):
+        model.variable[h].objective_coefficient = 1.0
+    for h in holes_of(problem.start):
+        model.variable[h].objective_coefficient -= 1.0
     if one_peg:
-        t = lp.NumVar(-1.0, 1.0, "t")
-        for h in holes_of(board.full & ~g.empty):
-            lp.Add(t <= w[h])
-        lp.Maximize(t - start)
-    else:
-        lp.Maximize(sum(w[h] for h in holes_of(g.full)) - start)
+        model.variable[n].objective_coefficient = 1.0  # t
+    model.maximize = True
+    lp = pywraplp.Solver.CreateSolver("GLOP")
+    lp.LoadModelFromProto(model)
     if lp.Solve() != pywraplp.Solver.OPTIMAL or lp.Objective().Value() <= 1e-9:
         return None
-    values = [v.solution_value() for v in w]
+    values = [v.solution_value() for v in lp.variables()[:n]]
     for d in DENOMINATORS:
         cand = {h: Fraction(x).limit_denominator(d) for h, x in enumerate(values)}
         if check(problem, cand) is None:
             return cand
     return None
+
+
+@lru_cache(maxsize=64)
+def _model(board: Board, full: int, empty: int, one_peg: bool) -> bytes:
+    """``find``'s LP for a board and a goal, all but the objective (which depends on the
+    start), as GLOP's serialized model: weights ``w0..w(n-1)`` in [-1, 1] (in [0, 1] on a hole
+    a pattern goal leaves free), ``w(c) <= w(a) + w(b)`` for every jump, and for a one-peg goal
+    a last variable ``t`` at most the weight of every allowed hole. Built once: building it
+    took most of an LP's time, and the searches pose hundreds of LPs per goal; each LP is
+    still solved from scratch (the same weights, whatever was solved before)."""
+    from ortools.linear_solver import linear_solver_pb2, pywraplp
+
+    lp = pywraplp.Solver.CreateSolver("GLOP")
+    free = set(holes_of(board.full & ~(full | empty)))
+    w = [lp.NumVar(0.0 if (h in free and not one_peg) else -1.0, 1.0, f"w{h}") for h in range(board.n)]
+    for a, b, c in board.jumps:
+        row = lp.Constraint(-lp.infinity(), 0.0)
+        for h, k in ((c, 1.0), (a, -1.0), (b, -1.0)):
+            row.SetCoefficient(w[h], k)
+    if one_peg:
+        t = lp.NumVar(-1.0, 1.0, "t")
+        for h in holes_of(board.full & ~empty):
+            row = lp.Constraint(-lp.infinity(), 0.0)
+            row.SetCoefficient(t, 1.0)
+            row.SetCoefficient(w[h], -1.0)
+    proto = linear_solver_pb2.MPModelProto()
+    lp.ExportModelToProto(proto)
+    return proto.SerializeToString()
 
 
 def integral(w: dict[int, Fraction], bound: Fraction) -> tuple[tuple[int, ...], int]:
@@ -200,8 +227,22 @@ LEARN_SAMPLES, LEARN_SECONDS, LEARN_SEED = 200, 2.0, 20261122
 
 def learn_for(problem: Problem, deadline: Deadline, survivors: tuple[int, ...] = ()
               ) -> list[tuple[tuple[int, ...], int]]:
-    """``learn`` by the searches' recipe, within ``LEARN_SECONDS`` of ``deadline``."""
-    return learn(problem, LEARN_SAMPLES, random.Random(LEARN_SEED), deadline.within(LEARN_SECONDS), survivors)
+    """``learn`` by the searches' recipe, within ``LEARN_SECONDS`` of ``deadline``. What
+    every playout was offered for is kept for the process (the same answer a second learning
+    would give: a search on disk learns once for its first plan and once for its levels)."""
+    key = (problem, survivors, LEARN_SAMPLES, LEARN_SEED)
+    if key in _learned:
+        return list(_learned[key])
+    within = deadline.within(LEARN_SECONDS)
+    found = learn(problem, LEARN_SAMPLES, random.Random(LEARN_SEED), within, survivors)
+    if not within.expired():  # every playout ran: no deadline cut it short
+        if len(_learned) >= 64:
+            _learned.clear()
+        _learned[key] = tuple(found)
+    return found
+
+
+_learned: dict[tuple[Problem, tuple[int, ...], int, int], tuple[tuple[tuple[int, ...], int], ...]] = {}
 
 
 def for_levels(problem: Problem, deadline: Deadline) -> list[tuple[tuple[int, ...], int]]:

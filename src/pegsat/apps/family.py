@@ -76,11 +76,13 @@ def _parity(board: str, vacant: str, survivor: str) -> list[Spec]:
     return [*_both(board, vacant, survivor, None), Spec(board, vacant, survivor, None, True, True)]
 
 
-#: the tests' family: triangle-5, milliseconds each
+#: the tests' family: triangle-5, milliseconds each (the parity problem's plain encoding, which
+#: takes CaDiCaL ~20 s, stays in the whole family only)
 SMALL = [*_both("triangle-5", "a1", "a1", None, 5), *_both("triangle-5", "b3", "b3", None),
-         *_parity("triangle-5", "a1", "c3")]
+         *(s for s in _parity("triangle-5", "a1", "c3") if s.process)]
 #: the family: easy to hard (the English central game needs at least 13 parallel steps)
-FAMILY = [*SMALL, *_both("triangle-6", "a1", "a1", None), *_both("english", "d4", "d4", None, 12, 13, 16, 22),
+FAMILY = [*SMALL, Spec("triangle-5", "a1", "c3", None, False), *_both("triangle-6", "a1", "a1", None),
+          *_both("english", "d4", "d4", None, 12, 13, 16, 22),
           *_both("english", "d4", "a4", None), *_parity("english", "d4", "c4"),
           *_both("french", "c1", "e1", None, 14), *_both("german", "e5", "e5", None, 19)]
 

@@ -124,6 +124,7 @@ class Search:
         self.single = starts is None or len(starts) == 1  # pagodas cut backward against one start
         self.bounds = Bounds(p, pagodas if self.single else ())
         self.pruned = 0
+        self.narrowed = False  # whether the last ``beam`` dropped a position (else it was exact)
         self.probed: str | None = None  # the side whose last level was probed, not built
         self.pause_above: int | None = None  # see ``Paused``
 
@@ -276,11 +277,13 @@ class Search:
         def narrow(pos: np.ndarray) -> np.ndarray:
             if len(pos) <= width:
                 return pos
+            self.narrowed = True
             pegs = k.popcount(pos).astype(np.int64)
             score = self._h_forward(pos) * (self.board.n + 1) + (pegs if fewest_pegs else -pegs)
             return np.sort(pos[np.argpartition(score, width)[:width]])
 
         levels = list(self.fwd)  # then the positions kept: each is a child of the level before
+        self.narrowed = False
         cur = narrow(levels[-1])
         while len(cur):
             self.deadline.check()
@@ -488,7 +491,7 @@ def first_plan(search: Search, deadline: Deadline, config: Config, widths: Seque
     first beam that meets; with several (a search that will run for hours, where every move
     the bound saves prunes whole levels), the fewest moves of every width and both guides,
     each try given up to ``UPPER_LONG_S``, until a plan has ``lower`` moves (a lower bound:
-    none can have fewer)."""
+    none can have fewer) or a beam dropped no position (every other is the same)."""
     from . import auto
 
     problem = search.problem
@@ -499,18 +502,23 @@ def first_plan(search: Search, deadline: Deadline, config: Config, widths: Seque
 
     best: tuple[int, tuple[int, ...]] | None = None
     width = COMPACT_LONG if len(widths) > 1 else COMPACT_WIDTH  # ``compact``'s, by the search's length
+    exact = False  # a beam that dropped no position: the other guide and every wider beam are the same
     for beam_width in widths:
         for fewest_pegs in (True, False):
             search.deadline = short()
             try:
                 found = search.beam(beam_width, fewest_pegs=fewest_pegs)
+                exact = not search.narrowed
             except Timeout:
+                exact = False
                 if deadline.expired():
                     raise
                 found = None
             finally:
                 search.deadline = deadline
             if found is None:
+                if exact:
+                    break
                 continue
             _, plan = search.walk(*found)
             plan = compact(problem.board, plan, width)
@@ -520,9 +528,9 @@ def first_plan(search: Search, deadline: Deadline, config: Config, widths: Seque
                 continue  # the final verification would reject it: go on without it
             if best is None or moves < best[0]:
                 best = (moves, plan)
-            if len(widths) == 1 or best[0] <= lower:
+            if len(widths) == 1 or best[0] <= lower or exact:
                 break
-        if best is not None and (len(widths) == 1 or best[0] <= lower):
+        if exact or best is not None and (len(widths) == 1 or best[0] <= lower):
             break
     if best is not None:
         return Result(Status.SOLVED, problem, "beam search by moves", plan=best[1]), best[0]
