@@ -4,7 +4,6 @@
     python bench/cuts.py [--only english,french] [--time-limit 900]
     python bench/cuts.py --learning
 
-
 Each problem is searched twice under the same upper bound (its fewest moves plus one, as a
 first plan often gives): ``plain``, Merson's bounds only (the baseline), and ``pagodas``,
 cut as well by the pagodas of ``analysis.pagoda.for_levels`` (their learning counted in the
@@ -12,7 +11,7 @@ row's seconds). ``ratio`` is the baseline's seconds over the row's, both in this
 row runs in a fresh forked process: ``peak MiB`` is its own maximum resident set.
 
 ``--learning``: what the cut costs, ``for_levels`` with every playout (``LEARN_SECONDS``
-lifted) on the German, French, English and diamond boards, ``built`` with the LP model built
+lifted) on the German, French, English, diamond and triangle-6 boards, ``built`` with the LP model built
 for every LP (the baseline) and ``stored``, posed on the one model stored per board and goal
 (``analysis.pagoda._model``): the same pagodas either way (the row says so), its seconds and
 the ratio.
