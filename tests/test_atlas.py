@@ -7,7 +7,7 @@ import shutil
 
 import pytest
 from click.testing import CliRunner
-from conftest import CHROMEDRIVER, CHROMIUM, NO_CHROMIUM, atlas_cell, chromium
+from conftest import CHROMEDRIVER, CHROMIUM, NO_CHROMIUM, atlas_cell
 
 from pegsat.apps.atlas import INDEX, build, check
 from pegsat.cli import main
@@ -120,7 +120,7 @@ def test_english_atlas_end_to_end(tmp_path):
 
 
 @pytest.mark.skipif(CHROMIUM is None or CHROMEDRIVER is None, reason=NO_CHROMIUM)
-def test_the_pages_in_headless_chromium(triangle, tmp_path):
+def test_the_pages_in_headless_chromium(triangle, tmp_path, browser):
     from selenium.webdriver.common.by import By
     from selenium.webdriver.support.ui import Select, WebDriverWait
 
@@ -131,31 +131,28 @@ def test_the_pages_in_headless_chromium(triangle, tmp_path):
     assert page.is_file() and (site / "index.html").is_file()
     # the site's copy is itself an atlas: the command the page shows works there
     assert check(site / "triangle-5").ok
-    driver = chromium()
-    try:
-        driver.get(f"file://{site / 'index.html'}")
-        driver.find_element(By.LINK_TEXT, "triangle-5").click()
-        Select(driver.find_element(By.ID, "vacancy")).select_by_value("a1")
-        assert driver.current_url.endswith("#v=a1")
-        assert "vacancy a1:" in driver.find_element(By.ID, "summary").text
-        # a1 -> a1 is solvable (the classic); an unsolvable survivor of a1: colours and verdicts say so
-        no = next(s for (v, s), c in cells(triangle).items() if v == "a1" and c["status"] == "unsolvable")
-        hole = driver.find_element(By.CSS_SELECTOR, f'circle.hole[data-hole="{no}"]')
-        assert "unsolvable" in hole.get_attribute("class")
-        hole.click()
-        verdict = driver.find_element(By.ID, "verdict").text
-        assert f"a1 \u2192 one peg at {no}: unsolvable" in verdict and "certificate" in verdict
-        assert driver.find_element(By.ID, "certificate-link").get_attribute("href").endswith(".json")
-        driver.find_element(By.CSS_SELECTOR, 'circle.hole[data-hole="a1"]').click()
-        assert "a1 \u2192 one peg at a1: solvable" in driver.find_element(By.ID, "verdict").text
-        driver.find_element(By.ID, "plan-link").click()
-        WebDriverWait(driver, 10).until(lambda d: "plans/a1-a1.html" in d.current_url)
-        assert len(driver.find_elements(By.CSS_SELECTOR, ".hole")) == 15
-        errors = [e for e in driver.get_log("browser") if e["level"] == "SEVERE"]
-        assert not errors, errors
-        driver.save_screenshot(str(tmp_path / "atlas.png"))
-    finally:
-        driver.quit()
+    driver = browser
+    driver.get(f"file://{site / 'index.html'}")
+    driver.find_element(By.LINK_TEXT, "triangle-5").click()
+    Select(driver.find_element(By.ID, "vacancy")).select_by_value("a1")
+    assert driver.current_url.endswith("#v=a1")
+    assert "vacancy a1:" in driver.find_element(By.ID, "summary").text
+    # a1 -> a1 is solvable (the classic); an unsolvable survivor of a1: colours and verdicts say so
+    no = next(s for (v, s), c in cells(triangle).items() if v == "a1" and c["status"] == "unsolvable")
+    hole = driver.find_element(By.CSS_SELECTOR, f'circle.hole[data-hole="{no}"]')
+    assert "unsolvable" in hole.get_attribute("class")
+    hole.click()
+    verdict = driver.find_element(By.ID, "verdict").text
+    assert f"a1 \u2192 one peg at {no}: unsolvable" in verdict and "certificate" in verdict
+    assert driver.find_element(By.ID, "certificate-link").get_attribute("href").endswith(".json")
+    driver.find_element(By.CSS_SELECTOR, 'circle.hole[data-hole="a1"]').click()
+    assert "a1 \u2192 one peg at a1: solvable" in driver.find_element(By.ID, "verdict").text
+    driver.find_element(By.ID, "plan-link").click()
+    WebDriverWait(driver, 10).until(lambda d: "plans/a1-a1.html" in d.current_url)
+    assert len(driver.find_elements(By.CSS_SELECTOR, ".hole")) == 15
+    errors = [e for e in driver.get_log("browser") if e["level"] == "SEVERE"]
+    assert not errors, errors
+    driver.save_screenshot(str(tmp_path / "atlas.png"))
 
 
 def test_a_dead_set_short_of_a_position_or_with_a_raised_floor_is_refused(triangle, tmp_path):
@@ -237,7 +234,7 @@ def test_a_vacancy_whose_open_game_is_refuted_covers_its_survivors(tmp_path, mon
     assert any("another problem" in f for f in report.failures), report.lines()
 
 
-def test_a_levels_certificate_the_survey_left_is_taken_into_the_atlas(triangle, tmp_path):
+def test_a_levels_certificate_the_survey_left_is_taken_into_the_atlas(triangle, tmp_path, request):
     """b3 -> b3's search by jumps out of core (as ``survey --spill`` runs it when the planners
     leave it open) keeps its levels and their certificate in SPILL/b3-b3; rebuilt without its
     own certificate, the atlas moves them in, ``check`` walks them, and the pages link them
@@ -266,13 +263,10 @@ def test_a_levels_certificate_the_survey_left_is_taken_into_the_atlas(triangle, 
     copy = tmp_path / "site" / "triangle-5" / level.relative_to(root)
     assert copy.is_file() and copy.stat().st_ino == level.stat().st_ino
     if CHROMIUM is not None and CHROMEDRIVER is not None:  # the page gives the command for the file alone
-        driver = chromium()
-        try:
-            said = atlas_cell(driver, tmp_path / "site" / "triangle-5" / "index.html", "b3", "b3").text
-            assert "pegsat check certs/b3-b3.levels/certificate.json --rebuild" in said, said
-            assert not [e for e in driver.get_log("browser") if e["level"] == "SEVERE"]
-        finally:
-            driver.quit()
+        driver = request.getfixturevalue("browser")
+        said = atlas_cell(driver, tmp_path / "site" / "triangle-5" / "index.html", "b3", "b3").text
+        assert "pegsat check certs/b3-b3.levels/certificate.json --rebuild" in said, said
+        assert not [e for e in driver.get_log("browser") if e["level"] == "SEVERE"]
     shutil.rmtree(root / "certs" / "b3-b3.levels" / "forward")  # the level files gone: the certificate alone
     assert not check(root).ok
     report = check(root, rebuild=True)

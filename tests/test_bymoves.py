@@ -8,7 +8,7 @@ import shutil
 import numpy as np
 import pytest
 from click.testing import CliRunner
-from conftest import CHROMEDRIVER, CHROMIUM, NO_CHROMIUM, atlas_cell, chromium, reference_min_moves
+from conftest import CHROMEDRIVER, CHROMIUM, NO_CHROMIUM, atlas_cell, reference_min_moves
 
 from pegsat.apps.atlas import INDEX
 from pegsat.apps.atlas import check as check_atlas
@@ -292,7 +292,7 @@ def test_solve_min_moves_writes_the_certificate(tmp_path):
 
 
 @pytest.mark.skipif(CHROMIUM is None or CHROMEDRIVER is None, reason=NO_CHROMIUM)
-def test_the_pages_say_certified_and_link_the_certificate(atlas, tmp_path):
+def test_the_pages_say_certified_and_link_the_certificate(atlas, tmp_path, browser):
     """In headless chromium: a solvable cell of a --min-moves atlas shows its fewest moves as
     certified and links their certificate, with no console error."""
     from selenium.webdriver.common.by import By
@@ -300,17 +300,14 @@ def test_the_pages_say_certified_and_link_the_certificate(atlas, tmp_path):
     site = tmp_path / "site"
     r = CliRunner().invoke(main, ["atlas", str(atlas), "--out", str(site)])
     assert r.exit_code == 0, r.output
-    driver = chromium()
-    try:
-        atlas_cell(driver, site / "triangle-5" / "index.html", "a1", "a1")
-        verdict = driver.find_element(By.ID, "verdict").text
-        assert "one peg at a1: solvable, 10 (fewest, certified) moves" in verdict, verdict
-        href = driver.find_element(By.ID, "bound-link").get_attribute("href")
-        assert href.endswith("a1-a1.moves.json")
-        assert (site / "triangle-5" / "certs" / "a1-a1.moves.json").is_file()
-        assert not [e for e in driver.get_log("browser") if e["level"] == "SEVERE"]
-    finally:
-        driver.quit()
+    driver = browser
+    atlas_cell(driver, site / "triangle-5" / "index.html", "a1", "a1")
+    verdict = driver.find_element(By.ID, "verdict").text
+    assert "one peg at a1: solvable, 10 (fewest, certified) moves" in verdict, verdict
+    href = driver.find_element(By.ID, "bound-link").get_attribute("href")
+    assert href.endswith("a1-a1.moves.json")
+    assert (site / "triangle-5" / "certs" / "a1-a1.moves.json").is_file()
+    assert not [e for e in driver.get_log("browser") if e["level"] == "SEVERE"]
 
 
 def test_a_bound_too_large_for_the_memory_budget_is_not_settled_not_failed(atlas, monkeypatch):

@@ -116,27 +116,6 @@ def test_under_a_bound_the_levels_are_the_in_memory_ones_and_a_time_limit_is_unk
     assert late.status is Status.UNKNOWN and late.proof is None
 
 
-def test_the_last_level_is_probed_and_its_meeting_is_the_plan(tmp_path, monkeypatch, truth, cluster):
-    """A first plan one move longer than the optimum: the levels stop one short of it, and
-    the last level, probed without being stored, meets the other side: the plan walked back
-    from there has the optimum's moves (were the meeting missed, the first plan's moves
-    would not match the bound and the answer would be an error)."""
-    from pegsat.planners import moves
-
-    best = truth[0]
-    real = moves.first_plan
-
-    def one_too_many(search, deadline, config, **kw):
-        first, _ = real(search, deadline, config, **kw)
-        return first, best + 1
-
-    monkeypatch.setattr(moves, "first_plan", one_too_many)
-    r = fewest(GAME, tmp_path / "levels", scheduler=cluster, memory=MEMORY)
-    assert r.status is Status.SOLVED_OPTIMAL and r.moves == best == r.lower_bound, r.detail
-    # levels 0..a and 0..b with a + b = best - 1 built; the probe, one beyond, met
-    assert len(r.stats["forward_levels"]) + len(r.stats["backward_levels"]) == best + 1
-
-
 def test_solve_spill_through_the_command_line(tmp_path, truth):
     r = CliRunner().invoke(main, ["solve", "triangle-6", "--vacant", "a1", "--min-moves", "--spill",
                                   str(tmp_path / "l"), "--memory-limit", "2MB", "--workers", "2", "--json"])
@@ -397,7 +376,9 @@ def test_the_fewest_moves_on_disk_leave_a_moves_certificate_that_checks(tmp_path
     """Each way the search on disk proves its fewest moves leaves a ``moves`` certificate
     naming its partitioned level files: the levels meeting (unbounded: the bound is the moves
     proven), the first plan's bound met by a probe of the last level, and a bound one above
-    the optimum (the probe meets the other side). Each checks in this process, one also with its
+    the optimum (the levels stop one short of it and the last level, probed unstored, meets the
+    other side: were the meeting missed, the first plan's moves would not match the bound and
+    the answer would be an error). Each checks in this process, one also with its
     children in bucket files on the cluster; a check stopped goes on from its journal; tampering with a
     partition, the partition rule or the claim is refused."""
     from pegsat.checks import certificate
@@ -426,6 +407,9 @@ def test_the_fewest_moves_on_disk_leave_a_moves_certificate_that_checks(tmp_path
         ev = cert["evidence"]
         assert cert["kind"] == "moves" and ev["moves"] == best and ev["upper"] == best + (where == "over")
         assert (ev["probe"] != "") == (where == "probed")  # a bound met by a probe: one move more
+        if where == "over":  # levels 0..a and 0..b, a + b = best - 1: the last level, probed, met the
+            # other side, and the plan walked back from there has the optimum's moves
+            assert len(r.stats["forward_levels"]) + len(r.stats["backward_levels"]) == best + 1
         assert max(len(lv) for lv in ev["forward"] + ev["backward"]) > 1  # levels of several partitions
         assert bool(ev["pagodas"]) == (where != "met")  # cut by pagodas under a bound, checked with them
         v = certificate.check(cert, root)

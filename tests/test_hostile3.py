@@ -19,7 +19,7 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
-from conftest import CHROMEDRIVER, CHROMIUM, NO_CHROMIUM, chromium
+from conftest import CHROMEDRIVER, CHROMIUM, NO_CHROMIUM
 
 import pegsat
 from pegsat import sealed
@@ -187,7 +187,7 @@ def test_hole_names_never_become_paths(tmp_path):
 
 
 @pytest.mark.skipif(not (CHROMIUM and CHROMEDRIVER), reason=NO_CHROMIUM)
-def test_no_page_runs_a_hole_name_or_follows_a_forged_link(tmp_path):
+def test_no_page_runs_a_hole_name_or_follows_a_forged_link(tmp_path, browser):
     """In headless chromium: a plan page (``render``) and the atlas pages of the hostile
     board never run the script its hole name holds; a cell whose certificate is a
     ``javascript:`` URL gets no link."""
@@ -212,19 +212,16 @@ def test_no_page_runs_a_hole_name_or_follows_a_forged_link(tmp_path):
     (atlas / "atlas.json").write_text(json.dumps(index))
     assert cli("atlas", atlas, "--out", site).exit_code == 0
     pages = [page, *sorted(site.rglob("*.html"))]
-    driver = chromium()
-    try:
-        for shown in pages:
-            driver.get(f"file://{shown}")
-            assert "PWNED" not in driver.title, shown
-        board_page = next(p for p in pages if p.name == "index.html" and p.parent != site)
-        driver.get(f"file://{board_page}")
-        Select(driver.find_element(By.ID, "vacancy")).select_by_value(cell["vacancy"])
-        driver.find_element(By.CSS_SELECTOR, f'circle.hole[data-hole="{cell["survivor"]}"]').click()
-        assert not driver.find_elements(By.ID, "certificate-link")
-        assert "PWNED" not in driver.title
-    finally:
-        driver.quit()
+    driver = browser
+    for shown in pages:
+        driver.get(f"file://{shown}")
+        assert "PWNED" not in driver.title, shown
+    board_page = next(p for p in pages if p.name == "index.html" and p.parent != site)
+    driver.get(f"file://{board_page}")
+    Select(driver.find_element(By.ID, "vacancy")).select_by_value(cell["vacancy"])
+    driver.find_element(By.CSS_SELECTOR, f'circle.hole[data-hole="{cell["survivor"]}"]').click()
+    assert not driver.find_elements(By.ID, "certificate-link")
+    assert "PWNED" not in driver.title
 
 
 # ------------------------------------------------------------------------------ hangs

@@ -7,7 +7,6 @@ import threading
 from pathlib import Path
 
 import pytest
-from conftest import CHROMEDRIVER, CHROMIUM, NO_CHROMIUM, chromium
 
 from pegsat.apps.play import make_server
 from pegsat.apps.pose import pose
@@ -60,15 +59,6 @@ def test_api_replays_every_game(server):
     assert json.loads(body)["status"] == "error"
     assert request(srv, "POST", "/api/status", {"jumps": ["x"]})[0] == 200
     assert request(srv, "POST", "/api/status", {"jumps": [10**9]})[0] == 200
-
-
-@pytest.fixture(scope="module")
-def browser():
-    if CHROMEDRIVER is None or CHROMIUM is None:
-        pytest.skip(NO_CHROMIUM)
-    driver = chromium("--window-size=900,1000")
-    yield driver
-    driver.quit()
 
 
 def _play(driver, srv, board, hops, played=0):
