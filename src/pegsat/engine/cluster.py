@@ -74,11 +74,19 @@ def _connect(Client: Any, where: Any, deadline: Deadline | None) -> Any:
     return Client(where, timeout=timeout)
 
 
+# The cluster's own housekeeping, for a cluster with no dashboard: Dask samples each worker's
+# stack every 10 ms for its profile page and checks its event loops every 20 ms and the system
+# every 0.5 s; an idle two-worker cluster spent 0.14 s of CPU a second on that, 0.05 without.
+QUIET = {"distributed.worker.profile.enabled": False, "distributed.admin.tick.interval": "1s",
+         "distributed.admin.system-monitor.interval": "5s"}
+
+
 def local_cluster(workers: int, memory_limit: int | str | None = None) -> Any:
     """A ``LocalCluster`` of ``workers`` single-threaded processes (each limited to
     ``memory_limit`` bytes, where given) whose C library keeps its freed memory
-    (``WORKER_MALLOC``); its scheduler's HTTP server (no dashboard) on loopback, on a free port:
-    two runs side by side neither clash nor warn, and nothing listens beyond this machine."""
+    (``WORKER_MALLOC``) and which spends no CPU on a profile nobody reads (``QUIET``); its
+    scheduler's HTTP server (no dashboard) on loopback, on a free port: two runs side by side
+    neither clash nor warn, and nothing listens beyond this machine."""
     import dask
     from distributed import LocalCluster
 
@@ -86,7 +94,7 @@ def local_cluster(workers: int, memory_limit: int | str | None = None) -> Any:
     # read by each nanny as it is made, and used again when it restarts a lost worker
     environ = {} if os.environ.get("PEGSAT_WORKER_MALLOC") == "dask" else {
         f"distributed.nanny.pre-spawn-environ.{k}": str(v) for k, v in WORKER_MALLOC.items()}
-    with dask.config.set(environ):
+    with dask.config.set({**QUIET, **environ}):
         return LocalCluster(n_workers=workers, threads_per_worker=1, processes=True, host="127.0.0.1",
                             dashboard_address=None, **extra,
                             scheduler_kwargs={"dashboard": False, "dashboard_address": "127.0.0.1:0"})
