@@ -99,6 +99,7 @@ def test_html_page_in_headless_chromium(tmp_path, browser):
     # Opened at move 5: the status line says so, and a screenshot shows a drawn board.
     browser.get("about:blank")  # a new document, not a hash change of the old one
     browser.get(f"file://{page}#step=5")
+    WebDriverWait(browser, 60).until(lambda d: "move 5 of 18" in d.page_source)  # drawn once loaded
     dom = browser.page_source
     assert "move 5 of 18: b5-d5" in dom
     assert dom.count('class="hole"') == 33
