@@ -76,7 +76,8 @@ def _connect(Client: Any, where: Any, deadline: Deadline | None) -> Any:
 
 # The cluster's own housekeeping, for a cluster with no dashboard: Dask samples each worker's
 # stack every 10 ms for its profile page and checks its event loops every 20 ms and the system
-# every 0.5 s; an idle two-worker cluster spent 0.14 s of CPU a second on that, 0.03 without.
+# every 0.5 s; an idle two-worker cluster spent 0.16-0.18 s of CPU a second on that, 0.03-0.04
+# without (``bench/workers.py --idle``).
 QUIET = {"distributed.worker.profile.enabled": False, "distributed.admin.tick.interval": "1s",
          "distributed.admin.system-monitor.interval": "5s"}
 
