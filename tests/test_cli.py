@@ -136,6 +136,8 @@ def test_solve_min_moves_time_limit_is_not_a_proof():
     ["solve", "english", "--workers", "0"],
     ["nosuchcommand"],
     ["solve"],
+    ["prove", "triangle-5", "--certificate", "no/such/dir/c.json"],
+    ["solve", "english", "--out", "no/such/dir/plan.txt"],
 ])
 def test_usage_errors_are_one_line_exit_2(args):
     r = run(*args)

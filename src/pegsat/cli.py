@@ -148,7 +148,8 @@ class Seconds(click.ParamType):
 
 
 class OutFile(click.Path):
-    """A file to write: a non-empty name that is not a directory."""
+    """A file to write: a non-empty name that is not a directory, in a directory that exists
+    (said at once, not after the hours of a search whose answer it was to hold)."""
 
     def __init__(self) -> None:
         super().__init__(dir_okay=False)
@@ -156,6 +157,9 @@ class OutFile(click.Path):
     def convert(self, value, param, ctx):
         if not str(value).strip():
             self.fail("give a file name (an empty one names nothing)", param, ctx)
+        where = Path(value).parent
+        if not where.is_dir():
+            self.fail(f"{value}: its directory {str(where)!r} does not exist", param, ctx)
         return super().convert(value, param, ctx)
 
 
