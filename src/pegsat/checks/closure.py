@@ -9,7 +9,7 @@ and flips the three); its hot loops have a compiled twin in ``_check.c``.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from functools import cached_property
 from pathlib import Path
@@ -137,6 +137,33 @@ def split(part: np.ndarray, x: np.ndarray, compiled: bool = False,
     return x[mask], x[~mask]
 
 
+MERGE = 1 << 21  # children looked up together (16 MB, below the workers' mmap threshold): millions
+
+
+def merged(runs: Iterable[np.ndarray]) -> Iterator[np.ndarray]:
+    """Sorted runs (bucket files, read in turn) merged, ``MERGE`` children or more at a time,
+    into sorted arrays without repeats. A lookup of a few thousand children in a part of
+    millions jumps through the whole part; of millions, it walks it: on the diamond open
+    game's dead set, 55 M children looked up file by file took 6.6 s, merged 1.0 s and 0.8 s
+    to merge (by numpy's stable sort, which merges the sorted runs it is given)."""
+    held: list[np.ndarray] = []
+    size = 0
+    for run in runs:
+        held.append(run)
+        size += len(run)
+        if size >= MERGE:
+            yield _merge(held)
+            held, size = [], 0
+    if held:
+        yield _merge(held)
+
+
+def _merge(runs: list[np.ndarray]) -> np.ndarray:
+    x = np.concatenate(runs).astype(np.uint64, copy=False)
+    x.sort(kind="stable")
+    return x[np.concatenate(([True], x[1:] != x[:-1]))] if len(x) else x
+
+
 def member(part: np.ndarray, x: np.ndarray) -> np.ndarray:
     """Which of ``x`` the sorted ``part`` holds; the queries are sorted first, so each
     search starts where the last one ended (by a stable sort: timsort merges the sorted runs
@@ -155,8 +182,8 @@ def member(part: np.ndarray, x: np.ndarray) -> np.ndarray:
 class Closure:
     """The closure check of a dead set, a part at a time: everything a task needs, so that
     parts can be checked in other processes (a Dask cluster: ``dead_parts``'s ``runner``).
-    ``expand(i)`` walks part ``i``'s children: those in its own range must be in it or
-    excluded, the others wait in bucket files (``buckets``, a directory every task sees);
+    ``expand(i)`` walks part ``i``'s children: each waits in a bucket file of the part whose
+    range holds it (``buckets``, a directory every task sees; its own part's too);
     ``lookup(q)`` finds the children waiting for part ``q`` in it or excluded. Each
     answers None, or why the set fails (``UNSETTLED``: its time ran out)."""
 
@@ -179,15 +206,16 @@ class Closure:
         board, goal = self.problem.board, self.problem.goal
         n = board.n
         nb = (n + 7) // 8
-        weigh = np.zeros((len(self.pagodas), nb, 256), dtype=np.int64)
-        image = np.zeros((len(self.group), nb, 256), dtype=np.uint64)
-        for i in range(nb):
-            for v in range(256):
-                bits = [8 * i + j for j in range(8) if v >> j & 1 and 8 * i + j < n]
-                for k, (w, _) in enumerate(self.pagodas):
-                    weigh[k, i, v] = sum(w[h] for h in bits)
-                for s, p in enumerate(self.group):
-                    image[s, i, v] = sum(1 << p[h] for h in bits)
+        # a byte value's bits (256 x 8) times the weights of the byte's holes: integer
+        # products, exact (``premises`` keeps every sum within 2^62; an image is a sum of
+        # distinct powers of two)
+        bits = (np.arange(256)[:, None] >> np.arange(8)) & 1
+        w = np.zeros((len(self.pagodas), 8 * nb), dtype=np.int64)
+        w[:, :n] = [list(weights) for weights, _ in self.pagodas] if self.pagodas else 0
+        to = np.zeros((len(self.group), 8 * nb), dtype=np.uint64)
+        to[:, :n] = [[1 << h for h in p] for p in self.group] if self.group else 0
+        weigh = np.stack([w[:, 8 * i:8 * i + 8] @ bits.T for i in range(nb)], axis=1)
+        image = np.stack([to[:, 8 * i:8 * i + 8] @ bits.T.astype(np.uint64) for i in range(nb)], axis=1)
         allowed = [h for h in range(n) if not goal.empty >> h & 1]
         cls = list(self.classes or ())
         by_class = np.zeros(1 << len(cls), dtype=np.uint64)
@@ -380,6 +408,23 @@ class Closure:
             todo = todo[~settled]
         return out | self.above_start(x) if above else out
 
+    def bounds(self, i: int) -> tuple[int, int, int] | str:
+        """(least, greatest, count) of part ``i`` (-1, -1, 0: empty), or why it is no part of a
+        dead set: not 64-bit positions sorted without repeats, a hole off the board, a goal."""
+        dead = self.parts[i]()
+        if dead.dtype != np.uint64 or dead.ndim != 1:
+            return f"part {i} of the dead set is not a list of 64-bit positions"
+        if not bool(np.all(dead[1:] > dead[:-1])):
+            return f"part {i} of the dead set is not sorted without repeats"
+        if not len(dead):
+            return -1, -1, 0
+        if int(dead[-1]) >> self.problem.board.n:
+            return "a position of the dead set names a hole the board does not have"
+        goals = self.is_goal(dead)
+        if goals.any():
+            return f"a goal position is in the dead set: {int(dead[goals][0]):#x}"
+        return int(dead[0]), int(dead[-1]), len(dead)
+
     @staticmethod
     def _missing(x: int) -> str:
         return (f"position {x:#x} follows a dead position by a jump but is neither excluded nor in the "
@@ -387,7 +432,8 @@ class Closure:
 
     def expand(self, i: int, seconds: float | None = None) -> tuple[int, str | None]:
         """(children walked, None or why not) for part ``i``: every child's least image
-        (``children``) in this part, or excluded, or sent to the part whose range holds it.
+        (``children``) sent to the part whose range holds it (this one's too), or, below
+        every part's range, excluded.
         A child missing from the set is weighed as its least image, which stands for every
         image (an image reaches a goal exactly when the child does: the symmetries map lines
         onto lines and the goal onto itself)."""
@@ -402,14 +448,13 @@ class Closure:
             children += len(kids)
             canon = distinct(kids, self.compiled, mine=True)  # sorted: each part's range is one slice
             cut = [*np.searchsorted(canon, firsts).tolist(), len(canon)]
-            _, missing = split(dead, canon[cut[i]:cut[i + 1]], self.compiled, ordered=True)
-            loose = np.concatenate([missing, canon[:cut[0]]])  # (in no part's range: excluded, or wrong)
+            loose = canon[:cut[0]]  # in no part's range: excluded, or wrong
             bad = loose[~self.excluded(loose)] if len(loose) else loose
             if len(bad):
                 return children, self._missing(int(bad[0]))
-            try:
+            try:  # its own part's too: looked up with the rest, merged (``merged``)
                 for q in range(len(firsts)):
-                    if q != i and cut[q + 1] > cut[q]:
+                    if cut[q + 1] > cut[q]:
                         np.save(Path(self.buckets) / f"{q}-{i}-{lo}.npy", canon[cut[q]:cut[q + 1]])
             except OSError as exc:  # a full disk is a limit, not a verdict
                 return children, f"{UNSETTLED}the check's buckets could not be written ({exc.strerror})"
@@ -426,8 +471,8 @@ class Closure:
         if Deadline().within(seconds).expired():
             return f"{UNSETTLED}time limit while looking up children across the parts"
         dead = self.parts[q]()
-        for f in files:
-            _, missing = split(dead, np.load(f), self.compiled, ordered=True)  # each file a sorted slice
+        for kids in merged(np.load(f) for f in files):  # each file a sorted slice
+            _, missing = split(dead, kids, self.compiled, ordered=True)
             bad = missing[~self.excluded(missing)] if len(missing) else missing
             if len(bad):
                 return self._missing(int(bad[0]))

@@ -135,25 +135,23 @@ def dead_parts(problem: Problem, parts: Sequence[Callable[[], np.ndarray]], grou
                       tuple((tuple(w), floor) for w, floor in pagodas),
                       None if classes is None else tuple(int(c) for c in classes), compiled=compiled)
 
-    # First pass: every part sorted, distinct, on the board, above the part before, no goal.
+    def run(fn: Callable[..., Any]) -> list[Any]:
+        items = list(range(len(parts)))
+        return runner(fn, items) if runner is not None else [fn(i) for i in items]
+
+    # First pass, a part a task: every part sorted, distinct, on the board, no goal; then
+    # each above the part before.
     firsts: list[int] = []
     last = -1
-    for i, load in enumerate(parts):
-        dead = load()
-        if dead.dtype != np.uint64 or dead.ndim != 1:
-            return done(False, f"part {i} of the dead set is not a list of 64-bit positions")
-        if not bool(np.all(dead[1:] > dead[:-1])):
-            return done(False, f"part {i} of the dead set is not sorted without repeats")
-        if len(dead) and int(dead[-1]) >> n:
-            return done(False, "a position of the dead set names a hole the board does not have")
-        if len(dead) and int(dead[0]) <= last:
+    for i, got in enumerate(run(closure.bounds)):
+        if isinstance(got, str):
+            return done(False, got)
+        first, top, size = got
+        if size and first <= last:
             return done(False, f"part {i} of the dead set does not lie above the part before it")
-        goals = closure.is_goal(dead)
-        if goals.any():
-            return done(False, f"a goal position is in the dead set: {int(dead[goals][0]):#x}")
-        firsts.append(int(dead[0]) if len(dead) else last + 1)
-        last = int(dead[-1]) if len(dead) else last
-        total += len(dead)
+        firsts.append(first if size else last + 1)
+        last = top if size else last
+        total += size
     closure = replace(closure, firsts=tuple(firsts))
     start = np.array([problem.start], dtype=np.uint64)
     if not closure.excluded(start)[0]:
@@ -166,10 +164,6 @@ def dead_parts(problem: Problem, parts: Sequence[Callable[[], np.ndarray]], grou
         return done(None, f"all {total} positions in {len(parts)} parts read back sorted, in order and on "
                     "the board, no goal among them, the start in them or excluded; their closure under jumps "
                     "is not walked here")
-
-    def run(fn: Callable[..., Any]) -> list[Any]:
-        items = list(range(len(parts)))
-        return runner(fn, items) if runner is not None else [fn(i) for i in items]
 
     with scratch_dir("pegsat-dead-", scratch) as tmp:
         closure = replace(closure, buckets=tmp)

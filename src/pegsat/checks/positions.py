@@ -41,7 +41,8 @@ def load_positions(path, count: int) -> np.ndarray:
         with zf.open(infos[0]) as fh:  # reads at most the size its header states
             planes = _array(fh, (8, count), np.uint8)
     gaps = np.ascontiguousarray(planes.T).view(np.uint64).reshape(-1)
-    return np.cumsum(gaps, dtype=np.uint64)
+    del planes
+    return np.cumsum(gaps, dtype=np.uint64, out=gaps)
 
 
 NPY_HEADER = 4096  # bytes an .npy header may take
@@ -56,11 +57,16 @@ def _array(fh, shape: tuple[int, ...], dtype) -> np.ndarray:
     got, fortran, kind = read(fh, max_header_size=NPY_HEADER)
     if tuple(got) != shape or fortran or np.dtype(kind) != np.dtype(dtype).newbyteorder("<"):
         raise ValueError(f"expected {np.dtype(dtype).name} {shape}, the file holds {kind} {tuple(got)}")
-    size = int(np.prod(shape)) * np.dtype(dtype).itemsize
-    data = fh.read(size)
-    if len(data) != size:
-        raise ValueError("the array is cut short")
-    return np.frombuffer(data, dtype=np.dtype(dtype).newbyteorder("<")).astype(dtype).reshape(shape)
+    out = np.empty(shape, dtype=np.dtype(dtype).newbyteorder("<"))
+    view, size, got = memoryview(out.reshape(-1).view(np.uint8)), out.nbytes, 0
+    while got < size:  # into the array a megabyte at a time: no copy of a part's hundreds of MB
+        chunk = fh.read(min(size - got, 1 << 20))
+        if not chunk:
+            raise ValueError("the array is cut short")
+        view[got:got + len(chunk)] = chunk
+        got += len(chunk)
+    view.release()
+    return out.astype(dtype, copy=False)
 
 
 def read_part(path: Path, count: int) -> np.ndarray:
