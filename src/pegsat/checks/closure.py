@@ -152,13 +152,15 @@ def merged(runs: Iterable[np.ndarray]) -> Iterator[np.ndarray]:
         held.append(run)
         size += len(run)
         if size >= MERGE:
-            yield _merge(held)
+            yield union(held)
             held, size = [], 0
     if held:
-        yield _merge(held)
+        yield union(held)
 
 
-def _merge(runs: list[np.ndarray]) -> np.ndarray:
+def union(runs: list[np.ndarray]) -> np.ndarray:
+    """Sorted runs merged into one sorted array without repeats (numpy's stable sort merges
+    the runs it finds: on buckets' runs about twice as fast as ``distinct``'s radix sort)."""
     x = np.concatenate(runs).astype(np.uint64, copy=False)
     x.sort(kind="stable")
     return x[np.concatenate(([True], x[1:] != x[:-1]))] if len(x) else x

@@ -78,7 +78,7 @@ from ..deadline import Deadline
 from ..limits import memory_budget
 from ..model.codec import problem_to_json
 from ..model.problem import Problem, goal_positions
-from .closure import UNSETTLED, Closure, Runner, distinct, member, merged, premises, split, whole
+from .closure import UNSETTLED, Closure, Runner, distinct, member, merged, premises, split, union, whole
 from .evidence import Context, companion, pagodas_of, scratch
 from .kit import (
     BUCKET,
@@ -283,8 +283,7 @@ class Levels:
             kids = [sealed.read(f, BUCKET, 1, "", 1 << 40) for f in files]
         except sealed.Stale as exc:
             return f"{UNSETTLED}a bucket file of the check was lost ({exc})"
-        x = (distinct(np.concatenate(kids), self.closure.compiled, mine=True) if kids
-             else np.zeros(0, dtype=np.uint64))
+        x = union(kids) if kids else np.zeros(0, dtype=np.uint64)  # each file: sorted runs
         return self._write_built(side, d + 1, q, x[~self.excluded(side, x)])
 
     def _write_built(self, side: str, d: int, q: int, x: np.ndarray) -> str | None:
