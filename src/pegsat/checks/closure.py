@@ -212,11 +212,11 @@ class Closure:
         # products, exact (``premises`` keeps every sum within 2^62; an image is a sum of
         # distinct powers of two)
         bits = (np.arange(256)[:, None] >> np.arange(8)) & 1
-        w = np.zeros((len(self.pagodas), 8 * nb), dtype=np.int64)
-        w[:, :n] = [list(weights) for weights, _ in self.pagodas] if self.pagodas else 0
+        holes = np.zeros((len(self.pagodas), 8 * nb), dtype=np.int64)
+        holes[:, :n] = [list(weights) for weights, _ in self.pagodas] if self.pagodas else 0
         to = np.zeros((len(self.group), 8 * nb), dtype=np.uint64)
         to[:, :n] = [[1 << h for h in p] for p in self.group] if self.group else 0
-        weigh = np.stack([w[:, 8 * i:8 * i + 8] @ bits.T for i in range(nb)], axis=1)
+        weigh = np.stack([holes[:, 8 * i:8 * i + 8] @ bits.T for i in range(nb)], axis=1)
         image = np.stack([to[:, 8 * i:8 * i + 8] @ bits.T.astype(np.uint64) for i in range(nb)], axis=1)
         allowed = [h for h in range(n) if not goal.empty >> h & 1]
         cls = list(self.classes or ())

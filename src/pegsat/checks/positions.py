@@ -58,14 +58,14 @@ def _array(fh, shape: tuple[int, ...], dtype) -> np.ndarray:
     if tuple(got) != shape or fortran or np.dtype(kind) != np.dtype(dtype).newbyteorder("<"):
         raise ValueError(f"expected {np.dtype(dtype).name} {shape}, the file holds {kind} {tuple(got)}")
     out = np.empty(shape, dtype=np.dtype(dtype).newbyteorder("<"))
-    view, size, got = memoryview(out.reshape(-1).view(np.uint8)), out.nbytes, 0
-    while got < size:  # into the array a megabyte at a time: no copy of a part's hundreds of MB
-        chunk = fh.read(min(size - got, 1 << 20))
+    raw = out.reshape(-1).view(np.uint8)
+    done = 0
+    while done < len(raw):  # into the array a megabyte at a time: no copy of a part's hundreds of MB
+        chunk = fh.read(min(len(raw) - done, 1 << 20))
         if not chunk:
             raise ValueError("the array is cut short")
-        view[got:got + len(chunk)] = chunk
-        got += len(chunk)
-    view.release()
+        raw[done:done + len(chunk)] = np.frombuffer(chunk, dtype=np.uint8)
+        done += len(chunk)
     return out.astype(dtype, copy=False)
 
 
