@@ -73,7 +73,7 @@ from ..deadline import Deadline
 from ..limits import memory_budget
 from ..model.codec import problem_to_json
 from ..model.problem import Problem, goal_positions
-from .closure import UNSETTLED, Closure, Runner, distinct, member, premises, split, whole
+from .closure import UNSETTLED, Closure, Runner, distinct, member, merged, premises, split, whole
 from .evidence import Context, companion, pagodas_of, scratch, sha256
 from .kit import (
     BUCKET,
@@ -336,36 +336,37 @@ class Moves:
         (``expand``'s ``how``)."""
         files = sorted(self.bucket_dir(f"{how} {side} {d}").glob(f"{q}-*.bkt"))
         kept: dict[tuple[str, int, int], np.ndarray] = {}  # the parts read, for every file
-        for f in files:
-            if Deadline().within(seconds).expired():
-                return f"{UNSETTLED}time limit while looking up {_name(side, d)}'s children"
-            try:
-                kids = sealed.read(f, BUCKET, 1, "", 1 << 40)
-            except sealed.Stale as exc:
-                return f"{UNSETTLED}a bucket file of the check was lost ({exc})"
-            why = self.look(how, side, d, q, kids, kept)
-            if why is not None:
-                return why
+        deadline = Deadline().within(seconds)
+        try:  # the files' sorted runs merged, millions looked up at a time (``merged``)
+            for kids in merged(sealed.read(f, BUCKET, 1, "", 1 << 40) for f in files):
+                if deadline.expired():
+                    return f"{UNSETTLED}time limit while looking up {_name(side, d)}'s children"
+                why = self.look(how, side, d, q, kids, kept)
+                if why is not None:
+                    return why
+        except sealed.Stale as exc:
+            return f"{UNSETTLED}a bucket file of the check was lost ({exc})"
         return None
 
     def look(self, how: str, side: str, d: int, q: int, kids: np.ndarray,
              kept: dict[tuple[str, int, int], np.ndarray] | None = None) -> str | None:
-        """``kids`` (of target partition ``q``) looked up: None, or why they fail (``kept``: the
-        parts a lookup task has read)."""
+        """``kids`` (of target partition ``q``, sorted without repeats) looked up: None, or why
+        they fail (``kept``: the parts a lookup task has read)."""
         tside, last, parts = self.aim(how, side, d)
+        compiled = self.closure.compiled
         try:
             if how == "closed":
                 for k in range(last, -1, -1):  # the next level first: most are there
-                    kids = kids[~member(self.part(side, k, q, parts, kept), kids)]
+                    _, kids = split(self.part(side, k, q, parts, kept), kids, compiled, ordered=True)
                 if len(kids):
                     by = "one move" if side == "forward" else "one move undone"
                     return (f"position {int(kids[0]):#x} follows {_name(side, d)} by {by} but is neither "
                             f"excluded nor in {_name(side, 0)} .. {_name(side, d + 1)}")
                 return None
             for k in range(last + 1):
-                hit = member(self.part(tside, k, q, parts, kept), kids)
-                if hit.any():
-                    return (f"position {int(kids[hit][0]):#x}, one move beyond the probed {_name(side, d)}, "
+                met, _ = split(self.part(tside, k, q, parts, kept), kids, compiled, ordered=True)
+                if len(met):
+                    return (f"position {int(met[0]):#x}, one move beyond the probed {_name(side, d)}, "
                             f"is in a {tside} level")
         except _Bad as exc:
             return str(exc)
