@@ -8,8 +8,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from pegsat.checks import _check
-from pegsat.checks.closure import Closure, distinct, split
+from pegsat.checks import _check, closure
+from pegsat.checks.closure import Closure, distinct, merged, split, union
 from pegsat.model.catalogue import get_board
 from pegsat.model.problem import Goal, single_vacancy
 
@@ -188,3 +188,17 @@ def test_the_compiled_loops_share_nothing_with_the_search_core():
     code = SRC.read_text().split("*/", 1)[1]  # past the header comment, which names the core
     assert re.findall(r'#include\s+"', code) == []
     assert "_core" not in code and "engine" not in code
+
+
+def test_merged_runs_are_sorted_without_repeats_and_lose_nothing(monkeypatch):
+    rng = np.random.default_rng(7)
+    runs = [np.unique(rng.integers(0, 500, int(rng.integers(0, 40)), dtype=np.uint64)) for _ in range(30)]
+    monkeypatch.setattr(closure, "MERGE", 64)  # several merged arrays, each of at least 64 children
+    out = list(merged(iter(runs)))
+    assert len(out) > 1 and all(len(x) >= 1 for x in out)
+    for x in out:
+        assert x.dtype == np.uint64 and bool(np.all(x[1:] > x[:-1]))
+    assert set(np.concatenate(out).tolist()) == set(np.concatenate(runs).tolist())
+    whole = union(runs)
+    assert whole.tolist() == sorted(set(np.concatenate(runs).tolist()))
+    assert union([np.zeros(0, np.uint64)]).tolist() == [] and list(merged([])) == []

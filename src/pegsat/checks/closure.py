@@ -142,10 +142,9 @@ MERGE = 1 << 21  # children looked up together (16 MB, below the workers' mmap t
 
 def merged(runs: Iterable[np.ndarray]) -> Iterator[np.ndarray]:
     """Sorted runs (bucket files, read in turn) merged, ``MERGE`` children or more at a time,
-    into sorted arrays without repeats. A lookup of a few thousand children in a part of
-    millions jumps through the whole part; of millions, it walks it: on the diamond open
-    game's dead set, 55 M children looked up file by file took 6.6 s, merged 1.0 s and 0.8 s
-    to merge (by numpy's stable sort, which merges the sorted runs it is given)."""
+    into sorted arrays without repeats (``union``). A lookup of a few thousand children in a
+    part of millions jumps through the whole part; of millions, it walks it (a part of the
+    diamond open game's dead set: its lookups 8.7 s file by file, 2.6 s merged)."""
     held: list[np.ndarray] = []
     size = 0
     for run in runs:
