@@ -11,7 +11,10 @@ expansion), a sort without repeats, a sorted lookup, pagoda weights, the exclusi
 pagodas' floors, as a levels check weighs its children; hole by hole under 64 pagodas and the
 position classes, as an open game's dead-set check does, on the children it excludes: a dead-set
 check weighs only the children its set misses, each of which must be excluded), every position
-one move away (a moves check's expansion). The pagodas are random weights: the loops' work does not depend on
+one move away (a moves check's expansion). Then the lookups of bucket files (the children cut
+into sorted runs of ``--run`` as the check's bucket files hold them, every one looked up in a
+part): a run at a time (the baseline) against ``closure.merged``'s millions at a time, both
+compiled. The pagodas are random weights: the loops' work does not depend on
 them being pagodas. Beside them, the machine anchor (numpy's sort of 10^7 keys,
 ``tree.anchor``) and this process's peak memory.
 
@@ -36,7 +39,7 @@ sys.path.insert(0, str(ROOT / "bench"))
 from tree import anchor  # noqa: E402
 
 from pegsat.analysis.invariants import class_basis  # noqa: E402
-from pegsat.checks.closure import Closure, distinct, split  # noqa: E402
+from pegsat.checks.closure import Closure, distinct, merged, split  # noqa: E402
 from pegsat.checks.moves import one_move  # noqa: E402
 from pegsat.deadline import Deadline  # noqa: E402
 from pegsat.model.catalogue import get_board  # noqa: E402
@@ -58,6 +61,7 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--positions", type=int, default=1 << 20, help="about this many positions (default 2^20)")
     ap.add_argument("--repeat", type=int, default=3, help="the best of this many runs of each loop")
+    ap.add_argument("--run", type=int, default=1 << 16, help="children a bucket file holds (default 2^16)")
     args = ap.parse_args()
     board = get_board("german")
     p = single_vacancy(board, board.hole("e5"), Goal.survivor(board, board.hole("e5")))
@@ -93,6 +97,12 @@ def main() -> None:
     for name, items, fn in loops:
         a, b = best(partial(fn, fast), args.repeat), best(partial(fn, slow), args.repeat)
         rows.append((name, items, items / a / 1e6, items / b / 1e6, b / a))
+    whole = distinct(kids, compiled=True)
+    held = whole[::2]  # half of them held by the part
+    cuts = np.random.default_rng(2).permutation(len(whole))  # each run: random children, sorted
+    runs = [np.sort(whole[cuts[lo:lo + args.run]]) for lo in range(0, len(whole), args.run)]
+    by_run = best(lambda: [split(held, r, True, ordered=True) for r in runs], args.repeat)
+    by_merge = best(lambda: [split(held, m, True, ordered=True) for m in merged(runs)], args.repeat)
     keys = anchor()
     peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
     print(f"# python bench/checkcore.py --positions {args.positions} --repeat {args.repeat}  "
@@ -104,6 +114,10 @@ def main() -> None:
     for name, items, c, n, ratio in rows:
         print(f"{name:<26} {items:>12,} {c:>13.1f} {n:>10.1f} {ratio:>6.1f}")
     print("-" * len(head))
+    n = len(whole)
+    print(f"lookups of {len(runs):,} runs of {args.run:,} ({n:,} children) in a part of {len(held):,}: "
+          f"a run at a time {n / by_run / 1e6:.1f} M/s, merged {n / by_merge / 1e6:.1f} M/s, "
+          f"ratio {by_run / by_merge:.1f}")
     print(f"anchor: numpy sorts {keys / 1e6:.1f} M keys/s on one core; peak memory {peak:,.0f} MB")
 
 
