@@ -61,6 +61,18 @@
  *   member(part, queries, out)         out[i] = 1 when the sorted ``part`` holds queries[i],
  *                                      the queries sorted too (a merge that gallops through
  *                                      the part past the queries' gaps). (``_member``.)
+ *   sieve(words, positions, out)       a Bloom filter blocked by words: with ``out`` None, each
+ *                                      position's three bits set in ``words``; else out[i] = 1
+ *                                      when all three of position i's bits are set (0: the
+ *                                      positions the words were made from surely do not hold
+ *                                      it). A position's word and bits come from a mix of it
+ *                                      (``spot``). (``sieve.spots``.)
+ *   sieves(list, positions, multiplier, bits, out)
+ *                                      out[i] = 1 when the sieve of position i's partition (the
+ *                                      top ``bits`` bits of its product with ``multiplier``
+ *                                      modulo 2^64), list[partition], may hold it; 0 when it
+ *                                      surely does not, or that sieve is None. (``sieve.perhaps``
+ *                                      partition by partition.)
  */
 
 #define PY_SSIZE_T_CLEAN
@@ -611,6 +623,132 @@ static PyObject *member(PyObject *self, PyObject *args) {
     Py_RETURN_NONE;
 }
 
+/* A position's sieve word among ``words`` (at most 2^32) and its three bits in it: the
+   position mixed (splitmix64's finaliser), the word from the mix's top 32 bits scaled to
+   ``words``, the bits from its lowest three 6-bit fields. */
+static inline u64 spot(u64 x, u64 words, u64 *bits) {
+    x = (x ^ (x >> 30)) * 0xBF58476D1CE4E5B9ULL;
+    x = (x ^ (x >> 27)) * 0x94D049BB133111EBULL;
+    x ^= x >> 31;
+    *bits = ((u64)1 << (x & 63)) | ((u64)1 << ((x >> 6) & 63)) | ((u64)1 << ((x >> 12) & 63));
+    return ((x >> 32) * words) >> 32;
+}
+
+#define AHEAD 32  /* positions whose words are fetched before they are tested */
+
+static PyObject *sieve(PyObject *self, PyObject *args) {
+    PyObject *o[3];
+    if (!PyArg_ParseTuple(args, "OOO", &o[0], &o[1], &o[2])) return NULL;
+    int add = o[2] == Py_None;
+    Array a[3];
+    int got = 0;
+    for (; got < (add ? 2 : 3); got++)
+        if (array_get(o[got], &a[got], got == 0 ? add : got == 2, got == 2, "sieve") < 0) {
+            got++;
+            RELEASE_ALL(a, got);
+            return NULL;
+        }
+    if (a[0].n < 1 || (u64)a[0].n > ((u64)1 << 32) || (!add && a[2].n != a[1].n)) {
+        PyErr_SetString(PyExc_ValueError, "sieve: 1 to 2^32 words, and out as long as the positions");
+        RELEASE_ALL(a, got);
+        return NULL;
+    }
+    u64 *w = a[0].view.buf;
+    const u64 *x = a[1].view.buf;
+    const u64 words = (u64)a[0].n;
+    const Py_ssize_t n = a[1].n;
+    Py_BEGIN_ALLOW_THREADS
+    if (add) {
+        for (Py_ssize_t i = 0; i < n; i++) {
+            u64 bits, at;
+            if (i + AHEAD < n) {
+                at = spot(x[i + AHEAD], words, &bits);
+                __builtin_prefetch(&w[at], 1);
+            }
+            at = spot(x[i], words, &bits);
+            w[at] |= bits;
+        }
+    } else {
+        uint8_t *out = a[2].view.buf;
+        for (Py_ssize_t i = 0; i < n; i++) {
+            u64 bits, at;
+            if (i + AHEAD < n) {
+                at = spot(x[i + AHEAD], words, &bits);
+                __builtin_prefetch(&w[at]);
+            }
+            at = spot(x[i], words, &bits);
+            out[i] = (w[at] & bits) == bits;
+        }
+    }
+    Py_END_ALLOW_THREADS
+    RELEASE_ALL(a, got);
+    Py_RETURN_NONE;
+}
+
+static PyObject *sieves(PyObject *self, PyObject *args) {
+    PyObject *list, *o[2];
+    unsigned long long multiplier;
+    int bits;
+    if (!PyArg_ParseTuple(args, "O!OKiO", &PyList_Type, &list, &o[0], &multiplier, &bits, &o[1])) return NULL;
+    Py_ssize_t parts = PyList_GET_SIZE(list);
+    if (bits < 0 || bits > 16 || parts != ((Py_ssize_t)1 << bits)) {
+        PyErr_SetString(PyExc_ValueError, "sieves: a sieve or None for each of 2^bits partitions, bits at most 16");
+        return NULL;
+    }
+    Array a[2];
+    int got = 0;
+    for (; got < 2; got++)
+        if (array_get(o[got], &a[got], got == 1, got == 1, "sieves") < 0) { got++; RELEASE_ALL(a, got); return NULL; }
+    Array *s = calloc((size_t)parts, sizeof(Array));
+    const u64 **w = calloc((size_t)parts, sizeof(u64 *));
+    u64 *words = calloc((size_t)parts, sizeof(u64));
+    int bad = !s || !w || !words || a[1].n != a[0].n;
+    Py_ssize_t held = 0;
+    for (; !bad && held < parts; held++) {
+        PyObject *item = PyList_GET_ITEM(list, held);
+        if (item == Py_None) continue;
+        if (array_get(item, &s[held], 0, 0, "sieves") < 0 || s[held].n < 1 || (u64)s[held].n > ((u64)1 << 32)) {
+            held++;
+            bad = 1;
+            break;
+        }
+        w[held] = s[held].view.buf;
+        words[held] = (u64)s[held].n;
+    }
+    if (!bad) {
+        const u64 *x = a[0].view.buf;
+        uint8_t *out = a[1].view.buf;
+        Py_ssize_t n = a[0].n;
+        const u64 *ring[AHEAD];  /* the words of the next positions, fetched ahead, and their bits */
+        u64 ring_bits[AHEAD];
+        Py_BEGIN_ALLOW_THREADS
+        for (Py_ssize_t i = 0; i < n + AHEAD; i++) {
+            int r = (int)(i % AHEAD);
+            if (i >= AHEAD) {  /* position i - AHEAD, fetched AHEAD positions ago */
+                out[i - AHEAD] = ring[r] && (*ring[r] & ring_bits[r]) == ring_bits[r];
+            }
+            if (i < n) {
+                u64 q = bits ? (x[i] * multiplier) >> (64 - bits) : 0;
+                ring[r] = NULL;
+                if (w[q]) {
+                    ring[r] = w[q] + spot(x[i], words[q], &ring_bits[r]);
+                    __builtin_prefetch(ring[r]);
+                }
+            }
+        }
+        Py_END_ALLOW_THREADS
+    }
+    for (Py_ssize_t q = 0; s && q < held; q++) array_release(&s[q]);
+    free(s);
+    free(w);
+    free(words);
+    RELEASE_ALL(a, 2);
+    if (bad && !PyErr_Occurred())
+        PyErr_SetString(PyExc_ValueError, "sieves: 1 to 2^32 words a sieve, out as long as the positions");
+    if (bad) return NULL;
+    Py_RETURN_NONE;
+}
+
 static PyObject *route(PyObject *self, PyObject *args) {
     PyObject *obj;
     unsigned long long multiplier;
@@ -663,6 +801,10 @@ static PyMethodDef methods[] = {
     {"distinct", distinct, METH_VARARGS, "distinct(positions) -> n: sorted without repeats, in place"},
     {"route", route, METH_VARARGS, "route(positions, multiplier, bits) -> (positions by partition, bounds)"},
     {"member", member, METH_VARARGS, "member(part, sorted queries, out): which queries part holds"},
+    {"sieves", sieves, METH_VARARGS, "sieves(list, positions, multiplier, bits, out): which positions the "
+                                     "sieve of their partition may hold"},
+    {"sieve", sieve, METH_VARARGS, "sieve(words, positions, out): the positions' bits set (out None), or "
+                                   "which positions' bits are all set"},
     {NULL, NULL, 0, NULL}};
 
 static struct PyModuleDef module = {PyModuleDef_HEAD_INIT, "_check",

@@ -247,6 +247,11 @@ class Step:
     parts: int  # target partitions
     buckets: Path
     size: int | None  # positions expanded (a level whose buckets would not fit is walked in passes)
+    prepare: Callable[..., str | None] | None = None  # ``prepare(q, seconds=)`` for each target
+    # partition of a pass before its expansion (a sieve of it: few children reach the buckets)
+    sieves: Path | None = None  # what ``prepare`` writes, removed after each pass
+    rate: float | None = None  # bytes of disk per position expanded, the first pass's guess (None:
+    # what the steps before measured)
 
 
 def run_steps(steps: Iterable[Step], deadline: Deadline, runner: Runner | None, room: int | None,
@@ -259,10 +264,11 @@ def run_steps(steps: Iterable[Step], deadline: Deadline, runner: Runner | None, 
     are skipped, each pass walked is recorded. The first failure ends the walk (a verdict
     before a limit, when tasks say both)."""
     run = runner or (lambda fn, xs: [fn(x) for x in xs])
-    rate = float(BUCKET_BYTES)  # bytes of buckets per position expanded, until a pass measures it
     journaled = journal.steps() if journal is not None else {}
     total = taken = 0
+    measured = float(BUCKET_BYTES)  # bytes of buckets per position expanded, until a pass measures it
     for step in steps:
+        rate = measured if step.rate is None else step.rate
         walked, done_parts = journaled.get(step.key, (0, set()))
         todo, counted = [q for q in range(step.parts) if q not in done_parts], step.key in journaled
         if counted:
@@ -279,20 +285,26 @@ def run_steps(steps: Iterable[Step], deadline: Deadline, runner: Runner | None, 
                                   f"(~{per / 1e6:,.1f} MB for each partition they go to)", total), taken
                 these = todo[:n]
             todo = todo[len(these):]
-            got = run(partial(step.expand, targets=None if len(these) == step.parts else tuple(these),
-                              seconds=deadline.remaining()), list(range(step.items)))
-            if not counted:  # every pass walks the same children
+            whys = [] if step.prepare is None else \
+                [w for w in run(partial(step.prepare, seconds=deadline.remaining()), these) if w]
+            got = [] if whys else run(partial(step.expand, targets=None if len(these) == step.parts
+                                              else tuple(these), seconds=deadline.remaining()),
+                                      list(range(step.items)))
+            if not counted and not whys:  # every pass walks the same children
                 walked = sum(w for w, _ in got)
                 total += walked
-            counted = True
-            whys = [w for _, w in got if w is not None]
+                counted = True
+            whys += [w for _, w in got if w is not None]
             if not whys and step.lookup is not None:
                 looked = run(partial(step.lookup, seconds=deadline.remaining()), these)
                 whys = [w for w in looked if w]
             made = sum(f.stat().st_size for f in step.buckets.glob("*.bkt"))
             shutil.rmtree(step.buckets, ignore_errors=True)
+            if step.sieves is not None:
+                shutil.rmtree(step.sieves, ignore_errors=True)
             if made and step.size is not None:
                 rate = made * step.parts / len(these) / max(1, step.size)
+                measured = rate if step.rate is None else measured
             if whys:
                 worst = next((w for w in whys if not w.startswith(UNSETTLED)), whys[0])
                 ok = None if worst.startswith(UNSETTLED) else False

@@ -78,6 +78,7 @@ from ..deadline import Deadline
 from ..limits import memory_budget
 from ..model.codec import problem_to_json
 from ..model.problem import Problem, goal_positions
+from . import sieve
 from .closure import UNSETTLED, Closure, Runner, distinct, member, merged, premises, split, union, whole
 from .evidence import Context, companion, pagodas_of, scratch
 from .kit import (
@@ -105,6 +106,8 @@ from .kit import (
 from .verdict import Verdict, judged, rejected, restated, unsettled
 
 CHUNK = 1 << 18  # positions of a part expanded together
+SIEVED_BYTES = 4.0  # disk a position of a sieved last step takes, the first pass's guess: its
+# sieve (``sieve.BITS``) and the buckets of the few children the sieve lets by
 
 
 
@@ -201,6 +204,10 @@ class Levels:
         children = 0
         buckets = Buckets(out, parts, p)
         wanted = range(parts) if targets is None else sorted(set(targets))
+        try:
+            sieves = self._sieves(side, d, parts, wanted) if how in ("mirrored", "met") else []
+        except (OSError, ValueError) as exc:
+            return 0, f"{UNSETTLED}a sieve of the check could not be read ({exc})"
         reverse = side == "backward"  # a jump undone: two holes of a line empty, the third pegged
 
         for lo in range(0, len(x), CHUNK):
@@ -213,17 +220,17 @@ class Levels:
             else:
                 c = c0.children(y, reverse, canon=False)
                 children += len(c)
-                c = c[~self.excluded(side, c)]
                 if how == "goal":
+                    c = c[~self.excluded(side, c)]
                     goals = c0.is_goal(c)
                     if goals.any():
                         return children, (f"position {int(c[goals][0]):#x} follows level {d} by a jump, is "
                                           "not excluded and is a goal position")
                     continue
-                if how == "mirrored":  # the mirror image s(~c): the one image under the mirror
-                    assert self.mirror is not None
-                    c = self.mirror.canonical(c ^ full)
-                kids = c0.canonical(c)
+                # the mirror image s(~c): the one image under the mirror
+                kids = c0.canonical(self.mirror.canonical(c ^ full) if self.mirror is not None else c)
+                may = sieve.sieved(sieves, kids, c0.compiled)  # none may be there: sieved first
+                kids = kids[may][~self.excluded(side, c[may])]  # the child, not its image, weighed
             if not len(kids):
                 continue
             kids, cut = grouped(distinct(kids, c0.compiled, mine=True), parts, c0.compiled)
@@ -231,6 +238,35 @@ class Levels:
                 if cut[q + 1] > cut[q] and (why := buckets.add(q, kids[cut[q]:cut[q + 1]])) is not None:
                     return children, why
         return children, buckets.flush()
+
+    def sieve_dir(self, side: str, d: int) -> Path:
+        """Where the sieves of the level ``side``'s level ``d``'s children meet go."""
+        return Path(self.buckets) / f"{side}-{d}-sieve"
+
+    def _sieves(self, side: str, d: int, parts: int, wanted: Sequence[int]) -> list[np.ndarray | None]:
+        """The sieves of the target partitions ``wanted`` of a last step (``prepare``), mapped;
+        None for the others (not this pass's)."""
+        out: list[np.ndarray | None] = [None] * parts
+        for q in wanted:
+            out[q] = sieve.load(self.sieve_dir(side, d) / f"{q}.npy")
+        return out
+
+    def prepare(self, d: int, q: int, seconds: float | None = None, side: str = "forward") -> str | None:
+        """The sieve of partition ``q`` of the level ``side``'s last level ``d`` meets
+        (``target``: "mirrored" or "met") written for its expansion; None, or why not."""
+        if Deadline().within(seconds).expired():
+            return f"{UNSETTLED}time limit while sieving the level {_name(side, d)} meets"
+        aim = self.target(side, d)
+        assert aim is not None and aim[0] != "closed"
+        there, why = self._part(aim[2], q, aim[1])
+        if there is None:
+            return why
+        try:
+            sieve.save(self.sieve_dir(side, d) / f"{q}.npy",
+                       sieve.build(there, sieve.words_for(len(there)), self.closure.compiled))
+        except OSError as exc:
+            return f"{UNSETTLED}the check's sieve could not be written ({exc.strerror})"
+        return None
 
     def lookup(self, d: int, q: int, seconds: float | None = None, side: str = "forward") -> str | None:
         """None, or why not: the children ``side``'s level ``d`` sent to partition ``q`` of
@@ -397,11 +433,15 @@ def check(problem: Problem, levels: Sequence[Sequence[Loader]], group: list[list
                 " mirrored" if aim[0] == "mirrored" else "")
             built_into = rebuild and aim is not None and aim[0] == "closed"  # the next level built here
             look = None if aim is None else partial(check.build if built_into else check.lookup, d, side=side)
+            sieved = aim is not None and aim[0] != "closed"  # none may meet: the children sieved
             return Step(str(d) if side == "forward" else f"backward {d}", _name(side, d),
                         ("rebuilt " if built_into else "") + into,
                         partial(check.expand, d, side=side), len(check._side(side)[d]), look,
                         len(check._side(aim[1])[aim[2]]) if aim is not None else 1,
-                        check.bucket_dir(side, d), None if size is None else size[d])
+                        check.bucket_dir(side, d), None if size is None else size[d],
+                        partial(check.prepare, d, side=side) if sieved else None,
+                        check.sieve_dir(side, d) if sieved else None,
+                        SIEVED_BYTES if sieved else None)
         ran, taken = run_steps((plan(side, d) for side, d in steps), deadline, runner, room, journal,
                                progress, t0, tmp)
         total = ran.walked
@@ -555,7 +595,8 @@ def check_levels(problem: Problem, ev: dict, ctx: Context) -> Verdict:
     back_sizes = [sum(it["count"] for it in lv) for lv in back]
     empty = "forward" if sizes[-1] == 0 else "backward" if back_sizes and back_sizes[-1] == 0 else ""
     kept = None if journal is None else Journal(journal, journal_key(
-        {"problem": problem_to_json(problem), "evidence": ev, "rebuild": rebuild}, Path(__file__)))
+        {"problem": problem_to_json(problem), "evidence": ev, "rebuild": rebuild}, Path(__file__),
+        Path(sieve.__file__)))
     walk = check(problem, loaders, group, pagodas_of(problem, ev), mirror, deadline, runner, where,
                  empty, entire, sizes, journal=kept, progress=walking.progress, back=back_loaders,
                          back_sizes=back_sizes, rebuild=rebuild, compiled=not walking.reference)
