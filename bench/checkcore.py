@@ -1,22 +1,26 @@
 """Benchmark: the independent checker's loops, compiled (``checks/_check.c``) against their
 numpy reference, on real German positions.
 
-The positions are those of the first forward levels by moves of the German central game,
-made in memory here (``planners.moves.Search.warm``: about a million positions, a few
-seconds), so the bench needs no certificate and no disk. Each loop runs on them in this
-process, both ways, its CPU seconds (``time.process_time``, which a machine shared with other
-work disturbs less than the clock) turned into millions of items per second of one core: the
-children by one jump with their least images under the 8 symmetries (a levels check's
-expansion), a sort without repeats, a sorted lookup, pagoda weights, the exclusions (by 16
-pagodas' floors, as a levels check weighs its children; hole by hole under 64 pagodas and the
-position classes, as an open game's dead-set check does, on the children it excludes: a dead-set
-check weighs only the children its set misses, each of which must be excluded), every position
-one move away (a moves check's expansion). Then the lookups of bucket files (the children cut
-into sorted runs of ``--run`` as the check's bucket files hold them, every one looked up in a
-part): a run at a time (the baseline) against ``closure.merged``'s millions at a time, both
-compiled. The pagodas are random weights: the loops' work does not depend on
-them being pagodas. Beside them, the machine anchor (numpy's sort of 10^7 keys,
-``tree.anchor``) and this process's peak memory.
+The positions are those of the first forward levels by moves of the German central game, made in
+memory here (``planners.moves.Search.warm``: about a million positions, a few seconds), so the
+bench needs no certificate and no disk. Each loop runs on them in this process, both ways, its
+CPU seconds (``time.process_time``, which a machine shared with other work disturbs less than
+the clock) turned into millions of items per second of one core: the children by one jump with
+their least images under the 8 symmetries (a levels check's expansion), a sort without repeats
+(numpy's sort and the compiled squeeze; beside it the compiled radix sort ``_check.distinct``
+does on keys out of order), a sorted lookup, pagoda weights, the exclusions (by 16 pagodas'
+floors, as a levels check weighs its children; hole by hole under 64 pagodas and the position
+classes, as an open game's dead-set check does, on the children it excludes: a dead-set check
+weighs only the children its set misses, each of which must be excluded), every position one
+move away (a moves check's expansion). Then the lookups of bucket files (the children cut into
+sorted runs of ``--run`` as the check's bucket files hold them, every one looked up in a part):
+a run at a time (the baseline) against ``closure.merged``'s millions at a time, both compiled.
+And a last step's children (none may be met): sorted and looked up in a part (the baseline: what
+every child of a levels check's last step cost before ``checks.sieve``) against sieved
+(``sieve.sieved``; its sieve the size of a German level-21 partition's, 35 MB, so that every
+test leaves the cache as it does in a check), both compiled. The pagodas are random weights: the
+loops' work does not depend on them being pagodas. Beside them, the machine anchor (numpy's sort
+of 10^7 keys, ``tree.anchor``) and this process's peak memory.
 
     python bench/checkcore.py [--positions N] [--repeat 3]
 """
@@ -39,6 +43,7 @@ sys.path.insert(0, str(ROOT / "bench"))
 from tree import anchor  # noqa: E402
 
 from pegsat.analysis.invariants import class_basis  # noqa: E402
+from pegsat.checks import _check, sieve  # noqa: E402
 from pegsat.checks.closure import Closure, distinct, merged, split  # noqa: E402
 from pegsat.checks.moves import one_move  # noqa: E402
 from pegsat.deadline import Deadline  # noqa: E402
@@ -83,14 +88,18 @@ def main() -> None:
     holewise = [Closure(open_game, (), group, ladders, classes, compiled=c) for c in (True, False)]
     gone = kids[holewise[0].excluded(kids)]  # a dead-set check weighs the children it misses: all excluded
     part = distinct(kids[::2], compiled=True)
+    words = sieve.build(part, sieve.words_for(17_800_000))  # a German level-21 partition's size
     rows = []
     loops = [
         ("children + least images", len(kids), lambda c: c.children(x)),
         ("sort without repeats", len(kids), lambda c: distinct(kids, c.compiled)),
+        ("the C radix sort", len(kids),
+         lambda c: _check.distinct(kids.copy()) if c.compiled else distinct(kids)),
         ("sorted lookup", len(kids), lambda c: split(part, kids, c.compiled)),
         ("pagoda weights (4)", len(kids), lambda c: [c.weighs(kids, k) for k in range(4)]),
         ("exclusions (16 floors)", len(kids), lambda c: by_floor[not c.compiled].excluded(kids)),
         ("exclusions (hole by hole)", len(gone), lambda c: holewise[not c.compiled].excluded(gone)),
+        ("sieve (16 bits)", len(kids), lambda c: sieve.perhaps(words, kids, c.compiled)),
         ("one move (chains)", len(one_move(x, board.jumps, compiled=True)),
          lambda c: one_move(x, board.jumps, compiled=c.compiled)),
     ]
@@ -103,6 +112,8 @@ def main() -> None:
     runs = [np.sort(whole[cuts[lo:lo + args.run]]) for lo in range(0, len(whole), args.run)]
     by_run = best(lambda: [split(held, r, True, ordered=True) for r in runs], args.repeat)
     by_merge = best(lambda: [split(held, m, True, ordered=True) for m in merged(runs)], args.repeat)
+    looked = best(lambda: split(part, distinct(kids, compiled=True), True, ordered=True), args.repeat)
+    sieved = best(lambda: sieve.sieved([words], kids), args.repeat)
     keys = anchor()
     peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
     print(f"# python bench/checkcore.py --positions {args.positions} --repeat {args.repeat}  "
@@ -118,6 +129,9 @@ def main() -> None:
     print(f"lookups of {len(runs):,} runs of {args.run:,} ({n:,} children) in a part of {len(held):,}: "
           f"a run at a time {n / by_run / 1e6:.1f} M/s, merged {n / by_merge / 1e6:.1f} M/s, "
           f"ratio {by_run / by_merge:.1f}")
+    print(f"a last step's {len(kids):,} children against a part of {len(part):,}: sorted and looked up "
+          f"{len(kids) / looked / 1e6:.1f} M/s, sieved {len(kids) / sieved / 1e6:.1f} M/s, "
+          f"ratio {looked / sieved:.1f}")
     print(f"anchor: numpy sorts {keys / 1e6:.1f} M keys/s on one core; peak memory {peak:,.0f} MB")
 
 

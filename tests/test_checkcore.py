@@ -202,3 +202,44 @@ def test_merged_runs_are_sorted_without_repeats_and_lose_nothing(monkeypatch):
     whole = union(runs)
     assert whole.tolist() == sorted(set(np.concatenate(runs).tolist()))
     assert union([np.zeros(0, np.uint64)]).tolist() == [] and list(merged([])) == []
+
+
+@pytest.mark.parametrize("parts", [1, 4, 64])
+def test_a_sieve_is_the_reference_and_misses_nothing(parts):
+    """The compiled sieve sets the reference's words and answers as it does; it says
+    "perhaps" for every position it was made of (a miss would let a met child through) and
+    for few others; a partition whose sieve is not given (not this pass's) answers no."""
+    from pegsat.checks import sieve
+    from pegsat.checks.kit import partition
+
+    rng = np.random.default_rng(parts)
+    held = distinct(rng.integers(0, 1 << 45, size=40_000, dtype=np.uint64))
+    where = partition(held, parts)
+    sieves = []
+    for q in range(parts):
+        mine = held[where == q]
+        fast, slow = (sieve.build(mine, sieve.words_for(len(mine)), c) for c in (True, False))
+        assert np.array_equal(fast, slow)
+        sieves.append(fast)
+    others = rng.integers(0, 1 << 45, size=200_000, dtype=np.uint64)
+    x = np.concatenate([held, others])
+    fast, slow = sieve.sieved(sieves, x, True), sieve.sieved(sieves, x, False)
+    assert np.array_equal(fast, slow) and fast[:len(held)].all()
+    assert fast[len(held):].mean() < 0.02  # 16 bits a position: under 1% in fact
+    assert np.array_equal(sieve.perhaps(sieves[0], x), sieve.perhaps(sieves[0], x, compiled=False))
+    if parts > 1:
+        sieves[1] = None
+        gone = sieve.sieved(sieves, held, True)
+        assert not gone[where == 1].any() and gone[where != 1].all()
+        assert np.array_equal(gone, sieve.sieved(sieves, held, False))
+
+
+def test_bad_sieves_are_refused_not_read():
+    out = np.empty(3, dtype=np.uint8)
+    x = np.zeros(3, np.uint64)
+    with pytest.raises(ValueError, match="1 to 2"):
+        _check.sieve(np.zeros(0, np.uint64), x, out)
+    with pytest.raises(ValueError, match="2\\^bits partitions"):
+        _check.sieves([np.ones(4, np.uint64)] * 3, x, 1, 1, out)
+    with pytest.raises(ValueError, match="1 to 2"):
+        _check.sieves([np.ones(4, np.uint64), np.zeros(0, np.uint64)], x, 1, 1, out)
