@@ -502,3 +502,21 @@ def test_a_search_moved_to_another_start_is_that_start_s_own_search():
         assert moved._values == own._values and moved.problem == p
         assert moved.attempt(order, 1 << 40) == own.attempt(order, 1 << 40)
         assert moved.nodes == own.nodes > 0
+
+
+def test_a_probes_sieve_is_the_reference_and_misses_nothing():
+    """The core's sieve sets the reference's words and answers as it does; every position it
+    was made of may be held (a miss would hide a meeting), few others are."""
+    b = get_board("german")
+    k = Kernel(b, b.symmetries)
+    rng = np.random.default_rng(5)
+    held = np.unique(rng.integers(0, 1 << b.n, 3000, dtype=np.uint64))
+    words = k.sieve(held, len(held) * 16 // 64)
+    assert words.tolist() == R.sieve(held.tolist(), len(held) * 16 // 64)
+    others = rng.integers(0, 1 << b.n, 20_000, dtype=np.uint64)
+    x = np.concatenate([held, others])
+    got = k.sieved(words, x)
+    assert got.tolist() == R.sieved(words.tolist(), x.tolist())
+    assert got[:len(held)].all() and got[len(held):].mean() < 0.02
+    with pytest.raises(ValueError, match="1 to 2"):
+        k.sieved(np.zeros(0, np.uint64), x)

@@ -12,11 +12,11 @@ twin is ``_check.sieve``; this module's numpy is the reference the tests hold it
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 
 import numpy as np
 
+from ..files import Staging
 from .kit import MULTIPLIER, partition
 
 BITS = 16  # sieve bits a position: under 1% of the positions it does not hold say "perhaps"
@@ -88,12 +88,12 @@ def sieved(sieves: list[np.ndarray | None], x: np.ndarray, compiled: bool = True
 
 
 def save(path: Path, w: np.ndarray) -> None:
-    """A sieve written whole or not at all (beside, then renamed)."""
+    """A sieve written whole or not at all (a scratch file: not synced)."""
     path.parent.mkdir(parents=True, exist_ok=True)
-    part = path.with_name(f".{path.name}.{os.getpid()}")
-    with open(part, "wb") as fh:
-        np.save(fh, w)
-    os.replace(part, path)
+    with Staging() as stage:
+        with open(stage.path(path), "wb") as fh:
+            np.save(fh, w)
+        stage.commit(durable=False)
 
 
 def load(path: Path) -> np.ndarray:

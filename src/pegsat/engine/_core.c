@@ -818,6 +818,73 @@ out:
     return r;
 }
 
+/* sieve(words, positions, test) -> None, or (test) a block of 0/1 bytes: a probe's sieve (a
+ * Bloom filter blocked by 64-bit words: a position sets, or needs, three bits of one word).
+ * A position's word among the ``words`` (at most 2^32) and its bits come from MurmurHash3's
+ * 64-bit finaliser of it: the word from the top 32 bits scaled, the bits from the lowest three
+ * 6-bit fields. Building ors the positions' bits in; testing answers 1 where all three are set
+ * (0: the positions the sieve was built from surely do not hold it). The words of positions a
+ * few ahead are fetched before they are needed. One-word positions. */
+#define SIEVE_AHEAD 32
+static inline uint64_t sieve_word(uint64_t x, uint64_t words, uint64_t *bits) {
+    x ^= x >> 33;
+    x *= 0xFF51AFD7ED558CCDULL;
+    x ^= x >> 33;
+    x *= 0xC4CEB9FE1A85EC53ULL;
+    x ^= x >> 33;
+    *bits = (1ULL << (x & 63)) | (1ULL << ((x >> 6) & 63)) | (1ULL << ((x >> 12) & 63));
+    return ((x >> 32) * words) >> 32;
+}
+
+static PyObject *Board_sieve(CoreBoard *b, PyObject *args) {
+    Py_buffer w, v; int test; Py_ssize_t n; PyObject *sieve;
+    if (!PyArg_ParseTuple(args, "Oy*p", &sieve, &v, &test)) return NULL;
+    if (PyObject_GetBuffer(sieve, &w, PyBUF_C_CONTIGUOUS | (test ? 0 : PyBUF_WRITABLE)) < 0) {
+        PyBuffer_Release(&v);
+        return NULL;
+    }
+    PyObject *r = NULL;
+    uint64_t words = (uint64_t)(w.len / 8);
+    if (b->W != 1 || w.len % 8 || words < 1 || words > ((uint64_t)1 << 32)) {
+        PyErr_SetString(PyExc_ValueError, "sieve: one-word positions, 1 to 2^32 words");
+        goto out;
+    }
+    if (positions(b, &v, &n) < 0) goto out;
+    uint64_t *sv = (uint64_t *)w.buf;
+    const uint64_t *x = (const uint64_t *)v.buf;
+    if (!test) {
+        Py_BEGIN_ALLOW_THREADS
+        for (Py_ssize_t i = 0; i < n; i++) {
+            uint64_t bits, at;
+            if (i + SIEVE_AHEAD < n) __builtin_prefetch(&sv[sieve_word(x[i + SIEVE_AHEAD], words, &bits)], 1);
+            at = sieve_word(x[i], words, &bits);
+            sv[at] |= bits;
+        }
+        Py_END_ALLOW_THREADS
+        r = Py_None;
+        Py_INCREF(r);
+        goto out;
+    }
+    r = new_block(n);
+    if (!r) goto out;
+    char *hit = BLOCK_DATA(r);
+    Py_BEGIN_ALLOW_THREADS
+    const uint64_t *ring[SIEVE_AHEAD];
+    uint64_t need[SIEVE_AHEAD];
+    for (Py_ssize_t i = 0; i < n + SIEVE_AHEAD; i++) {
+        int at = (int)(i % SIEVE_AHEAD);
+        if (i >= SIEVE_AHEAD) hit[i - SIEVE_AHEAD] = (*ring[at] & need[at]) == need[at];
+        if (i < n) {
+            ring[at] = sv + sieve_word(x[i], words, &need[at]);
+            __builtin_prefetch(ring[at]);
+        }
+    }
+    Py_END_ALLOW_THREADS
+out:
+    PyBuffer_Release(&w); PyBuffer_Release(&v);
+    return r;
+}
+
 /* route(positions, bits) -> (routed, counts): one-word positions grouped by partition, the
  * top ``bits`` bits of hash_1 (Fibonacci hashing: what ``engine.spill.route`` computes), by a
  * stable counting sort, so each partition's positions keep their order (sorted stay sorted);
@@ -872,6 +939,7 @@ static PyMethodDef Board_methods[] = {
     {"merge", (PyCFunction)Board_merge, METH_VARARGS, "merge(buffer, count, fresh) -> None"},
     {"member", (PyCFunction)Board_member, METH_VARARGS, "member(sorted, query) -> 0/1 bytes"},
     {"route", (PyCFunction)Board_route, METH_VARARGS, "route(positions, bits) -> (grouped by partition, counts)"},
+    {"sieve", (PyCFunction)Board_sieve, METH_VARARGS, "sieve(words, positions, test) -> None, or which the sieve may hold"},
     {"fresh", (PyCFunction)Board_fresh, METH_VARARGS, "fresh(parents, dead) -> (kids, forms) whose forms dead misses"},
     {"cut", (PyCFunction)Board_cut, METH_VARARGS, "cut(positions, weights, floors) -> 0/1 bytes, pagoda cuts per survivor"},
     {"keep", (PyCFunction)Board_keep, METH_VARARGS, "keep(positions, weights, floors, alone)"},

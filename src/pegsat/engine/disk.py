@@ -179,15 +179,26 @@ def side_fp(fp: str, side: str) -> str:
 
 def _expand(search: Search, root: str, fp: str, side: str, d: int, piece: tuple[int, int, int],
             parts_next: int, chunk: int, max_count: int, targets: tuple[int, ...] | None = None,
-            mirrored: bool = False) -> int:
+            mirrored: bool = False, sieved: bool = False) -> int:
     """A Dask task: a piece of a partition of ``side``'s level ``d`` expanded by one step, the
     children of ``targets``' partitions kept (None: all); ``mirrored``: their mirror images
-    (``_mirrored``), for a probe by buckets."""
+    (``_mirrored``), for a probe by buckets; ``sieved``: those the sieves ``_sieve`` wrote may
+    hold only."""
     p, lo, end = piece
     image = _mirrored(search) if mirrored else None
-    return spill.expand(search.kernel, Path(root) / side, side_fp(fp, side), d, p, parts_next, chunk,
+    here = Path(root) / side
+    sieves = spill.load_sieves(here, d + 1, parts_next, targets) if sieved else None
+    return spill.expand(search.kernel, here, side_fp(fp, side), d, p, parts_next, chunk,
                         max_count, by=search.by, reverse=side == "backward", lo=lo, end=end, targets=targets,
-                        image=image)
+                        image=image, sieves=sieves)
+
+
+def _sieve(search: Search, root: str, fp: str, side: str, d: int, q: int, other: tuple[int, int],
+           max_count: int, bits: int) -> None:
+    """A Dask task: the sieve of partition ``q`` of the forward level ``other[0]``, which the
+    probe of ``side``'s level ``d`` meets (``spill.sieve_part``), beside that probe's buckets."""
+    there = spill.read_part(Path(root) / "forward", side_fp(fp, "forward"), other[0], q, max_count)
+    spill.sieve_part(search.kernel, there, spill.sieve_path(Path(root) / side, d + 1, q), bits)
 
 
 def _mirrored(search: Search) -> Callable[[np.ndarray], np.ndarray] | None:
@@ -623,23 +634,32 @@ class Run:
             self.save()
         named = f"{side} level {d + 1}"
         last = self.levels[side][-1]
+        bits = self.sieve_bits(other)
         probes: list[Any] = []
         try:
             for step in spill.passes(root / side, side_fp(fp, side), d + 1, m, last.classes, self.disk,
-                                     merged=0.0):  # met partitions are marked, not written
+                                     merged=0.0,  # met partitions are marked, not written
+                                     rate=(spill.SIEVED_BYTES + bits / 8) if bits else None):
                 if not step.targets:
                     continue
                 if len(step.targets) < m:
                     self.say(f"{named}: a probe pass for {len(step.targets)} of its {m} partitions")
+                c = len(step.targets)
+                if bits:  # each partition met sieved first: few children reach the buckets
+                    sieves = client.map(_sieve, [search] * c, [str(root)] * c, [fp] * c, [side] * c, [d] * c,
+                                        list(step.targets), [other] * c, [self.max_count] * c, [bits] * c,
+                                        pure=False)
+                    stopped = self.waited(client, sieves, side, d, "sieved")
+                    if stopped is not None:
+                        return stopped
                 futures = client.map(_expand, [search] * n, [str(root)] * n, [fp] * n, [side] * n, [d] * n,
                                      tasks, [m] * n, [self.chunk] * n, [self.max_count] * n,
-                                     [step.targets] * n, [True] * n, pure=False)
+                                     [step.targets] * n, [True] * n, [bool(bits)] * n, pure=False)
                 if self.on_level is not None:
                     self.on_level(client, side, d)
                 stopped = self.waited(client, futures, side, d, "probed")
                 if stopped is not None:
                     return stopped
-                c = len(step.targets)
                 probes = client.map(_meet, [search] * c, [str(root)] * c, [fp] * c, [side] * c, [d] * c,
                                     list(step.targets), [other] * c, [self.max_count] * c, pure=False)
                 for done in as_completed(probes, timeout=self.deadline.remaining()):
@@ -662,6 +682,17 @@ class Run:
         self.say(f"{named} probed by buckets in {time.perf_counter() - t:.1f} s: no meeting")
         return self.outcome(Ending.EXHAUSTED, why=f"met no plan of {self.total} jumps: every position on one "
                             "was ruled out")
+
+    def sieve_bits(self, other: tuple[int, int]) -> int:
+        """Bits a position of the level a probe by buckets meets (``other``) gets in its sieve:
+        ``spill.SIEVE_BITS``, fewer where the sieves would take more than half a worker's
+        memory (every task of a pass maps them all), none (0: no sieve) below 2, or for
+        positions of two words."""
+        if self.problem.board.n > 64:
+            return 0
+        size = self.levels["forward"][other[0]].classes
+        bits = min(spill.SIEVE_BITS, self.per_worker // 2 * 8 // max(1, size))
+        return bits if bits >= 2 else 0
 
     def waited(self, client: Any, futures: list[Any], side: str, d: int, what: str) -> Outcome | None:
         """None once the tasks ``futures`` (``side``'s level ``d + 1`` being ``what``) have all

@@ -219,6 +219,22 @@ class Kernel:
         np.cumsum(np.frombuffer(counts, dtype=np.int64), out=bounds[1:])
         return self._wrap(routed), bounds
 
+    def sieve(self, pos: np.ndarray, words: int) -> np.ndarray:
+        """A sieve of ``pos`` in ``words`` 64-bit words (at most 2^32): a Bloom filter that
+        rules out most positions ``pos`` does not hold and none that it does (``sieved``).
+        One-word positions."""
+        w = np.zeros(max(1, words), dtype=U64)
+        if len(pos):
+            self.core.sieve(w, self._buf(pos), False)
+        return w
+
+    def sieved(self, words: np.ndarray, pos: np.ndarray) -> np.ndarray:
+        """Which of ``pos`` the sieve ``words`` may hold (False: the positions it was made of
+        surely do not)."""
+        if not len(pos):
+            return np.zeros(0, dtype=bool)
+        return np.frombuffer(self.core.sieve(words, self._buf(pos), True), dtype=np.uint8).astype(bool)
+
     def contains(self, sorted_set: np.ndarray, pos: int) -> bool:
         """Whether the sorted array holds ``pos``."""
         return bool(self.member(sorted_set, self.array([pos]))[0])

@@ -101,3 +101,31 @@ def move_successors(board: Board, pos: int, reverse: bool = False) -> set[int]:
     from .levels import moves_from
 
     return {q for q, _ in moves_from(board, pos, reverse)}
+
+
+def sieve_word(x: int, words: int) -> tuple[int, int]:
+    """A position's word among a probe's sieve's ``words`` and its three bits (the core's
+    ``sieve``: MurmurHash3's 64-bit finaliser, the word from the top 32 bits scaled, the bits
+    from the lowest three 6-bit fields)."""
+    m = (1 << 64) - 1
+    x ^= x >> 33
+    x = x * 0xFF51AFD7ED558CCD & m
+    x ^= x >> 33
+    x = x * 0xC4CEB9FE1A85EC53 & m
+    x ^= x >> 33
+    bits = (1 << (x & 63)) | (1 << ((x >> 6) & 63)) | (1 << ((x >> 12) & 63))
+    return ((x >> 32) * words) >> 32, bits
+
+
+def sieve(positions: Iterable[int], words: int) -> list[int]:
+    """The sieve of ``positions`` in ``words`` words (``Kernel.sieve``)."""
+    out = [0] * max(1, words)
+    for x in positions:
+        at, bits = sieve_word(x, len(out))
+        out[at] |= bits
+    return out
+
+
+def sieved(words: Sequence[int], positions: Iterable[int]) -> list[bool]:
+    """Which positions the sieve may hold (``Kernel.sieved``)."""
+    return [words[at] & bits == bits for at, bits in (sieve_word(x, len(words)) for x in positions)]

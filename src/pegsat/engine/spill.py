@@ -49,7 +49,7 @@ import numpy as np
 
 from .. import sealed
 from ..errors import PegsatError, Unknown
-from ..files import Lock, clip, parse_json, read_text, write_atomic
+from ..files import Lock, Staging, clip, parse_json, read_text, write_atomic
 from ..limits import memory_budget
 from .kernel import Kernel
 
@@ -243,13 +243,15 @@ def _children(k: Kernel, level: np.ndarray, chunk: int, by: str, reverse: bool) 
 def expand(k: Kernel, root: Path, fingerprint: str, d: int, p: int, parts_next: int, chunk: int,
            max_count: int, by: str = "jumps", reverse: bool = False, lo: int = 0,
            end: int | None = None, targets: Sequence[int] | None = None,
-           image: Callable[[np.ndarray], np.ndarray] | None = None) -> int:
+           image: Callable[[np.ndarray], np.ndarray] | None = None,
+           sieves: Sequence[np.ndarray | None] | None = None) -> int:
     """Partition ``p`` of level ``d`` (its positions ``lo:end``: one of ``pieces``), expanded by
     one jump (``by="moves"``: one move) a chunk at a time, forwards or (``reverse``)
     backwards; the canonical children go to bucket files of level ``d + 1`` by ``route``,
     those of the partitions in ``targets`` only (a pass: ``passes``; None: all). ``image``:
-    the children's canonical images go instead (a probe by buckets: ``meet``). Returns the
-    children written."""
+    the children's canonical images go instead (a probe by buckets: ``meet``), and with
+    ``sieves`` (one per partition, ``sieve_part``) only those their partition's sieve may
+    hold. Returns the children written."""
     level = readable(root, fingerprint, d, p, max_count)[lo:end]
     out = level_dir(root, d + 1)
     out.mkdir(parents=True, exist_ok=True)
@@ -274,14 +276,46 @@ def expand(k: Kernel, root: Path, fingerprint: str, d: int, p: int, parts_next: 
         grouped, bounds = k.route(kids, parts_next)  # each partition's children stay sorted
         for q in wanted:
             if bounds[q + 1] > bounds[q]:
-                held[q].append(grouped[bounds[q]:bounds[q + 1]])
-                size += int(bounds[q + 1] - bounds[q])
-                written += int(bounds[q + 1] - bounds[q])
+                mine = grouped[bounds[q]:bounds[q + 1]]
+                sieve = sieves[q] if sieves is not None else None
+                if sieve is not None:
+                    mine = mine[k.sieved(sieve, mine)]  # the rest surely meet nothing
+                held[q].append(mine)
+                size += len(mine)
+                written += len(mine)
         if size >= FLUSH_CHUNKS * chunk:
             flush()
     if size:
         flush()
     return written
+
+
+SIEVE_BITS = 16  # a probe's sieve, bits a position met: under 1% of the rest let by (at most)
+SIEVED_BYTES = 1.0  # bytes of buckets per position expanded by a sieved probe, its first pass's guess
+
+
+def sieve_path(root: Path, d: int, q: int) -> Path:
+    """Where the sieve of the partition ``q`` level ``d``'s probe meets is kept (among its
+    buckets, dropped with them)."""
+    return level_dir(root, d) / f"S{q:04d}.npy"
+
+
+def sieve_part(k: Kernel, there: np.ndarray, path: Path, bits: int) -> None:
+    """The sieve of ``there`` (``bits`` a position) written whole or not at all: a probe by
+    buckets then writes only the children it lets by, none it rules out being there."""
+    words = k.sieve(there, len(there) * bits // 64)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with Staging() as stage:
+        with open(stage.path(path), "wb") as fh:
+            np.save(fh, words)
+        stage.commit(durable=False)
+
+
+def load_sieves(root: Path, d: int, parts: int, targets: Sequence[int] | None) -> list[np.ndarray | None]:
+    """The sieves of level ``d``'s probe for ``targets`` (None: all ``parts``), mapped (the
+    processes that map a sieve share its pages); None for the other partitions."""
+    wanted = set(range(parts) if targets is None else targets)
+    return [np.load(sieve_path(root, d, q), mmap_mode="r") if q in wanted else None for q in range(parts)]
 
 
 def probe(k: Kernel, root: Path, fingerprint: str, d: int, p: int, parts: int, chunk: int, max_count: int,
@@ -400,7 +434,8 @@ def orbit_total(k: Kernel, level: np.ndarray) -> int:
 
 
 def drop_buckets(root: Path, d: int) -> int:
-    """The buckets of level ``d``, once the partitions they feed are written; their bytes."""
+    """The buckets of level ``d`` (and a probe's sieves), once the partitions they feed are
+    written; the buckets' bytes."""
     gone = 0
     for b in level_dir(root, d).glob("B*.bkt"):
         try:
@@ -408,6 +443,8 @@ def drop_buckets(root: Path, d: int) -> int:
             b.unlink()
         except FileNotFoundError:
             pass
+    for f in level_dir(root, d).glob("S*.npy"):  # a probe's sieves (``sieve_path``): not buckets
+        f.unlink(missing_ok=True)
     return gone
 
 
@@ -451,7 +488,7 @@ class Pass:
 
 
 def passes(root: Path, fingerprint: str, d: int, parts: int, sources: int,
-           disk: int | None = None, merged: float = MERGED) -> Iterator[Pass]:
+           disk: int | None = None, merged: float = MERGED, rate: float | None = None) -> Iterator[Pass]:
     """The passes that build level ``d`` of ``parts`` partitions from ``sources`` positions:
     groups of the partitions not yet written (a killed run's are kept: the caller drops the
     level first unless that run had the same ``parts``), each as many as the disk's ``room``
@@ -459,9 +496,11 @@ def passes(root: Path, fingerprint: str, d: int, parts: int, sources: int,
     runs a pass (expand with its targets, merge its merges) between two; its buckets are
     dropped here after it, and what they weighed sizes the next, and the next level's first
     (``RATE``: bytes per source position). ``merged``: the room a partition's file takes
-    beside its buckets, as a share of them (0 for a probe, which writes none). ``NoRoom`` when
-    not even one partition's buckets fit."""
-    rate = _rate(root)  # bytes of buckets per source position, as the last pass measured
+    beside its buckets, as a share of them (0 for a probe, which writes none); ``rate``: the
+    first pass's guess of bytes per source position (a sieved probe's; it is not remembered),
+    else what the last pass measured. ``NoRoom`` when not even one partition's buckets fit."""
+    guess = rate
+    rate = _rate(root) if guess is None else guess  # bytes of buckets per source position
     per = rate * max(1, sources) / parts  # a guess until this level's first pass measures it
     todo = [q for q in range(parts) if not written(root, fingerprint, d, q)]
     kept = tuple(q for q in range(parts) if q not in set(todo))
@@ -480,7 +519,8 @@ def passes(root: Path, fingerprint: str, d: int, parts: int, sources: int,
         made = drop_buckets(root, d)
         if made:
             per = made / len(group)
-            _remember(root, per * parts / max(1, sources))
+            if guess is None:
+                _remember(root, per * parts / max(1, sources))
 
 
 RATE = "bucket-rate"  # a file beside the levels: the last pass's bytes of buckets per position
