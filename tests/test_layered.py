@@ -3,6 +3,7 @@
 certified exactly when it is unsolvable; tampering refused."""
 
 import json
+import re
 import shutil
 from pathlib import Path
 
@@ -64,7 +65,7 @@ def refuted(tmp_path, cluster):
     return tmp_path, json.loads((tmp_path / "certificate.json").read_text())
 
 
-def test_the_certificate_checks_through_the_cli_and_on_a_cluster(refuted, cluster):
+def test_the_certificate_checks_through_the_cli_and_on_a_cluster(refuted, cluster, monkeypatch):
     from click.testing import CliRunner
 
     from pegsat.cli import main
@@ -74,6 +75,18 @@ def test_the_certificate_checks_through_the_cli_and_on_a_cluster(refuted, cluste
     assert out.exit_code == 0 and "levels certificate holds" in out.output, out.output
     out = CliRunner().invoke(main, ["check", str(root / "certificate.json"), "--scheduler", cluster])
     assert out.exit_code == 0 and "levels certificate holds" in out.output, out.output
+
+    def room(*args, **kwargs):  # the walk's room for buckets, as ``--disk-limit`` gives it
+        rooms.append(args[3])
+        return run_steps(*args, **kwargs)
+
+    rooms: list[int | None] = []
+    run_steps = levels.run_steps
+    monkeypatch.setattr(levels, "run_steps", room)
+    for limit, code, said in (("2MB", 0, "levels certificate holds"), ("1", 2, "less than 1MB")):
+        out = CliRunner().invoke(main, ["check", str(root / "certificate.json"), "--disk-limit", limit])
+        assert out.exit_code == code and said in out.output, out.output
+    assert rooms == [2_000_000]
 
 
 def test_the_levels_rebuilt_by_the_check_need_no_level_file(refuted, cluster, monkeypatch):
@@ -207,10 +220,11 @@ def test_a_forged_empty_last_level_is_refused(refuted):
 ROOM = 2000  # bytes: a few partitions' buckets
 
 
-def test_levels_whose_buckets_do_not_fit_are_checked_in_passes(tmp_path, cluster, monkeypatch):
-    """Levels of several partitions, the check's buckets given room for a few kB: levels are
-    checked in several passes, with the same verdict and children walked; no room at all is
-    "not settled"."""
+def test_levels_whose_buckets_do_not_fit_are_checked_in_rounds(tmp_path, cluster, monkeypatch):
+    """Levels of several partitions, the check's buckets given room for a few kB: each level
+    is walked in rounds of its partitions, each partition expanded once (the last level's
+    mirrored meeting in passes of the partitions it meets), with the same verdict and
+    children walked, from the files and rebuilt alike; no room at all is "not settled"."""
     from functools import partial
 
     from pegsat.engine import spill
@@ -226,23 +240,45 @@ def test_levels_whose_buckets_do_not_fit_are_checked_in_passes(tmp_path, cluster
     sizes = [sum(it["count"] for it in lv) for lv in ev["levels"]]
     args = (problem, loaders, ev["symmetries"], evidence.pagodas_of(problem, ev), ev["mirror"])
     whole = levels.check(*args, sizes=sizes)
-    calls = []
+    calls: list[tuple[int, int, object]] = []
     real = levels.Levels.expand
 
     def counted(self, d, p, targets=None, seconds=None, side="forward"):
-        calls.append((d, targets))
+        calls.append((d, p, targets))
         return real(self, d, p, targets, seconds, side)
 
-    levels.Levels.expand = counted
-    try:
-        split = levels.check(*args, sizes=sizes, room=ROOM)
-    finally:
-        levels.Levels.expand = real
-    assert whole.ok and split.ok and split.walked == whole.walked, split.message
-    assert any(t is not None for _, t in calls)  # some level's targets split into groups
     counts = [[it["count"] for it in lv] for lv in ev["levels"]]
-    rebuilt = levels.check(problem, counts, *args[2:], sizes=sizes, room=ROOM, rebuild=True)
-    assert rebuilt.ok and "rebuilt by the check" in rebuilt.message, rebuilt.message
+    last = len(ev["levels"]) - 1
+    monkeypatch.setattr(levels.Levels, "expand", counted)
+    for how in ("files", "rebuilt"):
+        calls.clear()
+        told: list[str] = []
+        given = args if how == "files" else (problem, counts, *args[2:])
+        split = levels.check(*given, sizes=sizes, room=ROOM, progress=told.append, rebuild=how == "rebuilt")
+        assert split.ok and split.walked == whole.walked, (how, split.message)
+        closed = [(d, p) for d, p, _ in calls if d < last]
+        assert len(closed) == len(set(closed)) == sum(len(lv) for lv in ev["levels"][:last]), how
+        assert any(re.match(r"level \d+, \d+ of its \d+ partitions into ", t) for t in told), told
+    assert "rebuilt by the check" in split.message, split.message
+    monkeypatch.setattr(levels.Levels, "expand", real)
+    # stopped in a round of level 4 after the first (part of level 5 rebuilt), then gone on
+    journal = kit.Journal(tmp_path / "journal.json", "rounds")
+    build, built = levels.Levels.build, []
+
+    def stops(self, d, q, seconds=None, side="forward"):
+        built.append(d)
+        if d == 4 and built.count(4) > len(counts[5]):
+            return closure.UNSETTLED + "time limit"
+        return build(self, d, q, seconds, side)
+
+    monkeypatch.setattr(levels.Levels, "build", stops)
+    rebuilt = partial(levels.check, problem, counts, *args[2:], sizes=sizes, room=ROOM, rebuild=True,
+                      journal=journal)
+    assert not rebuilt().finished
+    monkeypatch.setattr(levels.Levels, "build", build)
+    again = rebuilt()
+    assert again.ok and again.walked == whole.walked, again.message
+    assert "taken from the journal" in again.message, again.message
     none = levels.check(*args, sizes=sizes, room=0)
     assert not none.finished and "no room on the disk" in none.message
 

@@ -705,10 +705,13 @@ def play(problem: str, port: int, time_limit: float, sweep_limit: float, no_brow
 @click.option("--reference", is_flag=True, help="Levels, moves and dead-set certificates: walk them with "
               "the checker's numpy reference instead of its compiled loops (slower; the tests hold one to "
               "the other).")
+@click.option("--disk-limit", type=BYTES, help="Levels and moves certificates walked on disk (--workers, "
+              "--scheduler, a large --rebuild): the most bytes their bucket files take at a time (default: "
+              "80% of the disk's free space); a level whose buckets do not fit is walked in rounds.")
 @click.option("--quiet", is_flag=True, help="No progress lines on stderr (levels and moves certificates' "
               "steps).")
 def check(cert: str, time_limit: float | None, workers: int, scheduler: str | None,
-          journal: str | None, rebuild: bool, reference: bool, quiet: bool) -> None:
+          journal: str | None, rebuild: bool, reference: bool, disk_limit: int | None, quiet: bool) -> None:
     """Re-verify a certificate written by 'pegsat prove', or a whole atlas (a directory
     written by 'survey --certificates'), exactly and independently.
 
@@ -742,7 +745,8 @@ def check(cert: str, time_limit: float | None, workers: int, scheduler: str | No
     deadline = Deadline(time_limit)
     with mapped(workers, scheduler, deadline) as runner:
         verdict = check_certificate(data, Path(cert).parent, deadline=deadline, runner=runner,
-                                    journal=kept, progress=say, rebuild=rebuild, reference=reference)
+                                    journal=kept, progress=say, rebuild=rebuild, reference=reference,
+                                    room=disk_limit)
     word = verdict.standing.value if verdict.ok else verdict.standing.value.upper()
     about = verdict.problem.describe() if verdict.problem is not None else cert
     click.echo(f"{about}: {verdict.kind} certificate {word}: {verdict.message}")

@@ -73,7 +73,7 @@ def check(data: Certificate, base: Path = Path("."), staged: dict[str, Path] | N
           deadline: Deadline | None = None, runner: Runner | None = None,
           walk_above: int | None = None, journal: Path | None = None,
           progress: Callable[[str], None] | None = None, rebuild: bool = False,
-          reference: bool = False) -> Verdict:
+          reference: bool = False, room: int | None = None) -> Verdict:
     """Re-verify a certificate from its own contents; ``base`` resolves the files it names
     (``staged``: where files named in it are until they are written under their names).
     Past ``deadline`` a long check (DRAT replay, search re-run, walk) is not settled.
@@ -86,8 +86,11 @@ def check(data: Certificate, base: Path = Path("."), staged: dict[str, Path] | N
     ``progress``: told a line as each step of such a walk ends. ``rebuild``: a levels, moves or
     dead-set certificate's positions are built by the checker instead of read from its files,
     so the certificate file alone is checked. ``reference``: the walk by the numpy reference
-    instead of the compiled loops (``checks/_check.c``; the tests hold one to the other)."""
-    walking = Walking(runner, walk_above, journal, progress, rebuild, reference)
+    instead of the compiled loops (``checks/_check.c``; the tests hold one to the other).
+    ``room``: the most bytes of bucket files a walk on disk (levels, moves) writes at a time
+    (default: ``checks.kit.DISK_SHARE`` of its disk's free bytes); a level whose buckets do not
+    fit is walked in rounds."""
+    walking = Walking(runner, walk_above, journal, progress, rebuild, reference, room)
     return _check(data, base, staged or {}, deadline or Deadline(), walking)
 
 

@@ -31,6 +31,7 @@ class Walking:
     progress: Callable[[str], None] | None = None
     rebuild: bool = False
     reference: bool = False
+    room: int | None = None  # bytes the buckets of a walk on disk may take at a time
 
 
 def scratch(base: Path, runner: object) -> str | None:

@@ -8,8 +8,10 @@ looked up in one partition. A level's children go out in two rounds of tasks (``
 children written to bucket files by their target partition (``Buckets``); then every target
 partition looks its buckets up (delayed duplicate detection, as Korf's disk-based search does
 it). A task holds one partition and at most ``FLUSH`` children; one step's buckets are on disk
-at a time (about 2 bytes a child, compressed), and a step whose buckets would not fit the disk
-goes in passes, each for a group of the target partitions.
+at a time (about 2 bytes a child, compressed). A step whose buckets would not fit the disk
+goes in rounds, each for a group of the partitions expanded, when its lookup may take the
+children of any group (``Step.folds``: a rebuilt level's part grows by each round's); else
+in passes, each expanding the whole level again for a group of the target partitions.
 
 A check of hours keeps a ``Journal``: the steps (and passes) it has walked, under a key of the
 certificate and the checker's code, so a check stopped goes on where it was.
@@ -94,9 +96,10 @@ JOURNAL = "pegsat-check-journal"
 @dataclass(frozen=True)
 class Journal:
     """The steps of a levels check already walked, in a JSON file rewritten atomically after
-    each pass: ``key`` (``journal_key``: the certificate and this checker's own code) maps
-    each step ``d`` to the children it walked and the partitions of its target level whose
-    lookups passed. A check given it skips what it holds and says how many steps it took
+    each round or pass: ``key`` (``journal_key``: the certificate and this checker's own
+    code) maps each step ``d`` to the children it walked and the partitions it has done (of
+    the level expanded, a step in rounds; of its target level, in passes). A check given it
+    skips what it holds and says how many steps it took
     from it. It is the checker's memory, not evidence: ``key`` is signed with this user's
     key (``sealed.signature``), so a journal written by anyone else — or computed by anyone
     from the public certificate and code — holds no step this check takes: it is walked
@@ -252,6 +255,8 @@ class Step:
     sieves: Path | None = None  # what ``prepare`` writes, removed after each pass
     rate: float | None = None  # bytes of disk per position expanded, the first pass's guess (None:
     # what the steps before measured)
+    folds: bool = False  # ``lookup`` may take the children of any group of the partitions
+    # expanded: a step whose buckets do not fit goes in rounds of those, each expanded once
 
 
 def run_steps(steps: Iterable[Step], deadline: Deadline, runner: Runner | None, room: int | None,
@@ -259,9 +264,10 @@ def run_steps(steps: Iterable[Step], deadline: Deadline, runner: Runner | None, 
               scratch: str) -> tuple[Verdict, int]:
     """Walk ``steps`` in order, each in rounds of tasks (``runner``: here, one after the other,
     or Dask's map): a step whose buckets would not fit the disk (``room`` bytes; default
-    ``DISK_SHARE`` of what ``scratch``'s disk has free) in passes, each expanding its level
-    again for a group of the target partitions. ``journal``: the steps and passes it holds
-    are skipped, each pass walked is recorded. The first failure ends the walk (a verdict
+    ``DISK_SHARE`` of what ``scratch``'s disk has free) in rounds of the partitions expanded,
+    each looked up as it ends (``Step.folds``), or else in passes, each expanding its level
+    again for a group of the target partitions. ``journal``: the steps, rounds and passes it
+    holds are skipped, each one walked is recorded. The first failure ends the walk (a verdict
     before a limit, when tasks say both)."""
     run = runner or (lambda fn, xs: [fn(x) for x in xs])
     journaled = journal.steps() if journal is not None else {}
@@ -269,55 +275,69 @@ def run_steps(steps: Iterable[Step], deadline: Deadline, runner: Runner | None, 
     measured = float(BUCKET_BYTES)  # bytes of buckets per position expanded, until a pass measures it
     for step in steps:
         rate = measured if step.rate is None else step.rate
-        walked, done_parts = journaled.get(step.key, (0, set()))
-        todo, counted = [q for q in range(step.parts) if q not in done_parts], step.key in journaled
+        walked, done = journaled.get(step.key, (0, set()))
+        every = step.items if step.folds else step.parts  # a round's partitions, or a pass's
+        todo, counted = [i for i in range(every) if i not in done], step.key in journaled
         if counted:
             total += walked
             taken += not todo
         while todo:
-            these = todo
-            if step.lookup is not None and step.size is not None:
-                per = rate * max(1, step.size) / step.parts
-                space = room if room is not None else int(DISK_SHARE * shutil.disk_usage(scratch).free)
-                n = min(len(todo), int(space // max(per, 1.0)))
-                if n < 1:
-                    return judged(None, f"no room on the disk for the buckets of {step.name}'s children "
-                                  f"(~{per / 1e6:,.1f} MB for each partition they go to)", total), taken
-                these = todo[:n]
+            these, why = _group(step, todo, rate, room, scratch)
+            if why is not None:
+                return judged(None, why, total), taken
             todo = todo[len(these):]
+            targets = list(range(step.parts)) if step.folds else these
             whys = [] if step.prepare is None else \
-                [w for w in run(partial(step.prepare, seconds=deadline.remaining()), these) if w]
-            got = [] if whys else run(partial(step.expand, targets=None if len(these) == step.parts
-                                              else tuple(these), seconds=deadline.remaining()),
-                                      list(range(step.items)))
-            if not counted and not whys:  # every pass walks the same children
-                walked = sum(w for w, _ in got)
-                total += walked
-                counted = True
+                [w for w in run(partial(step.prepare, seconds=deadline.remaining()), targets) if w]
+            got = [] if whys else run(partial(step.expand, targets=None if len(targets) == step.parts
+                                              else tuple(targets), seconds=deadline.remaining()),
+                                      these if step.folds else list(range(step.items)))
+            if not whys and (step.folds or not counted):  # every pass walks the same children
+                children = sum(w for w, _ in got)
+                walked, total, counted = walked + children, total + children, True
             whys += [w for _, w in got if w is not None]
             if not whys and step.lookup is not None:
-                looked = run(partial(step.lookup, seconds=deadline.remaining()), these)
-                whys = [w for w in looked if w]
+                whys = [w for w in run(partial(step.lookup, seconds=deadline.remaining()), targets) if w]
             made = sum(f.stat().st_size for f in step.buckets.glob("*.bkt"))
             shutil.rmtree(step.buckets, ignore_errors=True)
             if step.sieves is not None:
                 shutil.rmtree(step.sieves, ignore_errors=True)
             if made and step.size is not None:
-                rate = made * step.parts / len(these) / max(1, step.size)
+                rate = made * every / len(these) / max(1, step.size)
                 measured = rate if step.rate is None else measured
             if whys:
                 worst = next((w for w in whys if not w.startswith(UNSETTLED)), whys[0])
                 ok = None if worst.startswith(UNSETTLED) else False
                 return judged(ok, worst.removeprefix(UNSETTLED), total), taken
-            done_parts |= set(these)
+            done |= set(these)
             if journal is not None:
-                journal.record(step.key, walked, done_parts)
+                journal.record(step.key, walked, done)
             if progress is not None:
-                share = "" if len(these) == step.parts else \
-                    f", {len(done_parts)} of its {step.parts} partitions"
-                progress(f"{step.name} into {step.into}{share}: {walked:,} children, "
+                share = "" if len(these) == every else f", {len(done)} of its {every} partitions"
+                head, tail = (share, "") if step.folds else ("", share)
+                progress(f"{step.name}{head} into {step.into}{tail}: {walked:,} children, "
                          f"{time.perf_counter() - t0:,.0f} s")
     return judged(True, "", total), taken
+
+
+def _group(step: Step, todo: list[int], rate: float, room: int | None,
+           scratch: str) -> tuple[list[int], str | None]:
+    """The partitions of ``todo`` the next round (``step.folds``: those expanded) or pass (the
+    target partitions) takes: as many as their buckets fit the disk (``rate`` bytes a position
+    expanded), a round a power of two of them; or why none fits."""
+    if step.lookup is None or step.size is None:
+        return todo, None
+    every = step.items if step.folds else step.parts
+    per = rate * max(1, step.size) / every
+    space = room if room is not None else int(DISK_SHARE * shutil.disk_usage(scratch).free)
+    n = min(len(todo), int(space // max(per, 1.0)))
+    if n < 1:
+        what = "from each partition expanded" if step.folds else "for each partition they go to"
+        return [], (f"no room on the disk for the buckets of {step.name}'s children "
+                    f"(~{per / 1e6:,.1f} MB {what})")
+    if step.folds:  # rounds of a power of two: as many tasks as 2^k workers take at once
+        n = 1 << (n.bit_length() - 1)
+    return todo[:n], None
 
 
 def load_level_part(path: Path, count: int, sha256: str, whole: bool = True) -> np.ndarray:

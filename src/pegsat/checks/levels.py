@@ -46,10 +46,13 @@ expanded, its children's least images written to bucket files by their partition
 ``F_{d+1}``; then every partition of ``F_{d+1}`` looks up its buckets (delayed duplicate
 detection, as ``closure.Closure`` does for dead sets). A task holds one partition and
 at most ``FLUSH`` children; the buckets of one level are on disk at a time (about 2 bytes a
-child, compressed: tens of gigabytes for the German board's largest levels).
+child, compressed: tens of gigabytes for the German board's largest levels). When they would
+not fit, the level goes in rounds of its partitions, each round's buckets looked up (or
+added to the rebuilt ``F_{d+1}``, below) before the next is expanded, so no partition is
+expanded twice; the last step's in passes of the partitions it meets, each sieved (``prepare``).
 
-A check of hours can keep a ``Journal``: the steps (level ``d`` into ``d + 1``, a pass's
-partitions at a time) it has walked, so a check stopped goes on where it was.
+A check of hours can keep a ``Journal``: the steps (level ``d`` into ``d + 1``, a round's or
+a pass's partitions at a time) it has walked, so a check stopped goes on where it was.
 
 A check can also *rebuild* the levels (``check(rebuild=True)``) instead of reading them: no
 level file is read; ``F_0`` is the start's least image (unless excluded) and ``F_{d+1}`` the
@@ -305,14 +308,22 @@ class Levels:
     def build(self, d: int, q: int, seconds: float | None = None, side: str = "forward") -> str | None:
         """Rebuild partition ``q`` of ``side``'s level ``d + 1``: the distinct least images of
         the children level ``d`` sent it that are not excluded (weighed once each, after the
-        repeats are gone, as a lookup weighs its misses), written for the next step to read;
-        None, or why not (more positions than the certificate states for that part: its level
-        could not have been closed)."""
+        repeats are gone, as a lookup weighs its misses), written for the next step to read,
+        with what the rounds before built of it (a round: the children of some of level
+        ``d``'s partitions; a round walked again adds nothing); None, or why not (more
+        positions than the certificate states for that part: its level could not have been
+        closed)."""
         if Deadline().within(seconds).expired():
             return f"{UNSETTLED}time limit while rebuilding {_name(side, d + 1)}"
         files = sorted(self.bucket_dir(side, d).glob(f"{q}-*.bkt"))
+        path = built_path(self.built, side, d + 1, q)
+        before = path.exists()
+        if before and not files:
+            return None
         try:
             counts = [sealed.header(f, BUCKET, 1, "", 1 << 40)["count"] for f in files]
+            if before:
+                counts.append(sealed.header(path, REBUILT, 1, "", 1 << 40)["count"])
             if 3 * 8 * sum(counts) > memory_budget():  # the children, their sort and the level
                 return (f"{UNSETTLED}the {sum(counts):,} children sent to {_name(side, d + 1)} part {q} are "
                         "more than this machine's memory budget holds (PEGSAT_MEMORY_GB)")
@@ -320,7 +331,13 @@ class Levels:
         except sealed.Stale as exc:
             return f"{UNSETTLED}a bucket file of the check was lost ({exc})"
         x = union(kids) if kids else np.zeros(0, dtype=np.uint64)  # each file: sorted runs
-        return self._write_built(side, d + 1, q, x[~self.excluded(side, x)])
+        x = x[~self.excluded(side, x)]
+        if before:
+            try:
+                x = union([load_built(path), x])
+            except ValueError as exc:
+                return str(exc)
+        return self._write_built(side, d + 1, q, x)
 
     def _write_built(self, side: str, d: int, q: int, x: np.ndarray) -> str | None:
         stated = self.stated[SIDES.index(side)][d][q]
@@ -346,9 +363,10 @@ def check(problem: Problem, levels: Sequence[Sequence[Loader]], group: list[list
     None, "not finished").
     ``sizes`` (``back_sizes``): the positions of each level, so that a level whose buckets
     would not fit the disk (``room`` bytes; default ``DISK_SHARE`` of what the scratch
-    directory's disk has free) is checked in passes, each expanding it again for a group of
-    the next level's partitions. ``journal``: the steps it holds are not walked again, and
-    each pass walked is recorded in it. ``progress``: told a line as each pass ends.
+    directory's disk has free) is checked in rounds of its partitions (the last level: in
+    passes, each expanding it again for a group of the partitions it meets). ``journal``: the
+    steps it holds are not walked again, and each round or pass walked is recorded in it.
+    ``progress``: told a line as each round or pass ends.
     ``rebuild``: the level files are not read; ``levels[d]`` (``back[d]``) is the count the
     certificate states for each of its partitions, and the check builds every level itself
     (the module's docstring), in a scratch directory (beside the journal, in ``journal.path``
@@ -441,7 +459,7 @@ def check(problem: Problem, levels: Sequence[Sequence[Loader]], group: list[list
                         check.bucket_dir(side, d), None if size is None else size[d],
                         partial(check.prepare, d, side=side) if sieved else None,
                         check.sieve_dir(side, d) if sieved else None,
-                        SIEVED_BYTES if sieved else None)
+                        SIEVED_BYTES if sieved else None, folds=not sieved and aim is not None)
         ran, taken = run_steps((plan(side, d) for side, d in steps), deadline, runner, room, journal,
                                progress, t0, tmp)
         total = ran.walked
@@ -598,7 +616,7 @@ def check_levels(problem: Problem, ev: dict, ctx: Context) -> Verdict:
         {"problem": problem_to_json(problem), "evidence": ev, "rebuild": rebuild}, Path(__file__),
         Path(sieve.__file__)))
     walk = check(problem, loaders, group, pagodas_of(problem, ev), mirror, deadline, runner, where,
-                 empty, entire, sizes, journal=kept, progress=walking.progress, back=back_loaders,
-                         back_sizes=back_sizes, rebuild=rebuild, compiled=not walking.reference)
+                 empty, entire, sizes, room=walking.room, journal=kept, progress=walking.progress,
+                 back=back_loaders, back_sizes=back_sizes, rebuild=rebuild, compiled=not walking.reference)
     how = "rebuilt and checked" if rebuild else "checked"
     return restated(walk, f"levels {how} by the independent checker ({walk.seconds:.2f} s): {walk.reason}")

@@ -795,7 +795,7 @@ def check_moves(problem: Problem, ev: dict, ctx: Context) -> Verdict:
             stated = {side: [[it["count"] for it in lv] for lv in lvs] for side, lvs in sides.items()}
             walk, moves = check(problem, stated["forward"], stated["backward"], group, regions, upper, probe,
                                 deadline, pagodas=pagodas, inline=False, runner=walking.runner,
-                                scratch=scratch(base, walking.runner), journal=kept,
+                                scratch=scratch(base, walking.runner), room=walking.room, journal=kept,
                                 progress=walking.progress, compiled=not walking.reference, rebuild=True)
         return _moves_verdict(walk, moves, claim, "rebuilt and checked")
     entire = walking.walk_above is None or total <= walking.walk_above
@@ -835,7 +835,7 @@ def check_moves(problem: Problem, ev: dict, ctx: Context) -> Verdict:
     where = scratch(base, walking.runner)
     walk, moves = check(problem, loaders["forward"], loaders["backward"], group, regions, upper,
                                 probe, deadline, pagodas=pagodas, sizes=sizes, inline=inline,
-                                runner=walking.runner, scratch=where, journal=kept,
+                                runner=walking.runner, scratch=where, room=walking.room, journal=kept,
                                 progress=walking.progress, compiled=not walking.reference)
     return _moves_verdict(walk, moves, claim, "checked")
 
