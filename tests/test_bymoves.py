@@ -3,6 +3,7 @@ by moves, checked by the independent ``proofs.bymoves``, refused when tampered w
 taken for a refutation."""
 
 import json
+import re
 import shutil
 
 import numpy as np
@@ -351,11 +352,11 @@ def test_past_the_memory_budget_an_atlas_certifies_its_fewest_moves_on_disk(tmp_
     assert report.ok and report.kinds["plan (fewest moves certified)"] == 54, report.lines()
 
 
-def test_a_check_whose_buckets_do_not_fit_the_disk_goes_in_passes(monkeypatch):
+def test_a_check_whose_buckets_do_not_fit_the_disk_goes_in_rounds(monkeypatch):
     """The partitioned levels of a search on disk (the fuzz corpus's), their children in
-    bucket files: with room for 65 kB of buckets the larger steps are walked in passes, each
-    expanding its level again for a group of target partitions, to the same verdict; with no
-    room at all the check is unfinished, not failed."""
+    bucket files: with room for 65 kB of buckets the larger steps are walked in rounds, each
+    of a group of the level's partitions, each partition expanded once, to the same verdict;
+    with no room at all the check is unfinished, not failed."""
     from functools import partial
     from pathlib import Path
 
@@ -379,15 +380,26 @@ def test_a_check_whose_buckets_do_not_fit_the_disk_goes_in_passes(monkeypatch):
         return real(self, how, side, d, p, **kw)
     monkeypatch.setattr(moves_check.Moves, "expand", counted)
 
+    told: list[str] = []
+
     def run(room):
         expanded.clear()
         return moves_check.check(p, loaders["forward"], loaders["backward"], ev["symmetries"], regions,
-                             ev["upper"], ev["probe"], sizes=sizes, inline=False, room=room)
-    (whole, moves), once = run(None), len(expanded)
+                                 ev["upper"], ev["probe"], sizes=sizes, inline=False, room=room,
+                                 progress=told.append)
+    (whole, moves), once = run(None), sorted(expanded)
     assert whole.ok and moves == ev["moves"], whole.message
-    (passes, moves), twice = run(65_000), len(expanded)
-    assert passes.ok and moves == ev["moves"] and passes.walked == whole.walked, passes.message
-    assert twice > once
+    told.clear()
+    (rounds, moves) = run(65_000)
+    assert rounds.ok and moves == ev["moves"] and rounds.walked == whole.walked, rounds.message
+    assert sorted(expanded) == once  # each partition expanded once, in rounds of a level's partitions
+    assert any(re.search(r", \d+ of its \d+ partitions into ", t) for t in told), told
+    monkeypatch.setattr(moves_check, "REBUILD_BYTES", 1 << 40)  # rebuilt on disk: each round's added
+    built = [certificate.check(data, path.parent, rebuild=True, room=room, progress=told.append)
+             for room in (None, 65_000)]
+    said = [v.message.split("): ", 1)[1] for v in built]  # the positions rebuilt, the moves walked
+    assert all(v.ok for v in built) and said[0] == said[1] and "rebuilt by the check (" in said[0], said
+    assert any(re.search(r"backward level \d+, \d+ of its \d+ partitions into .* rebuilt", t) for t in told)
     (none, _) = run(0)
     assert not none.finished and "no room on the disk" in none.message, none.message
 

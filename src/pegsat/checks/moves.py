@@ -53,8 +53,10 @@ process's memory each is loaded once and children are looked up as they are made
 each step (a level's children; the meeting; the probe) runs in two rounds of tasks on
 ``kit.run_steps`` (here, or Dask's map): every partition expanded, its children's least
 images written to bucket files by target partition, then every target partition looked up
-holding one part of each level (delayed duplicate detection, as the levels check does). A
-check of hours keeps a journal of its steps and goes on where it was.
+holding one part of each level (delayed duplicate detection, as the levels check does); a
+level whose buckets do not fit the disk in rounds of its partitions, each looked up (or
+added to the level rebuilt) before the next is expanded. A check of hours keeps a journal of
+its steps and goes on where it was.
 """
 
 from __future__ import annotations
@@ -376,7 +378,8 @@ class Moves:
         """Rebuild partition ``q`` of ``side``'s level ``d + 1``: the children level ``d`` sent
         it (least images, not excluded) that no level ``0 .. d`` holds, a bucket file at a
         time (the fresh ones merged as they grow: the memory stays about the part's), written
-        for the next step to read; None, or why not."""
+        for the next step to read with what the rounds before built of it (``kit.run_steps``;
+        a round walked again adds nothing); None, or why not."""
         deadline = Deadline().within(seconds)
         parts = self.finest(side, d + 1)  # the rebuilt levels' partitions never shrink: q is a part
         kept: dict[tuple[str, int, int], np.ndarray] = {}
@@ -399,6 +402,14 @@ class Moves:
             if len(fresh) > 1 and size > 2 * len(fresh[0]):  # files share children: merged as they grow
                 fresh = [distinct(np.concatenate(fresh), compiled, mine=True)]
                 size = len(fresh[0])
+        path = built_path(self.built, side, d + 1, q)
+        if path.exists():  # the rounds before's
+            if not fresh:
+                return None
+            try:
+                fresh.append(load_built(path))
+            except ValueError as exc:
+                return str(exc)
         x = (distinct(np.concatenate(fresh), compiled, mine=True) if fresh
              else np.zeros(0, dtype=np.uint64))
         return self.write_built(side, d + 1, q, x)
@@ -513,7 +524,8 @@ def check(problem: Problem, forward: Sequence[Sequence[Any]], backward: Sequence
             into = f"{_name(side, d + 1)} rebuilt" if builds else into
             return Step(key, _name(side, d), into,
                         partial(check.expand, how, side, d), check.parts(side, d), look, parts,
-                        check.bucket_dir(key), None if check.inline else sizes[side][d])  # inline: no passes
+                        check.bucket_dir(key), None if check.inline else sizes[side][d],  # inline: no rounds
+                        folds=True)
 
         def nothing(p: int, targets: object = None, seconds: object = None) -> tuple[int, None]:
             return 0, None
