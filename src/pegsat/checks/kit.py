@@ -13,7 +13,7 @@ goes in rounds, each for a group of the partitions expanded, when its lookup may
 children of any group (``Step.folds``: a rebuilt level's part grows by each round's); else
 in passes, each expanding the whole level again for a group of the target partitions.
 
-A check of hours keeps a ``Journal``: the steps (and passes) it has walked, under a key of the
+A check of hours keeps a ``Journal``: the steps (rounds, passes) it has walked, under a key of the
 certificate and the checker's code, so a check stopped goes on where it was.
 """
 
