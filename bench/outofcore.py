@@ -20,7 +20,7 @@ at a time), its time against the in-memory search's.
 
 ``disk MB`` is the most the spill directory held (levels and buckets, sampled); with
 ``--disk-limit``, each case runs once more on the last worker count with its directory
-bounded, so that its levels are built in passes (``passes``: how many levels took more than
+bounded, so that its levels are built in rounds (``rounds``: how many levels took more than
 one), against the unbounded run's time.
 """
 
@@ -87,9 +87,9 @@ def main() -> None:
                 same = "same" if got == want else f"DIFFERENT: {got}"
                 mode = f"spill, {w} worker(s)" + (f", {args.memory_limit}" if args.memory_limit else "")
                 if disk:
-                    levels = {line.split(": a pass")[0] for line in run.stderr.splitlines()
-                              if ": a pass for" in line}
-                    mode += f", disk {disk}: {len(levels)} in passes"
+                    levels = {line.split(": round")[0] for line in run.stderr.splitlines()
+                              if ": round 2, " in line}
+                    mode += f", disk {disk}: {len(levels)} in rounds"
                 print(f"{'':<16}{mode:<44}{run.seconds:>9.1f}{run.peak_mb:>9.0f}{run.one_mb:>8.0f}"
                       f"{run.disk_mb:>9.1f}{base.seconds / run.seconds:>7.2f}x  {same}", flush=True)
                 cert = Path(tmp) / "certificate.json"

@@ -342,10 +342,11 @@ def test_a_rerun_cut_into_other_pieces_probes_only_what_is_left():
     assert spill.uncovered([(2, 0, 50)], [(0, 0, 50), (2, 50, 90)]) == [(2, 0, 50)]
 
 
-def test_levels_built_in_passes_stopped_and_resumed_give_the_same_answer(tmp_path, truth, cluster,
+def test_levels_built_in_rounds_stopped_and_resumed_give_the_same_answer(tmp_path, truth, cluster,
                                                                           monkeypatch):
-    """Room for 100 kB of buckets: the larger levels are built in passes; a run stopped in a
-    level's second pass keeps its first pass's partitions, and the rerun ends as in memory."""
+    """Room for 100 kB of buckets: the larger levels are built in rounds; a run stopped in a
+    level's second round keeps its first round's work (not expanded again), and the rerun ends
+    as in memory."""
     monkeypatch.setattr(spill, "room", lambda root, disk: 100_000)
     root = tmp_path / "levels"
     calls = []
@@ -359,15 +360,16 @@ def test_levels_built_in_passes_stopped_and_resumed_give_the_same_answer(tmp_pat
     with pytest.raises(Stop):
         fewest(GAME, root, scheduler=cluster, memory=MEMORY, upper=False, on_level=stop, progress=told.append)
     side, d = calls[-1]
-    building = json.loads((root / "manifest.json").read_text())["building"]
-    assert building[:2] == [side, d + 1] and "a pass for" in told[-1]
-    kept = list(spill.level_dir(root / side, d + 1).glob("P*.lvl"))
-    assert 0 < len(kept) < building[2]
+    manifest = json.loads((root / "manifest.json").read_text())
+    assert manifest["building"][:2] == [side, d + 1] and len(manifest["rounds"]) == 1
+    assert told[-1].startswith(f"{side} level {d + 1}: round 2, ")
     said = []
     r = fewest(GAME, root, scheduler=cluster, memory=MEMORY, upper=False, progress=said.append)
-    redone = [int(line.split("a pass for ")[1].split()[0]) for line in said
-              if line.startswith(f"{side} level {d + 1}: a pass")]
-    assert sum(redone) == building[2] - len(kept)  # the first pass's partitions were not built again
+    redone = [line for line in said if line.startswith(f"{side} level {d + 1}: round ")]
+    assert redone[0].startswith(f"{side} level {d + 1}: round 2, ")  # the first round was not redone
+    total = int(redone[0].split(" of the ")[1].split()[0].replace(",", ""))
+    kept = sum(end - lo for _, lo, end in manifest["rounds"][0])
+    assert sum(int(line.split(", ")[1].split()[0].replace(",", "")) for line in redone) + kept == total
     same_levels(r, truth)
 
 

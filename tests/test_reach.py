@@ -150,34 +150,69 @@ def test_the_time_limit_holds_inside_a_level(tmp_path, truth, cluster):
     assert got.value.facts["classes_per_level"] == truth[0][:7]
 
 
-def test_a_level_stopped_in_its_second_pass_keeps_the_first_passes_partitions(tmp_path, truth, cluster,
-                                                                              monkeypatch):
-    """Room for 200 kB of buckets: the larger levels are built in passes (each expanding the
-    level before again, for a group of partitions); a run stopped in a level's second pass
-    keeps the first's partitions, and the rerun counts the same numbers."""
+def test_a_level_stopped_in_its_second_round_keeps_the_first_rounds_work(tmp_path, truth, cluster,
+                                                                       monkeypatch):
+    """Room for 200 kB of buckets: the larger levels are built in rounds, each expanding some
+    of the level before once and compacting its buckets; a run stopped in a level's second
+    round keeps the first's compacted files, the rerun expands only the pieces left (every
+    piece of the level before once in all), and counts the same numbers."""
     monkeypatch.setattr(spill, "room", lambda root, disk: 200_000)
     root = tmp_path / "levels"
     calls = []
 
     def stop(client, d):
         calls.append(d)
-        if calls.count(d) == 2:  # the second pass of level d + 1 is out
+        if calls.count(d) == 2:  # the second round of level d + 1 is out
             raise Stop
 
+    told = []
     with pytest.raises(Stop):
-        reach(GAME, root, scheduler=cluster, memory=1 << 20, on_level=stop)
+        reach(GAME, root, scheduler=cluster, memory=1 << 20, on_level=stop, progress=told.append)
     d = calls[-1] + 1
-    parts = json.loads((root / "manifest.json").read_text())["building"][2]
-    kept = {f.name: f.stat().st_mtime_ns for f in spill.level_dir(root / "forward", d).glob("P*.lvl")}
-    assert 0 < len(kept) < parts
+    manifest = json.loads((root / "manifest.json").read_text())
+    assert manifest["building"][:2] == ["forward", d] and len(manifest["rounds"]) == 1
+    assert told[-1].startswith(f"level {d}: round 2, "), told[-1]
+    first = next(line for line in told if line.startswith(f"level {d}: round 1, "))
+    total = int(first.split(" of the ")[1].split()[0].replace(",", ""))
+    kept = sum(end - lo for _, lo, end in manifest["rounds"][0])
+    assert kept == int(first.split(", ")[1].split()[0].replace(",", "")) < total
+    level = spill.level_dir(root / "forward", d)
+    assert list(level.glob("R*-0000.bkt")) and not list(level.glob("P*.lvl"))
     said = []
     got = reach(GAME, root, scheduler=cluster, memory=1 << 20, progress=said.append)
     assert [lv.classes for lv in got.levels] == truth[0] and [lv.raw for lv in got.levels] == truth[1]
     assert said[0].startswith(f"resuming from level {d - 1}")
-    assert sum("a pass for" in line for line in said) >= 4
-    redone = [int(line.split("a pass for ")[1].split()[0]) for line in said
-              if line.startswith(f"level {d}: a pass")]
-    assert sum(redone) == parts - len(kept)  # the first pass's partitions were not built again
+    rounds = [line for line in said if line.startswith(f"level {d}: round ")]
+    assert rounds[0].startswith(f"level {d}: round 2, ")  # the first round was not redone
+    redone = sum(int(line.split(", ")[1].split()[0].replace(",", "")) for line in rounds)
+    assert redone + kept == total  # each position of level d - 1 expanded once
+
+
+def test_rounds_cut_the_level_before_into_about_equal_groups_that_fit(tmp_path, monkeypatch):
+    """The rounds of a level take every position of the level before once, in groups the
+    room fits (a piece cut where a round is full), about equal; a rerun goes on after the
+    rounds done, its killed round's files dropped; no room for one position is NoRoom."""
+    import numpy as np
+
+    fp, here = "fp", tmp_path
+    for p, n in enumerate((1000, 600)):
+        spill.write_part(here, fp, 2, p, np.arange(n, dtype=np.uint64))
+    (here / spill.RATE).write_text("10\n")  # bytes of buckets a position expanded
+    monkeypatch.setattr(spill, "room", lambda root, disk: 6000)  # 600 positions a round
+    tasks = [(0, 0, 1024), (1, 0, 1024)]
+    got = list(spill.rounds(here, fp, 3, 4, tasks, merged=0.0))
+    assert [r.pieces for r in got] == [((0, 0, 534),), ((0, 534, 1000), (1, 0, 67)), ((1, 67, 600),)]
+    assert [r.positions for r in got] == [534, 533, 533] and [r.last for r in got] == [False, False, True]
+    level = spill.level_dir(here, 3)
+    level.mkdir()
+    for name in ("R0001-0000.bkt", "R0001-0001.bkt", "B0001-0000-0000000000-0000.bkt"):
+        (level / name).write_bytes(b"x")
+    again = list(spill.rounds(here, fp, 3, 4, tasks, done=[got[0].pieces], merged=0.0))
+    assert [r.index for r in again] == [1, 2] and sum(r.positions for r in again) == 1066
+    assert sorted(f.name for f in level.iterdir()) == ["R0001-0000.bkt"]  # the killed round's gone
+    monkeypatch.setattr(spill, "room", lambda root, disk: 5)
+    with pytest.raises(spill.NoRoom, match="give --disk-limit more"):
+        next(spill.rounds(here, fp, 3, 4, tasks))
 
 
 def test_the_room_for_buckets_is_the_disk_limit_less_what_the_directory_holds(tmp_path, cluster):

@@ -144,7 +144,7 @@ def solve(p: Problem | Board | str, planner: str = "auto", *, min_moves: bool = 
     Dask cluster of ``workers`` processes, in ``spill`` (a directory: from the start,
     resumable) or in a temporary directory once they would pass the memory budget
     (``docs/planners.md``); ``spill`` with another planner is an error. ``disk_limit``: the
-    most bytes their directory may hold (a level whose buckets do not fit is built in passes;
+    most bytes their directory may hold (a level whose buckets do not fit is built in rounds;
     default: 80% of the disk's free space). A search by jumps that exhausts a self-dual
     problem in ``spill`` leaves its ``levels`` certificate there (``result.certificate``,
     and ``spill/certificate.json``). ``upper_plan``: with

@@ -233,7 +233,7 @@ def spill_options(what: str):
                              "(2GB, 500MB; default: the memory budget shared by the workers)."),
                 click.option("--disk-limit", type=BYTES, help="With --spill: the most bytes the directory "
                              "may hold (default: 80% of the disk's free space); a level whose buckets do not "
-                             "fit is built in passes, each expanding the level before it again.")]):
+                             "fit is built in rounds, each expanding some of the level before.")]):
             fn = option(fn)
         return fn
     return decorate

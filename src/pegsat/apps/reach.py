@@ -67,7 +67,7 @@ def reach(problem: Problem, root: Path, *, workers: int = 2, scheduler: str | No
     from ``root/manifest.json`` when a run of the same problem left one. ``keep``: keep every
     level's files (else only the last). Past ``deadline``, with no room for a level, or with
     workers lost: ``Unknown`` with the levels finished (which are kept: a rerun goes on, and
-    a level built in passes goes on from its last pass). ``on_level(client, d)``: called as
+    a level built in rounds goes on from its last round). ``on_level(client, d)``: called as
     level ``d`` is being expanded (tests kill a worker there). ``workers``, ``memory``,
     ``disk_limit``: as ``engine.disk.Run`` takes them."""
     if problem.special is not None or words(problem.board) != 1:

@@ -21,9 +21,10 @@ rules prune (``Search.bounds``, passed in: ``analysis.bounds``), and tested agai
 side's last level — a position's partition is the same on both sides and at every depth, so a
 merge reads only its own partition of each. No process holds a level: only a chunk's
 children, one partition's buckets, one partition of another level. A level whose buckets do
-not fit the disk is built in passes (``engine.spill.passes``).
+not fit the disk is built in rounds (``engine.spill.rounds``), each expanding some of the
+level before once.
 
-``manifest.json`` (signed, written atomically after every level, every pass and every probed
+``manifest.json`` (signed, written atomically after every level, every round and every probed
 piece) records which search it is, both sides' levels, the bound and the rules the levels
 were pruned under: it is the checkpoint, and a run that is killed resumes from it with the
 same levels and the same answer. Tasks are idempotent, so a worker lost mid-level costs
@@ -127,9 +128,12 @@ class State:
     #: the pieces of the last level (``side``, ``d``, partition, first, end) probed with no
     #: meeting: a probe killed midway (hours on the German board) resumes with the others
     probed: list[tuple[str, int, int, int, int]] = field(default_factory=list)
-    #: the level being built (``side``, depth, partitions): a rerun keeps the partitions its
-    #: passes wrote (``engine.spill.passes``) when it builds that level with as many
+    #: the level being built (``side``, depth, partitions): a rerun that builds that level
+    #: with as many partitions keeps what its rounds (a probe's passes) did
     building: tuple[str, int, int] | None = None
+    #: the rounds of that level done (each the pieces of the level before it expanded, their
+    #: buckets compacted: ``engine.spill.rounds``), kept by a rerun
+    rounds: list[tuple[tuple[int, int, int], ...]] = field(default_factory=list)
     complete: bool = False
 
 
@@ -191,6 +195,12 @@ def _expand(search: Search, root: str, fp: str, side: str, d: int, piece: tuple[
     return spill.expand(search.kernel, here, side_fp(fp, side), d, p, parts_next, chunk,
                         max_count, by=search.by, reverse=side == "backward", lo=lo, end=end, targets=targets,
                         image=image, sieves=sieves)
+
+
+def _compact(search: Search, root: str, fp: str, side: str, d: int, q: int, r: int, max_count: int) -> int:
+    """A Dask task: round ``r``'s buckets of partition ``q`` of ``side``'s new level ``d``
+    compacted into one sorted, distinct file (``engine.spill.compact``)."""
+    return spill.compact(search.kernel, Path(root) / side, side_fp(fp, side), d, q, r, max_count)
 
 
 def _sieve(search: Search, root: str, fp: str, side: str, d: int, q: int, other: tuple[int, int],
@@ -290,7 +300,8 @@ def save(root: Path, search: Search, fp: str, state: State) -> None:
         "search": f"{command[search.kind]} {problem.describe()}",
         "upper": state.upper, "first": first, "first_by": state.first_by, "pruned_under": state.built,
         "pagodas": [[list(w), f] for w, f in state.pagodas], "probed": [list(x) for x in state.probed],
-        "building": None if state.building is None else list(state.building), "complete": state.complete,
+        "building": None if state.building is None else list(state.building),
+        "rounds": [[list(x) for x in r] for r in state.rounds], "complete": state.complete,
         "levels": {side: [lv.__dict__ for lv in state.levels[side]] for side in SIDES}})
 
 
@@ -354,8 +365,11 @@ def _state(data: dict, kind: str, problem: Problem) -> State:
         if side not in SIDES or type(d) is not int or type(parts) is not int or not 1 <= parts <= 1 << 16:
             raise ValueError("a bad level in the building")
         building = (side, d, parts)
+    rounds = [tuple((int(p), int(lo), int(end)) for p, lo, end in r) for r in data.get("rounds", [])]
+    if rounds and building is None:
+        raise ValueError("rounds of no level being built")
     return State(levels, upper, first, str(data.get("first_by", "")), pagodas, built, probed, building,
-                 data.get("complete") is True)
+                 rounds, data.get("complete") is True)
 
 
 def _pruning(data: dict) -> tuple[Any, Any, list[tuple[tuple[int, ...], int]]]:
@@ -630,7 +644,7 @@ class Run:
         t, n, m = time.perf_counter(), len(tasks), other[1]
         if state.building != (side, d + 1, m):
             spill.drop_level(root / side, d + 1)
-            state.building = (side, d + 1, m)
+            state.building, state.rounds = (side, d + 1, m), []
             self.save()
         named = f"{side} level {d + 1}"
         last = self.levels[side][-1]
@@ -723,42 +737,43 @@ class Run:
     def grow(self, client: Any, side: str, d: int, tasks: list[tuple[int, int, int]],
              other: tuple[int, int] | None, spread: int) -> Outcome | None:
         """``side``'s level ``d + 1`` built (expanded, then merged partition by partition, in
-        passes when the disk is short) and recorded; an outcome when it meets the other side,
-        is empty, or cannot be built; else None."""
+        rounds when the disk is short: ``engine.spill.rounds``) and recorded; an outcome when
+        it meets the other side, is empty, or cannot be built; else None."""
         from distributed import as_completed
-
 
         a, b = self.depths()
         state, levels, root, fp, search = self.state, self.levels, self.root, self.fp, self.search
-        mine, last, n = levels[side], levels[side][-1], len(tasks)
+        mine, last = levels[side], levels[side][-1]
         t = time.perf_counter()
         scout = self.scout(client, side, d, other)
         if state.building is None or state.building[:2] != (side, d + 1):
             parts_next = spill.partitions(last.classes, FANOUT[self.kind], self.per_worker,
                                           1 if self.census else last.parts, spread)
             spill.drop_level(root / side, d + 1)  # what a killed run left of it; a run that
-            state.building = (side, d + 1, parts_next)  # had these partitions keeps its passes'
-            self.save()
+            state.building, state.rounds = (side, d + 1, parts_next), []  # had these partitions
+            self.save()  # keeps its rounds
         m = state.building[2]
         earlier = [(lv.parts, lv.fewest, lv.most) for lv in mine] if self.kind == "moves" else []
         meet = None if self.jumps else other
         merged: list[spill.Merged] = []
         meeting, futures, merges = None, [], []
-        named = self.named(side, d + 1)
+        named, here, mfp = self.named(side, d + 1), root / side, side_fp(fp, side)
         try:
             mine_disk = None if self.disk is None else self.disk - sum(  # the other side's levels count too
                 spill.disk_used(root / s) for s in SIDES if s != side and (root / s).is_dir())
-            for step in spill.passes(root / side, side_fp(fp, side), d + 1, m, last.classes, mine_disk):
-                if 0 < len(step.targets) < m:
-                    self.say(f"{named}: a pass for {len(step.targets)} of its {m} partitions (the rest "
-                             "written already, or their buckets past the room on the disk)")
-                if step.targets:
-                    futures = client.map(_expand, [search] * n, [str(root)] * n, [fp] * n, [side] * n,
-                                         [d] * n, tasks, [m] * n, [self.chunk] * n, [self.max_count] * n,
-                                         [step.targets] * n, pure=False)
+            for rnd in spill.rounds(here, mfp, d + 1, m, tasks, state.rounds, mine_disk):
+                if rnd.index or not rnd.last:
+                    self.say(f"{named}: round {rnd.index + 1}, {rnd.positions:,} of the {last.classes:,} "
+                             f"positions of {self.named(side, d)} expanded (the buckets of all are past the "
+                             "room on the disk)")
+                if rnd.pieces:
+                    c = len(rnd.pieces)
+                    futures = client.map(_expand, [search] * c, [str(root)] * c, [fp] * c, [side] * c,
+                                         [d] * c, list(rnd.pieces), [m] * c, [self.chunk] * c,
+                                         [self.max_count] * c, [rnd.targets] * c, pure=False)
                     if self.on_level is not None:
                         self.on_level(client, side, d)
-                if scout is not None:  # while the first pass expands
+                if scout is not None:  # while the first round expands
                     try:
                         met = self.first_meeting(client, [scout])
                     except Exception:  # no time, or the scout was lost: the level will tell
@@ -769,16 +784,27 @@ class Run:
                         self.say(f"{named}: a chunk of it meets the other side "
                                  f"({time.perf_counter() - t:.1f} s): {a + b + 1} moves")
                         return self.found(side, met, d)
-                if step.targets:
+                if rnd.pieces:
                     stopped = self.waited(client, futures, side, d, "built")
                     if stopped is not None:
                         return stopped
+                    spill.measured(here, d + 1, rnd.positions, len(rnd.targets or range(m)) / m)
+                if not rnd.last:  # its buckets compacted, the round kept in the checkpoint
+                    qs = list(rnd.targets or range(m))
+                    c = len(qs)
+                    futures = client.map(_compact, [search] * c, [str(root)] * c, [fp] * c, [side] * c,
+                                         [d + 1] * c, qs, [rnd.index] * c, [self.max_count] * c, pure=False)
+                    stopped = self.waited(client, futures, side, d, "compacted")
+                    if stopped is not None:
+                        return stopped
+                    state.rounds.append(rnd.pieces)
+                    self.save()
+                    continue
                 # The first partition that meets the other side ends the search: the rest of
                 # the level is never merged (as in memory, where the first slice that meets does)
-                c = len(step.merges)
-                merges = client.map(_merge, [search] * c, [str(root)] * c, [fp] * c, [side] * c,
-                                    [d + 1] * c, step.merges, [m] * c, [earlier] * c, [self.max_count] * c,
-                                    [state.upper] * c, [meet] * c, pure=False)
+                merges = client.map(_merge, [search] * m, [str(root)] * m, [fp] * m, [side] * m,
+                                    [d + 1] * m, list(range(m)), [m] * m, [earlier] * m, [self.max_count] * m,
+                                    [state.upper] * m, [meet] * m, pure=False)
                 for done in as_completed(merges, timeout=self.deadline.remaining()):
                     try:
                         x = done.result()
@@ -789,8 +815,6 @@ class Run:
                         meeting = x.hit
                         break
                     merged.append(x)
-                if meeting is not None:
-                    break
         except TimeoutError:
             client.cancel(merges)
             return self.unknown(f"{self.deadline.reason()} while {named} was built")
@@ -799,6 +823,7 @@ class Run:
         if meeting is not None:
             self.say(f"{named}: meets the other side ({time.perf_counter() - t:.1f} s): {a + b + 1} moves")
             return self.found(side, meeting, d)
+        spill.drop_buckets(here, d + 1)
         return self.record(side, d, m, merged, time.perf_counter() - t)
 
     def record(self, side: str, d: int, m: int, merged: list[spill.Merged], secs: float) -> Outcome | None:
@@ -807,7 +832,7 @@ class Run:
         state, levels = self.state, self.levels
         a, b = self.depths()
         last = levels[side][-1]
-        state.building = None
+        state.building, state.rounds = None, []
         level = Level(m, sum(x.classes for x in merged), sum(x.bytes for x in merged),
                       sum(x.raw for x in merged), min(x.pegs[0] for x in merged),
                       max(x.pegs[1] for x in merged))

@@ -23,10 +23,12 @@ children of a few chunks end to end (sorted runs: their gaps compress as well as
 A level's buckets weigh about ten times the level they make (each position is reached from
 several parents, each copy about 2 bytes compressed: 18 bytes a position on the German
 board, ``bench/results-census.txt``). Where the disk cannot hold them all, a level is built
-in passes (``passes``): each pass expands the whole source level again but writes only the
-buckets of a group of target partitions, merges them and drops them before the next — disk
-traded for repeated expansion. The groups are sized from the disk's room, after the first
-pass from what the last one wrote, and a killed build keeps the partitions its passes wrote.
+in rounds (``rounds``): each round expands a group of the source level's pieces, once, and
+compacts its buckets into one sorted, distinct file per target partition (``compact``: the
+repeats gone, a fraction of the bytes) before the next; the last round's buckets are merged
+with those files into the partitions. A killed build keeps the rounds the manifest records.
+A probe by buckets, whose buckets are met rather than kept, goes in passes instead
+(``passes``): each expands the whole source level again for a group of target partitions.
 
 A search's directory is its own: one run at a time holds it (``claim``: a lock), and its
 checkpoint, ``manifest.json``, is signed with this user's key (``sealed.signature``) and
@@ -414,10 +416,15 @@ def meet(k: Kernel, root: Path, fingerprint: str, d: int, q: int, max_count: int
     return 0, None
 
 
-def _buckets(root: Path, fingerprint: str, d: int, q: int, max_count: int) -> np.ndarray:
-    """Every bucket of partition ``q`` of level ``d`` end to end, each decoded straight into
-    its place (no bucket is held twice)."""
-    buckets = sorted(level_dir(root, d).glob(f"B{q:04d}-*.bkt"))
+def _buckets(root: Path, fingerprint: str, d: int, q: int, max_count: int,
+             compacted: bool = True) -> np.ndarray:
+    """Every bucket of partition ``q`` of level ``d`` end to end (and, ``compacted``, the
+    files the rounds before compacted them into: ``compact``), each decoded straight into its
+    place (no bucket is held twice)."""
+    where = level_dir(root, d)
+    buckets = sorted(where.glob(f"B{q:04d}-*.bkt"))
+    if compacted:
+        buckets += sorted(where.glob(f"{ROUND}{q:04d}-*.bkt"))
     fp = _fp(fingerprint, d, q)
     counts = [int(sealed.header(b, BUCKET_KIND, VERSION, fp, max_count)["count"]) for b in buckets]
     level = np.empty(sum(counts), dtype=np.uint64)
@@ -434,10 +441,10 @@ def orbit_total(k: Kernel, level: np.ndarray) -> int:
 
 
 def drop_buckets(root: Path, d: int) -> int:
-    """The buckets of level ``d`` (and a probe's sieves), once the partitions they feed are
-    written; the buckets' bytes."""
+    """The buckets of level ``d`` (the rounds' compacted ones too, and a probe's sieves),
+    once the partitions they feed are written; the buckets' bytes."""
     gone = 0
-    for b in level_dir(root, d).glob("B*.bkt"):
+    for b in [*level_dir(root, d).glob("B*.bkt"), *level_dir(root, d).glob(f"{ROUND}*.bkt")]:
         try:
             gone += b.stat().st_size
             b.unlink()
@@ -521,6 +528,100 @@ def passes(root: Path, fingerprint: str, d: int, parts: int, sources: int,
             per = made / len(group)
             if guess is None:
                 _remember(root, per * parts / max(1, sources))
+
+
+ROUND = "R"  # a round's compacted buckets: R0005-0001.bkt (partition 5, round 1)
+
+
+@dataclass(frozen=True)
+class Round:
+    """One round of a level's build: the pieces of the level before that it expands (each
+    once, all their children kept, or those of ``targets`` only: the partitions a killed
+    run's last round left unwritten), their positions, and whether it is the last (its
+    buckets merged with the rounds' before into the partitions; every other round's are
+    compacted, ``compact``, and the round recorded in the manifest)."""
+
+    index: int
+    pieces: tuple[Piece, ...]
+    positions: int
+    last: bool
+    targets: tuple[int, ...] | None = None
+
+
+def rounds(root: Path, fingerprint: str, d: int, parts: int, tasks: Sequence[Piece],
+           done: Sequence[Sequence[Piece]] = (), disk: int | None = None,
+           merged: float = MERGED) -> Iterator[Round]:
+    """The rounds that build level ``d`` of ``parts`` partitions from the pieces ``tasks`` of
+    level ``d - 1``: what the rounds ``done`` (a killed run's, from its manifest) leave of
+    them, in groups of as many as the disk's ``room`` holds the buckets of (at the last
+    round's measured bytes per position, ``RATE``), about equal — one round, all of them,
+    where it holds the level's. A killed run's round in progress is redone whole (its
+    buckets and compacted files dropped here); partitions it wrote stay (the last round's
+    merge reads them back). ``merged``: the room a compacted file takes beside its buckets,
+    as a share of them. ``NoRoom`` when not even one piece's buckets fit."""
+    sizes = {p: count(root, fingerprint, d - 1, p) for p in {p for p, _, _ in tasks}}
+    left = [(p, lo, min(end, sizes[p])) for p, lo, end in uncovered(list(tasks), [x for r in done for x in r])
+            if lo < sizes[p]]
+    unwritten = [q for q in range(parts) if not written(root, fingerprint, d, q)]
+    targets = None if len(unwritten) == parts else tuple(unwritten)
+    index = len(done)
+    _drop_from(root, d, index)
+    share = len(unwritten) / parts  # of the children, those of the partitions still to write
+    if not left:
+        yield Round(index, (), 0, True, targets)
+    while left:
+        per = _rate(root) * share * (1 + merged)  # bytes a position expanded weighs on the disk
+        space = room(root, disk)
+        total = sum(end - lo for _, lo, end in left)
+        fit = int(space // max(per, 1e-9))  # positions a round may expand
+        if fit < 1:
+            raise NoRoom(f"level {d} needs ~{_mb(per)} of buckets for each position of level {d - 1} "
+                         f"expanded and the disk has room for {_mb(space)}: free some, or give "
+                         "--disk-limit more")
+        aim = total if total <= fit else -(-total // -(-total // fit))  # rounds about equal
+        took: list[Piece] = []
+        while left and aim > 0:  # whole pieces, the last one cut where the round is full
+            p, lo, end = left[0]
+            cut = min(end, lo + aim)
+            took.append((p, lo, cut))
+            aim -= cut - lo
+            left = left[1:] if cut == end else [(p, cut, end), *left[1:]]
+        yield Round(index, tuple(took), sum(end - lo for _, lo, end in took), not left, targets)
+        index += 1
+
+
+def compact(k: Kernel, root: Path, fingerprint: str, d: int, q: int, r: int, max_count: int) -> int:
+    """Round ``r``'s buckets of partition ``q`` of level ``d`` as one sorted, distinct file
+    (written atomically, then the buckets removed: a kill between leaves both, and the
+    round, not in the manifest yet, is redone whole); the buckets' bytes."""
+    buckets = sorted(level_dir(root, d).glob(f"B{q:04d}-*.bkt"))
+    if not buckets:
+        return 0
+    kids = k.unique(_buckets(root, fingerprint, d, q, max_count, compacted=False), own=True)
+    sealed.write(level_dir(root, d) / f"{ROUND}{q:04d}-{r:04d}.bkt", BUCKET_KIND, VERSION,
+                 _fp(fingerprint, d, q), kids, durable=False, codec=CODEC)
+    made = 0
+    for b in buckets:
+        made += b.stat().st_size
+        b.unlink()
+    return made
+
+
+def measured(root: Path, d: int, positions: int, share: float = 1.0) -> None:
+    """The bytes of buckets a round of ``positions`` expanded wrote (for a ``share`` of the
+    partitions) remembered per position (``RATE``) for the rounds and levels after it."""
+    made = sum(b.stat().st_size for b in level_dir(root, d).glob("B*.bkt"))
+    if made and positions:
+        _remember(root, made / positions / max(share, 1e-9))
+
+
+def _drop_from(root: Path, d: int, r: int) -> None:
+    """A killed round's files: every bucket not compacted, and the files of rounds ``r`` on."""
+    for b in level_dir(root, d).glob("B*.bkt"):
+        b.unlink(missing_ok=True)
+    for b in level_dir(root, d).glob(f"{ROUND}*.bkt"):
+        if int(b.stem.split("-")[1]) >= r:
+            b.unlink(missing_ok=True)
 
 
 RATE = "bucket-rate"  # a file beside the levels: the last pass's bytes of buckets per position
