@@ -209,7 +209,7 @@ def test_rounds_cut_the_level_before_into_about_equal_groups_that_fit(tmp_path, 
         (level / name).write_bytes(b"x")
     again = list(spill.rounds(here, fp, 3, 4, tasks, done=[got[0].pieces], merged=0.0))
     assert [r.index for r in again] == [1, 2] and sum(r.positions for r in again) == 1066
-    assert sorted(f.name for f in level.iterdir()) == ["R0001-0000.bkt"]  # the killed round's gone
+    assert sorted(f.name for f in level.iterdir()) == ["R0001-0000.bkt", "R0001-0001.bkt"]  # buckets gone
     monkeypatch.setattr(spill, "room", lambda root, disk: 5)
     with pytest.raises(spill.NoRoom, match="give --disk-limit more"):
         next(spill.rounds(here, fp, 3, 4, tasks))
@@ -274,3 +274,53 @@ def test_an_edited_count_in_the_manifest_is_refused(tmp_path, cluster):
     r = CliRunner().invoke(main, ["count", "triangle-6", "--vacant", "a1", "--spill", str(root),
                                   "--scheduler", cluster])
     assert r.exit_code == 2 and "not signed by this user's pegsat" in r.output, r.output
+
+
+def test_a_damaged_partition_of_a_level_built_in_rounds_is_rebuilt_whole(tmp_path, truth, cluster,
+                                                                        monkeypatch):
+    """A level built in rounds, killed once its last round's buckets are written and its
+    partitions merged, one of them then damaged: the rerun rebuilds that partition from the
+    rounds' folded files and the last round expanded again for it alone, and counts what a
+    run in one go counts (a partition rebuilt from the last round's children only would miss
+    the rounds' before)."""
+    from distributed import Future, wait
+
+    from pegsat.engine import disk
+    from pegsat.engine.bitboard import stabilizer
+    from pegsat.engine.kernel import kernel
+
+    monkeypatch.setattr(spill, "room", lambda root, disk: 200_000)
+    real, seen = spill.rounds, []
+
+    def rounds(*args, **kw):
+        for r in real(*args, **kw):
+            seen.append((args[2], r))
+            yield r
+
+    monkeypatch.setattr(spill, "rounds", rounds)
+    root = tmp_path / "levels"
+
+    def stop(client, d):
+        d1, r = seen[-1]
+        if d1 == d + 1 and r.last and r.index >= 1:  # the last round of a level built in rounds
+            wait([Future(key, client) for key in list(client.futures)])
+            raise Stop
+
+    with pytest.raises(Stop):
+        reach(GAME, root, scheduler=cluster, memory=1 << 20, on_level=stop)
+    d, parts = json.loads((root / "manifest.json").read_text())["building"][1:]
+    forward = root / "forward"
+    assert list(spill.level_dir(forward, d).glob("R*.bkt"))
+    k = kernel(GAME.board, tuple(tuple(p) for p in stabilizer(GAME)))
+    fp = disk.side_fp(disk.fingerprint("census", GAME), "forward")
+    _, _, max_count = spill.prepare(root, 1 << 20, 2, disk.FANOUT["census"])
+    merged = [spill.merge(k, forward, fp, d, q, max_count) for q in range(parts)]  # the merges, then the kill
+    q = max(range(parts), key=lambda i: merged[i].classes)
+    path = spill.part_path(forward, d, q)
+    raw = bytearray(path.read_bytes())
+    raw[-1] ^= 0xFF
+    path.write_bytes(bytes(raw))
+    said = []
+    got = reach(GAME, root, scheduler=cluster, memory=1 << 20, progress=said.append)
+    assert [lv.classes for lv in got.levels] == truth[0] and [lv.raw for lv in got.levels] == truth[1]
+    assert any(line.startswith(f"level {d}: round ") for line in said)  # the last round, for one partition

@@ -24,9 +24,10 @@ A level's buckets weigh about ten times the level they make (each position is re
 several parents, each copy about 2 bytes compressed: 18 bytes a position on the German
 board, ``bench/results-census.txt``). Where the disk cannot hold them all, a level is built
 in rounds (``rounds``): each round expands a group of the source level's pieces, once, and
-compacts its buckets into one sorted, distinct file per target partition (``compact``: the
-repeats gone, a fraction of the bytes) before the next; the last round's buckets are merged
-with those files into the partitions. A killed build keeps the rounds the manifest records.
+folds its buckets into one sorted, distinct file per target partition (``compact``: the
+repeats gone, a fraction of the bytes; at most the partition it becomes) before the next;
+the last round's buckets are merged with those files into the partitions. A killed build
+keeps the rounds the manifest records.
 A probe by buckets, whose buckets are met rather than kept, goes in passes instead
 (``passes``): each expands the whole source level again for a group of target partitions.
 
@@ -397,6 +398,8 @@ def merge(k: Kernel, root: Path, fingerprint: str, d: int, q: int, max_count: in
         if keep is not None:
             level = keep(level)
         write_part(root, fingerprint, d, q, level)
+        for b in level_dir(root, d).glob(f"B{q:04d}-*.bkt"):  # a rerun expands them again: their
+            b.unlink(missing_ok=True)  # room is the next merge's (the rounds' files stay to the end)
         return Merged(len(level), orbit_total(k, level), path.stat().st_size, pegs=peg_range(k, level))
     met = level[meets(level)] if meets is not None and len(level) else level[:0]
     return Merged(len(level), orbit_total(k, level), path.stat().st_size, len(met),
@@ -539,7 +542,7 @@ class Round:
     once, all their children kept, or those of ``targets`` only: the partitions a killed
     run's last round left unwritten), their positions, and whether it is the last (its
     buckets merged with the rounds' before into the partitions; every other round's are
-    compacted, ``compact``, and the round recorded in the manifest)."""
+    folded into them, ``compact``, and the round recorded in the manifest)."""
 
     index: int
     pieces: tuple[Piece, ...]
@@ -555,30 +558,36 @@ def rounds(root: Path, fingerprint: str, d: int, parts: int, tasks: Sequence[Pie
     level ``d - 1``: what the rounds ``done`` (a killed run's, from its manifest) leave of
     them, in groups of as many as the disk's ``room`` holds the buckets of (at the last
     round's measured bytes per position, ``RATE``), about equal — one round, all of them,
-    where it holds the level's. A killed run's round in progress is redone whole (its
-    buckets and compacted files dropped here); partitions it wrote stay (the last round's
-    merge reads them back). ``merged``: the room a compacted file takes beside its buckets,
-    as a share of them. ``NoRoom`` when not even one piece's buckets fit."""
+    where it holds the level's; the last also leaves room for the partitions it writes beside
+    the files the rounds before folded their buckets into (as large as those). A killed
+    run's round in progress is redone whole (its buckets dropped here; what it folded into
+    the compacted files is children of the level before all the same, and a repeat the fold
+    removes); partitions it wrote stay (the last round's merge reads them back). ``merged``:
+    the room a compacted file takes beside its buckets, as a share of them. ``NoRoom`` when
+    not even one position's buckets fit."""
     sizes = {p: count(root, fingerprint, d - 1, p) for p in {p for p, _, _ in tasks}}
     left = [(p, lo, min(end, sizes[p])) for p, lo, end in uncovered(list(tasks), [x for r in done for x in r])
             if lo < sizes[p]]
     unwritten = [q for q in range(parts) if not written(root, fingerprint, d, q)]
     targets = None if len(unwritten) == parts else tuple(unwritten)
     index = len(done)
-    _drop_from(root, d, index)
+    for b in level_dir(root, d).glob("B*.bkt"):  # a killed round's
+        b.unlink(missing_ok=True)
     share = len(unwritten) / parts  # of the children, those of the partitions still to write
-    if not left:
-        yield Round(index, (), 0, True, targets)
-    while left:
+    while True:
         per = _rate(root) * share * (1 + merged)  # bytes a position expanded weighs on the disk
         space = room(root, disk)
         total = sum(end - lo for _, lo, end in left)
+        folded = sum(f.stat().st_size for f in level_dir(root, d).glob(f"{ROUND}*.bkt"))
+        if not left or per * total + folded <= space:  # the last: its partitions beside the folded files
+            yield Round(index, tuple(left), total, True, targets)
+            return
         fit = int(space // max(per, 1e-9))  # positions a round may expand
         if fit < 1:
-            raise NoRoom(f"level {d} needs ~{_mb(per)} of buckets for each position of level {d - 1} "
-                         f"expanded and the disk has room for {_mb(space)}: free some, or give "
+            raise NoRoom(f"level {d} needs ~{per:,.0f} bytes of buckets for each position of level "
+                         f"{d - 1} expanded and the disk has room for {_mb(space)}: free some, or give "
                          "--disk-limit more")
-        aim = total if total <= fit else -(-total // -(-total // fit))  # rounds about equal
+        aim = -(-total // -(-total // fit))  # rounds about equal
         took: list[Piece] = []
         while left and aim > 0:  # whole pieces, the last one cut where the round is full
             p, lo, end = left[0]
@@ -586,24 +595,30 @@ def rounds(root: Path, fingerprint: str, d: int, parts: int, tasks: Sequence[Pie
             took.append((p, lo, cut))
             aim -= cut - lo
             left = left[1:] if cut == end else [(p, cut, end), *left[1:]]
-        yield Round(index, tuple(took), sum(end - lo for _, lo, end in took), not left, targets)
+        yield Round(index, tuple(took), sum(end - lo for _, lo, end in took), False, targets)
         index += 1
 
 
 def compact(k: Kernel, root: Path, fingerprint: str, d: int, q: int, r: int, max_count: int) -> int:
-    """Round ``r``'s buckets of partition ``q`` of level ``d`` as one sorted, distinct file
-    (written atomically, then the buckets removed: a kill between leaves both, and the
-    round, not in the manifest yet, is redone whole); the buckets' bytes."""
-    buckets = sorted(level_dir(root, d).glob(f"B{q:04d}-*.bkt"))
+    """Round ``r``'s buckets of partition ``q`` of level ``d`` folded into the partition's
+    compacted file (sorted, distinct: the rounds' before and this one's children), written
+    atomically as round ``r``'s before the buckets and the file before are removed, so a
+    kill loses no round's children; the buckets' bytes."""
+    where = level_dir(root, d)
+    buckets = sorted(where.glob(f"B{q:04d}-*.bkt"))
     if not buckets:
         return 0
-    kids = k.unique(_buckets(root, fingerprint, d, q, max_count, compacted=False), own=True)
-    sealed.write(level_dir(root, d) / f"{ROUND}{q:04d}-{r:04d}.bkt", BUCKET_KIND, VERSION,
-                 _fp(fingerprint, d, q), kids, durable=False, codec=CODEC)
+    before = sorted(where.glob(f"{ROUND}{q:04d}-*.bkt"))
+    kids = k.unique(_buckets(root, fingerprint, d, q, max_count), own=True)
+    path = where / f"{ROUND}{q:04d}-{r:04d}.bkt"
+    sealed.write(path, BUCKET_KIND, VERSION, _fp(fingerprint, d, q), kids, durable=False, codec=CODEC)
     made = 0
     for b in buckets:
         made += b.stat().st_size
         b.unlink()
+    for b in before:
+        if b != path:
+            b.unlink()
     return made
 
 
@@ -613,15 +628,6 @@ def measured(root: Path, d: int, positions: int, share: float = 1.0) -> None:
     made = sum(b.stat().st_size for b in level_dir(root, d).glob("B*.bkt"))
     if made and positions:
         _remember(root, made / positions / max(share, 1e-9))
-
-
-def _drop_from(root: Path, d: int, r: int) -> None:
-    """A killed round's files: every bucket not compacted, and the files of rounds ``r`` on."""
-    for b in level_dir(root, d).glob("B*.bkt"):
-        b.unlink(missing_ok=True)
-    for b in level_dir(root, d).glob(f"{ROUND}*.bkt"):
-        if int(b.stem.split("-")[1]) >= r:
-            b.unlink(missing_ok=True)
 
 
 RATE = "bucket-rate"  # a file beside the levels: the last pass's bytes of buckets per position
