@@ -150,25 +150,42 @@ def test_the_time_limit_holds_inside_a_level(tmp_path, truth, cluster):
     assert got.value.facts["classes_per_level"] == truth[0][:7]
 
 
-def test_a_level_stopped_in_its_second_round_keeps_the_first_rounds_work(tmp_path, truth, cluster,
-                                                                       monkeypatch):
+def test_a_level_built_in_rounds_goes_on_after_a_kill_and_rebuilds_a_damaged_partition_whole(
+        tmp_path, truth, cluster, monkeypatch):
     """Room for 200 kB of buckets: the larger levels are built in rounds, each expanding some
-    of the level before once and compacting its buckets; a run stopped in a level's second
-    round keeps the first's compacted files, the rerun expands only the pieces left (every
-    piece of the level before once in all), and counts the same numbers."""
-    monkeypatch.setattr(spill, "room", lambda root, disk: 200_000)
-    root = tmp_path / "levels"
-    calls = []
+    of the level before once and folding its buckets into a file per partition. A run stopped
+    in a level's second round keeps the first's; the rerun expands only what is left (every
+    position of the level before once in all) and is killed once its last round's buckets are
+    written and its partitions merged, one of them then damaged (its last byte flipped, its
+    header still valid): the third run reads every partition whole, rebuilds the damaged one
+    from the rounds' files and the last round expanded again for it alone (never reading it
+    as empty, nor from the last round's children only), and counts what a run in one go
+    counts."""
+    from distributed import Future, wait
 
-    def stop(client, d):
-        calls.append(d)
-        if calls.count(d) == 2:  # the second round of level d + 1 is out
+    from pegsat.engine import disk
+    from pegsat.engine.bitboard import stabilizer
+    from pegsat.engine.kernel import kernel
+
+    monkeypatch.setattr(spill, "room", lambda root, disk: 200_000)
+    real, seen = spill.rounds, []
+
+    def rounds(*args, **kw):
+        for r in real(*args, **kw):
+            seen.append((args[2], r))
+            yield r
+
+    monkeypatch.setattr(spill, "rounds", rounds)
+    root, forward = tmp_path / "levels", tmp_path / "levels" / "forward"
+
+    def second(client, d):
+        if seen[-1][0] == d + 1 and seen[-1][1].index == 1:  # the second round of level d + 1 is out
             raise Stop
 
     told = []
     with pytest.raises(Stop):
-        reach(GAME, root, scheduler=cluster, memory=1 << 20, on_level=stop, progress=told.append)
-    d = calls[-1] + 1
+        reach(GAME, root, scheduler=cluster, memory=1 << 20, on_level=second, progress=told.append)
+    d = seen[-1][0]
     manifest = json.loads((root / "manifest.json").read_text())
     assert manifest["building"][:2] == ["forward", d] and len(manifest["rounds"]) == 1
     assert told[-1].startswith(f"level {d}: round 2, "), told[-1]
@@ -176,16 +193,34 @@ def test_a_level_stopped_in_its_second_round_keeps_the_first_rounds_work(tmp_pat
     total = int(first.split(" of the ")[1].split()[0].replace(",", ""))
     kept = sum(end - lo for _, lo, end in manifest["rounds"][0])
     assert kept == int(first.split(", ")[1].split()[0].replace(",", "")) < total
-    level = spill.level_dir(root / "forward", d)
-    assert list(level.glob("R*-0000.bkt")) and not list(level.glob("P*.lvl"))
+    assert list(spill.level_dir(forward, d).glob("R*-0000.bkt"))
+    assert not list(spill.level_dir(forward, d).glob("P*.lvl"))
+
+    def last(client, e):
+        if seen[-1][0] == e + 1 == d and seen[-1][1].last:  # level d's last round: its buckets written
+            wait([Future(key, client) for key in list(client.futures)])
+            raise Stop
+
     said = []
-    got = reach(GAME, root, scheduler=cluster, memory=1 << 20, progress=said.append)
-    assert [lv.classes for lv in got.levels] == truth[0] and [lv.raw for lv in got.levels] == truth[1]
+    with pytest.raises(Stop):
+        reach(GAME, root, scheduler=cluster, memory=1 << 20, on_level=last, progress=said.append)
     assert said[0].startswith(f"resuming from level {d - 1}")
-    rounds = [line for line in said if line.startswith(f"level {d}: round ")]
-    assert rounds[0].startswith(f"level {d}: round 2, ")  # the first round was not redone
-    redone = sum(int(line.split(", ")[1].split()[0].replace(",", "")) for line in rounds)
+    rounds_said = [line for line in said if line.startswith(f"level {d}: round ")]
+    assert rounds_said[0].startswith(f"level {d}: round 2, ")  # the first round was not redone
+    redone = sum(int(line.split(", ")[1].split()[0].replace(",", "")) for line in rounds_said)
     assert redone + kept == total  # each position of level d - 1 expanded once
+    parts = json.loads((root / "manifest.json").read_text())["building"][2]
+    k = kernel(GAME.board, tuple(tuple(p) for p in stabilizer(GAME)))
+    fp = disk.side_fp(disk.fingerprint("census", GAME), "forward")
+    _, _, max_count = spill.prepare(root, 1 << 20, 2, disk.FANOUT["census"])
+    merged = [spill.merge(k, forward, fp, d, q, max_count) for q in range(parts)]  # the merges, then the kill
+    q = max(range(parts), key=lambda i: merged[i].classes)
+    path = spill.part_path(forward, d, q)
+    raw = bytearray(path.read_bytes())
+    raw[-1] ^= 0xFF
+    path.write_bytes(bytes(raw))
+    got = reach(GAME, root, scheduler=cluster, memory=1 << 20)
+    assert [lv.classes for lv in got.levels] == truth[0] and [lv.raw for lv in got.levels] == truth[1]
 
 
 def test_rounds_cut_the_level_before_into_about_equal_groups_that_fit(tmp_path, monkeypatch):
@@ -228,42 +263,6 @@ def test_the_room_for_buckets_is_the_disk_limit_less_what_the_directory_holds(tm
     assert len(json.loads((tmp_path / "l" / "manifest.json").read_text())["levels"]["forward"]) >= 2
 
 
-def test_a_damaged_partition_of_the_level_being_built_is_rebuilt_not_read_as_empty(tmp_path, truth, cluster):
-    """A kill during level 7's merges leaves its partitions written, one of them then
-    damaged (its last byte flipped, its header still valid): the rerun reads every one whole,
-    removes the damaged one and rebuilds it from level 6, and counts what a run in one go
-    counts (the damaged file was read as an empty partition before)."""
-    from distributed import Future, wait
-
-    from pegsat.engine import disk
-    from pegsat.engine.bitboard import stabilizer
-    from pegsat.engine.kernel import kernel
-
-    root = tmp_path / "levels"
-
-    def stop(client, d):
-        if d == 6:
-            wait([Future(key, client) for key in list(client.futures)])  # level 7's buckets all written
-            raise Stop
-
-    with pytest.raises(Stop):
-        reach(GAME, root, scheduler=cluster, memory=1 << 20, on_level=stop)
-    parts = json.loads((root / "manifest.json").read_text())["building"][2]
-    k = kernel(GAME.board, tuple(tuple(p) for p in stabilizer(GAME)))
-    fp = disk.side_fp(disk.fingerprint("census", GAME), "forward")
-    _, _, max_count = spill.prepare(root, 1 << 20, 2, disk.FANOUT["census"])
-    forward = root / "forward"
-    merged = [spill.merge(k, forward, fp, 7, q, max_count) for q in range(parts)]  # the merges, then the kill
-    q = max(range(parts), key=lambda i: merged[i].classes)
-    path = spill.part_path(forward, 7, q)
-    raw = bytearray(path.read_bytes())
-    raw[-1] ^= 0xFF
-    path.write_bytes(bytes(raw))
-    got = reach(GAME, root, scheduler=cluster, memory=1 << 20)
-    assert [lv.classes for lv in got.levels] == truth[0]
-    assert [lv.raw for lv in got.levels] == truth[1]
-
-
 def test_an_edited_count_in_the_manifest_is_refused(tmp_path, cluster):
     """The checkpoint is signed: a level count edited by hand is not printed as the census."""
     root = tmp_path / "levels"
@@ -274,53 +273,3 @@ def test_an_edited_count_in_the_manifest_is_refused(tmp_path, cluster):
     r = CliRunner().invoke(main, ["count", "triangle-6", "--vacant", "a1", "--spill", str(root),
                                   "--scheduler", cluster])
     assert r.exit_code == 2 and "not signed by this user's pegsat" in r.output, r.output
-
-
-def test_a_damaged_partition_of_a_level_built_in_rounds_is_rebuilt_whole(tmp_path, truth, cluster,
-                                                                        monkeypatch):
-    """A level built in rounds, killed once its last round's buckets are written and its
-    partitions merged, one of them then damaged: the rerun rebuilds that partition from the
-    rounds' folded files and the last round expanded again for it alone, and counts what a
-    run in one go counts (a partition rebuilt from the last round's children only would miss
-    the rounds' before)."""
-    from distributed import Future, wait
-
-    from pegsat.engine import disk
-    from pegsat.engine.bitboard import stabilizer
-    from pegsat.engine.kernel import kernel
-
-    monkeypatch.setattr(spill, "room", lambda root, disk: 200_000)
-    real, seen = spill.rounds, []
-
-    def rounds(*args, **kw):
-        for r in real(*args, **kw):
-            seen.append((args[2], r))
-            yield r
-
-    monkeypatch.setattr(spill, "rounds", rounds)
-    root = tmp_path / "levels"
-
-    def stop(client, d):
-        d1, r = seen[-1]
-        if d1 == d + 1 and r.last and r.index >= 1:  # the last round of a level built in rounds
-            wait([Future(key, client) for key in list(client.futures)])
-            raise Stop
-
-    with pytest.raises(Stop):
-        reach(GAME, root, scheduler=cluster, memory=1 << 20, on_level=stop)
-    d, parts = json.loads((root / "manifest.json").read_text())["building"][1:]
-    forward = root / "forward"
-    assert list(spill.level_dir(forward, d).glob("R*.bkt"))
-    k = kernel(GAME.board, tuple(tuple(p) for p in stabilizer(GAME)))
-    fp = disk.side_fp(disk.fingerprint("census", GAME), "forward")
-    _, _, max_count = spill.prepare(root, 1 << 20, 2, disk.FANOUT["census"])
-    merged = [spill.merge(k, forward, fp, d, q, max_count) for q in range(parts)]  # the merges, then the kill
-    q = max(range(parts), key=lambda i: merged[i].classes)
-    path = spill.part_path(forward, d, q)
-    raw = bytearray(path.read_bytes())
-    raw[-1] ^= 0xFF
-    path.write_bytes(bytes(raw))
-    said = []
-    got = reach(GAME, root, scheduler=cluster, memory=1 << 20, progress=said.append)
-    assert [lv.classes for lv in got.levels] == truth[0] and [lv.raw for lv in got.levels] == truth[1]
-    assert any(line.startswith(f"level {d}: round ") for line in said)  # the last round, for one partition
