@@ -226,7 +226,8 @@ def test_a_level_built_in_rounds_goes_on_after_a_kill_and_rebuilds_a_damaged_par
 def test_rounds_cut_the_level_before_into_about_equal_groups_that_fit(tmp_path, monkeypatch):
     """The rounds of a level take every position of the level before once, in groups the
     room fits (a piece cut where a round is full), about equal; a rerun goes on after the
-    rounds done, its killed round's files dropped; no room for one position is NoRoom."""
+    rounds done, its killed round's buckets dropped; no room for a round of a quarter of the
+    level before (a pass's for one of its 4 partitions) is NoRoom."""
     import numpy as np
 
     fp, here = "fp", tmp_path
@@ -245,7 +246,7 @@ def test_rounds_cut_the_level_before_into_about_equal_groups_that_fit(tmp_path, 
     again = list(spill.rounds(here, fp, 3, 4, tasks, done=[got[0].pieces], merged=0.0))
     assert [r.index for r in again] == [1, 2] and sum(r.positions for r in again) == 1066
     assert sorted(f.name for f in level.iterdir()) == ["R0001-0000.bkt", "R0001-0001.bkt"]  # buckets gone
-    monkeypatch.setattr(spill, "room", lambda root, disk: 5)
+    monkeypatch.setattr(spill, "room", lambda root, disk: 3990)  # 399 positions of the 400
     with pytest.raises(spill.NoRoom, match="give --disk-limit more"):
         next(spill.rounds(here, fp, 3, 4, tasks))
 

@@ -564,7 +564,8 @@ def rounds(root: Path, fingerprint: str, d: int, parts: int, tasks: Sequence[Pie
     the compacted files is children of the level before all the same, and a repeat the fold
     removes); partitions it wrote stay (the last round's merge reads them back). ``merged``:
     the room a compacted file takes beside its buckets, as a share of them. ``NoRoom`` when
-    not even one position's buckets fit."""
+    the buckets of a round of one ``parts``-th of the level before do not fit (the least a
+    pass of one partition took), or of what is left of it."""
     sizes = {p: count(root, fingerprint, d - 1, p) for p in {p for p, _, _ in tasks}}
     left = [(p, lo, min(end, sizes[p])) for p, lo, end in uncovered(list(tasks), [x for r in done for x in r])
             if lo < sizes[p]]
@@ -574,7 +575,8 @@ def rounds(root: Path, fingerprint: str, d: int, parts: int, tasks: Sequence[Pie
     for b in level_dir(root, d).glob("B*.bkt"):  # a killed round's
         b.unlink(missing_ok=True)
     share = len(unwritten) / parts  # of the children, those of the partitions still to write
-    while True:
+    least = -(-sum(sizes.values()) // parts)  # the fewest positions a round expands: as a pass
+    while True:  # for one partition of ``parts`` needs the room of (no crawl of tiny rounds)
         per = _rate(root) * share * (1 + merged)  # bytes a position expanded weighs on the disk
         space = room(root, disk)
         total = sum(end - lo for _, lo, end in left)
@@ -583,10 +585,10 @@ def rounds(root: Path, fingerprint: str, d: int, parts: int, tasks: Sequence[Pie
             yield Round(index, tuple(left), total, True, targets)
             return
         fit = int(space // max(per, 1e-9))  # positions a round may expand
-        if fit < 1:
-            raise NoRoom(f"level {d} needs ~{per:,.0f} bytes of buckets for each position of level "
-                         f"{d - 1} expanded and the disk has room for {_mb(space)}: free some, or give "
-                         "--disk-limit more")
+        if fit < min(least, total):
+            raise NoRoom(f"level {d} needs ~{_mb(per * min(least, total))} of buckets for a round of "
+                         f"{min(least, total):,} positions of level {d - 1} and the disk has room for "
+                         f"{_mb(space)}: free some, or give --disk-limit more")
         aim = -(-total // -(-total // fit))  # rounds about equal
         took: list[Piece] = []
         while left and aim > 0:  # whole pieces, the last one cut where the round is full
