@@ -39,7 +39,7 @@ from ..deadline import Deadline
 from ..errors import PegsatError
 from ..files import parse_json, read_text, write_atomic
 from ..limits import memory_budget
-from .closure import UNSETTLED, Runner, whole
+from .closure import UNSETTLED, Runner, union, whole
 from .verdict import Verdict, judged, rejected
 
 MULTIPLIER = 0x9E3779B97F4A7C15  # a position's partition: the top bits of its product with this
@@ -232,6 +232,13 @@ def load_built(path: Path) -> np.ndarray:
     except (OSError, sealed.Stale) as exc:
         raise ValueError(f"{UNSETTLED}a level the check rebuilt could not be read ({exc}); check again "
                          "without the journal") from None
+
+
+def with_built(path: Path, x: np.ndarray) -> np.ndarray:
+    """The sorted, distinct ``x`` with what the rounds before built of its part (``path``; none
+    there: ``x``), to be written back whole; ValueError (unsettled) when that part cannot be
+    read."""
+    return union([load_built(path), x]) if path.exists() else x
 
 
 @dataclass(frozen=True)

@@ -105,6 +105,7 @@ from .kit import (
     run_steps,
     save_built,
     scratch_dir,
+    with_built,
 )
 from .verdict import Verdict, judged, rejected, restated, unsettled
 
@@ -331,12 +332,10 @@ class Levels:
         except sealed.Stale as exc:
             return f"{UNSETTLED}a bucket file of the check was lost ({exc})"
         x = union(kids) if kids else np.zeros(0, dtype=np.uint64)  # each file: sorted runs
-        x = x[~self.excluded(side, x)]
-        if before:
-            try:
-                x = union([load_built(path), x])
-            except ValueError as exc:
-                return str(exc)
+        try:
+            x = with_built(path, x[~self.excluded(side, x)])
+        except ValueError as exc:
+            return str(exc)
         return self._write_built(side, d + 1, q, x)
 
     def _write_built(self, side: str, d: int, q: int, x: np.ndarray) -> str | None:

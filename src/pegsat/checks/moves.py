@@ -98,6 +98,7 @@ from .kit import (
     run_steps,
     save_built,
     scratch_dir,
+    with_built,
 )
 from .positions import read_part
 from .verdict import Verdict, judged, rejected, restated, unsettled
@@ -403,15 +404,14 @@ class Moves:
                 fresh = [distinct(np.concatenate(fresh), compiled, mine=True)]
                 size = len(fresh[0])
         path = built_path(self.built, side, d + 1, q)
-        if path.exists():  # the rounds before's
-            if not fresh:
-                return None
-            try:
-                fresh.append(load_built(path))
-            except ValueError as exc:
-                return str(exc)
+        if path.exists() and not fresh:  # the rounds before's, and nothing to add
+            return None
         x = (distinct(np.concatenate(fresh), compiled, mine=True) if fresh
              else np.zeros(0, dtype=np.uint64))
+        try:
+            x = with_built(path, x)
+        except ValueError as exc:
+            return str(exc)
         return self.write_built(side, d + 1, q, x)
 
     def write_built(self, side: str, d: int, q: int, x: np.ndarray) -> str | None:

@@ -651,31 +651,28 @@ class Run:
         bits = self.sieve_bits(other)
         probes: list[Any] = []
         try:
-            for step in spill.passes(root / side, side_fp(fp, side), d + 1, m, last.classes, self.disk,
-                                     merged=0.0,  # met partitions are marked, not written
-                                     rate=(spill.SIEVED_BYTES + bits / 8) if bits else None):
-                if not step.targets:
-                    continue
-                if len(step.targets) < m:
-                    self.say(f"{named}: a probe pass for {len(step.targets)} of its {m} partitions")
-                c = len(step.targets)
+            for targets in spill.passes(root / side, side_fp(fp, side), d + 1, m, last.classes, self.disk,
+                                        rate=(spill.SIEVED_BYTES + bits / 8) if bits else None):
+                if len(targets) < m:
+                    self.say(f"{named}: a probe pass for {len(targets)} of its {m} partitions")
+                c = len(targets)
                 if bits:  # each partition met sieved first: few children reach the buckets
                     sieves = client.map(_sieve, [search] * c, [str(root)] * c, [fp] * c, [side] * c, [d] * c,
-                                        list(step.targets), [other] * c, [self.max_count] * c, [bits] * c,
+                                        list(targets), [other] * c, [self.max_count] * c, [bits] * c,
                                         pure=False)
                     stopped = self.waited(client, sieves, side, d, "sieved")
                     if stopped is not None:
                         return stopped
                 futures = client.map(_expand, [search] * n, [str(root)] * n, [fp] * n, [side] * n, [d] * n,
                                      tasks, [m] * n, [self.chunk] * n, [self.max_count] * n,
-                                     [step.targets] * n, [True] * n, [bool(bits)] * n, pure=False)
+                                     [targets] * n, [True] * n, [bool(bits)] * n, pure=False)
                 if self.on_level is not None:
                     self.on_level(client, side, d)
                 stopped = self.waited(client, futures, side, d, "probed")
                 if stopped is not None:
                     return stopped
                 probes = client.map(_meet, [search] * c, [str(root)] * c, [fp] * c, [side] * c, [d] * c,
-                                    list(step.targets), [other] * c, [self.max_count] * c, pure=False)
+                                    list(targets), [other] * c, [self.max_count] * c, pure=False)
                 for done in as_completed(probes, timeout=self.deadline.remaining()):
                     try:
                         hits, least = done.result()

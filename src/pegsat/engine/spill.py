@@ -68,7 +68,7 @@ GOLDEN = np.uint64(0x9E3779B97F4A7C15)  # Fibonacci hashing: the top bits of pos
 BUCKET_BYTES = 40  # bytes of buckets per position expanded, the first pass's guess (German
 # central game, level 18 -> 19: 38 GB from 1.17 B positions); later passes use what they measure
 DISK_SHARE = 0.8  # of the disk's free bytes a pass's buckets may take
-MERGED = 0.25  # a partition's file beside its buckets, as a share of them (about a tenth: room to spare)
+MERGED = 0.25  # the files a round folds its buckets into, beside them, as a share of them (about a tenth)
 
 
 class NoRoom(PegsatError):
@@ -487,45 +487,29 @@ def room(root: Path, disk: int | None) -> int:
     return free if disk is None else min(free, disk - disk_used(root))
 
 
-@dataclass(frozen=True)
-class Pass:
-    """One pass of a level's build: the partitions whose buckets it writes (``expand``'s
-    ``targets``) and those it merges (the same, and in the first pass those a killed run
-    wrote already: merging them reads them back)."""
-
-    targets: tuple[int, ...]
-    merges: tuple[int, ...]
-
-
-def passes(root: Path, fingerprint: str, d: int, parts: int, sources: int,
-           disk: int | None = None, merged: float = MERGED, rate: float | None = None) -> Iterator[Pass]:
-    """The passes that build level ``d`` of ``parts`` partitions from ``sources`` positions:
-    groups of the partitions not yet written (a killed run's are kept: the caller drops the
-    level first unless that run had the same ``parts``), each as many as the disk's ``room``
-    holds the buckets of — one group, all of them, where it holds the level's. The caller
-    runs a pass (expand with its targets, merge its merges) between two; its buckets are
-    dropped here after it, and what they weighed sizes the next, and the next level's first
-    (``RATE``: bytes per source position). ``merged``: the room a partition's file takes
-    beside its buckets, as a share of them (0 for a probe, which writes none); ``rate``: the
-    first pass's guess of bytes per source position (a sieved probe's; it is not remembered),
-    else what the last pass measured. ``NoRoom`` when not even one partition's buckets fit."""
+def passes(root: Path, fingerprint: str, d: int, parts: int, sources: int, disk: int | None = None,
+           rate: float | None = None) -> Iterator[tuple[int, ...]]:
+    """The passes of a probe by buckets of level ``d`` (``parts`` partitions, met rather than
+    kept) from ``sources`` positions: groups of the partitions not met yet (a killed run's
+    marks stay: ``meet``), each as many as the disk's ``room`` holds the buckets of — one
+    group, all of them, where it holds the level's. The caller runs a pass (expand for its
+    partitions, meet them) between two; its buckets are dropped here after it, and what they
+    weighed sizes the next. ``rate``: the first pass's guess of bytes per source position (a
+    sieved probe's; it is not remembered), else what the last pass or round measured
+    (``RATE``). ``NoRoom`` when not even one partition's buckets fit."""
     guess = rate
     rate = _rate(root) if guess is None else guess  # bytes of buckets per source position
     per = rate * max(1, sources) / parts  # a guess until this level's first pass measures it
     todo = [q for q in range(parts) if not written(root, fingerprint, d, q)]
-    kept = tuple(q for q in range(parts) if q not in set(todo))
     drop_buckets(root, d)  # a killed pass's: its group is redone whole
-    if not todo:
-        yield Pass((), kept)
     while todo:
         space = room(root, disk)
-        n = min(len(todo), int(space // max(per * (1 + merged), 1.0)))
+        n = min(len(todo), int(space // max(per, 1.0)))
         if n < 1:
             raise NoRoom(f"level {d} needs ~{_mb(per)} of buckets for each of its {parts} partitions "
                          f"and the disk has room for {_mb(space)}: free some, or give --disk-limit more")
         group, todo = tuple(todo[:n]), todo[n:]
-        yield Pass(group, kept + group)
-        kept = ()
+        yield group
         made = drop_buckets(root, d)
         if made:
             per = made / len(group)
