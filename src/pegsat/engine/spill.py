@@ -419,15 +419,12 @@ def meet(k: Kernel, root: Path, fingerprint: str, d: int, q: int, max_count: int
     return 0, None
 
 
-def _buckets(root: Path, fingerprint: str, d: int, q: int, max_count: int,
-             compacted: bool = True) -> np.ndarray:
-    """Every bucket of partition ``q`` of level ``d`` end to end (and, ``compacted``, the
-    files the rounds before compacted them into: ``compact``), each decoded straight into its
-    place (no bucket is held twice)."""
+def _buckets(root: Path, fingerprint: str, d: int, q: int, max_count: int) -> np.ndarray:
+    """Every bucket of partition ``q`` of level ``d`` end to end, and the files the rounds
+    before folded theirs into (``compact``), each decoded straight into its place (no bucket
+    is held twice)."""
     where = level_dir(root, d)
-    buckets = sorted(where.glob(f"B{q:04d}-*.bkt"))
-    if compacted:
-        buckets += sorted(where.glob(f"{ROUND}{q:04d}-*.bkt"))
+    buckets = sorted(where.glob(f"B{q:04d}-*.bkt")) + sorted(where.glob(f"{ROUND}{q:04d}-*.bkt"))
     fp = _fp(fingerprint, d, q)
     counts = [int(sealed.header(b, BUCKET_KIND, VERSION, fp, max_count)["count"]) for b in buckets]
     level = np.empty(sum(counts), dtype=np.uint64)
@@ -559,8 +556,9 @@ def rounds(root: Path, fingerprint: str, d: int, parts: int, tasks: Sequence[Pie
     for b in level_dir(root, d).glob("B*.bkt"):  # a killed round's
         b.unlink(missing_ok=True)
     share = len(unwritten) / parts  # of the children, those of the partitions still to write
-    least = -(-sum(sizes.values()) // parts)  # the fewest positions a round expands: as a pass
-    while True:  # for one partition of ``parts`` needs the room of (no crawl of tiny rounds)
+    # the fewest positions a round expands: the room a pass for one partition needed (no crawl
+    least = -(-sum(sizes.values()) // parts)  # of tiny rounds)
+    while True:
         per = _rate(root) * share * (1 + merged)  # bytes a position expanded weighs on the disk
         space = room(root, disk)
         total = sum(end - lo for _, lo, end in left)
