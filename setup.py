@@ -1,5 +1,6 @@
-"""Builds pegsat's compiled search core (``pegsat.engine._core``) and the independent checker's
-compiled loops (``pegsat.checks._check``, sharing nothing with the core); everything else is in
+"""Builds pegsat's compiled search core (``pegsat.engine._core``), the independent checker's
+compiled loops (``pegsat.checks._check``, sharing nothing with the core) and the byte planes of
+sealed files (``pegsat._planes``); everything else is in
 pyproject.toml. A C compiler is needed at install time (gcc on Debian/Ubuntu); numpy's headers come from
 the build requirements (its allocation-policy hook, ``engine/_pool.h``)."""
 
@@ -17,4 +18,6 @@ setup(ext_modules=[Extension("pegsat.engine._core", ["src/pegsat/engine/_core.c"
                                       "src/pegsat/engine/_dfs_impl.h", "src/pegsat/engine/_pool.h"],
                              include_dirs=[numpy.get_include()], extra_compile_args=flags),
                    # the independent checker's own loops: no header or function of the core
-                   Extension("pegsat.checks._check", ["src/pegsat/checks/_check.c"], extra_compile_args=flags)])
+                   Extension("pegsat.checks._check", ["src/pegsat/checks/_check.c"], extra_compile_args=flags),
+                   # the byte planes of sealed files, the format both read (neither includes it)
+                   Extension("pegsat._planes", ["src/pegsat/_planes.c"], extra_compile_args=flags)])

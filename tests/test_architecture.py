@@ -9,7 +9,7 @@ SRC = Path(__file__).resolve().parent.parent / "src" / "pegsat"
 
 #: bottom to top; a module may import from its own layer and the layers before it
 LAYERS = [
-    {"errors", "deadline", "files", "process", "limits", "sealed", "progress"},
+    {"errors", "deadline", "files", "process", "limits", "sealed", "_planes", "progress"},
     {"model"},
     {"engine"},
     {"analysis"},

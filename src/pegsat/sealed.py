@@ -12,9 +12,10 @@ differences between neighbours (the first is the first word; modulo 2^64, so any
 round-trips) as eight byte planes — every lowest byte, then every second byte, ... — and
 those compressed by Zstandard at level 1. Sorted positions have small gaps, so the planes of
 high bytes are nearly all zero: a French level by moves takes 1.5 bytes a position instead
-of 8, written at about 50 and read at about 60 million positions a second (the dead-set
-files' byte planes, with zstd instead of zlib: the same size, 10x faster to write;
-``bench/sealed.py`` measures plain deltas and varints against it).
+of 8 (the dead-set files' byte planes, with zstd instead of zlib: the same size, 10x faster to
+write). The differences and planes are made in one compiled pass each way (``_planes.c``, a few
+nanoseconds a word; numpy's three passes, ``_split_reference`` and ``_join_reference``, are
+what the tests hold it to): Zstandard's own work is most of a file's time.
 
 ``read`` believes none of it until it has checked it all: the magic line, the kind and its
 version, the fingerprint of what the array belongs to (the caller's problem and symmetries),
@@ -74,13 +75,27 @@ def encode(array: np.ndarray, codec: str) -> bytes:
         raise ValueError(f"unknown codec {codec!r}")
     import zstandard
 
+    from . import _planes
+
+    planes = np.empty(8 * len(words), dtype=np.uint8)
+    _planes.split(words, planes)
+    return zstandard.ZstdCompressor(level=ZSTD_LEVEL).compress(planes.data)
+
+
+def _split_reference(words: np.ndarray) -> np.ndarray:
+    """numpy's ``_planes.split``: the byte planes of the differences between neighbours."""
     gaps = np.empty_like(words)
     if len(words):
         gaps[0] = words[0]
         np.subtract(words[1:], words[:-1], out=gaps[1:])
-    planes = np.ascontiguousarray(gaps.view(np.uint8).reshape(-1, 8).T)
-    del gaps
-    return zstandard.ZstdCompressor(level=ZSTD_LEVEL).compress(planes.data)
+    return np.ascontiguousarray(gaps.view(np.uint8).reshape(-1, 8).T).reshape(-1)
+
+
+def _join_reference(planes: np.ndarray, words: np.ndarray) -> None:
+    """numpy's ``_planes.join``: ``words`` made from the byte planes of their differences."""
+    count = len(words)
+    np.copyto(words.view(np.uint8).reshape(count, 8), planes.reshape(8, count).T)
+    np.cumsum(words, dtype=np.uint64, out=words)
 
 
 def decode(body: bytes | memoryview, codec: str, count: int, out: np.ndarray | None = None) -> np.ndarray:
@@ -116,10 +131,11 @@ def decode(body: bytes | memoryview, codec: str, count: int, out: np.ndarray | N
     if got != want:
         raise Stale(f"its body inflates to {'more than ' if got > want else ''}{got} bytes, "
                     f"not the {want} of {count} words")
+    from . import _planes
+
     words = np.empty(count, dtype=np.uint64) if out is None else out
-    np.copyto(words.view(np.uint8).reshape(count, 8), raw[:want].reshape(8, count).T)
-    del raw
-    return np.cumsum(words, dtype=np.uint64, out=words)
+    _planes.join(raw[:want], words)
+    return words
 
 
 def write(path: Path, kind: str, version: int, fingerprint: str, array: np.ndarray,
