@@ -219,11 +219,30 @@ def random_problems(rows: tuple[int, int], cols: tuple[int, int], special: bool)
 
 
 @pytest.fixture(scope="session", autouse=True)
+def _no_fsync():
+    """The tests' files are scratch: ``os.fsync`` does nothing in the test processes (each call
+    waited 5-20 ms on this machine's disk, hundreds of times a run). That pegsat's outputs are
+    fsynced, file and directory, is tested with the real call
+    (``test_hostile.py::test_a_committed_output_is_fsynced_file_and_directory``); the pegsat
+    commands the tests start as processes, and Dask's workers, fsync as a user's do."""
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(os, "fsync", lambda fd: None)
+        yield
+
+
+@pytest.fixture(scope="session", autouse=True)
 def _solvable_set_cache(tmp_path_factory):
-    """One cache of solvable sets (apps.hint) and one key signing checkpoints and journals
-    (``sealed.user_key``) for the whole run, never the user's own."""
+    """One cache of solvable sets (apps.hint) for the whole run, both test processes (the
+    English central game's takes seconds to make; its files are written atomically, so the
+    two processes may share them), and one key signing checkpoints and journals
+    (``sealed.user_key``) for each process, never the user's own."""
     saved = {name: os.environ.get(name) for name in ("PEGSAT_CACHE", "PEGSAT_KEY")}
-    os.environ["PEGSAT_CACHE"] = str(tmp_path_factory.mktemp("pegsat-cache"))
+    if os.environ.get("PYTEST_XDIST_WORKER"):  # the run's directory, above each process's own
+        cache = tmp_path_factory.getbasetemp().parent / "pegsat-cache"
+        cache.mkdir(exist_ok=True)
+    else:
+        cache = tmp_path_factory.mktemp("pegsat-cache")
+    os.environ["PEGSAT_CACHE"] = str(cache)
     os.environ["PEGSAT_KEY"] = str(tmp_path_factory.mktemp("pegsat-key") / "key")
     yield
     for name, old in saved.items():

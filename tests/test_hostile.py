@@ -21,6 +21,7 @@ import time
 import zipfile
 from concurrent.futures import ThreadPoolExecutor
 from functools import lru_cache
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -344,6 +345,23 @@ def test_a_full_disk_is_unknown_and_leaves_nothing(tmp_path, monkeypatch):
     r = cli("solve", "triangle-5", "--vacant", "a1", "--planner", "search", "--out", out)
     assert r.exit_code == 20 and "unknown: disk full" in r.output, r.output
     assert list(tmp_path.iterdir()) == []
+
+
+def test_a_committed_output_is_fsynced_file_and_directory(tmp_path, monkeypatch):
+    """A plan written with ``--out`` reaches the disk before its name does: the temporary file
+    is fsynced, renamed over the target, and the directory fsynced (the tests' own fsync is a
+    no-op: conftest's ``_no_fsync``; here the real one is watched)."""
+    synced = []
+
+    def fsync(fd):
+        synced.append(os.readlink(f"/proc/self/fd/{fd}"))
+
+    monkeypatch.setattr(os, "fsync", fsync)
+    out = tmp_path / "p.plan"
+    r = cli("solve", "triangle-5", "--vacant", "a1", "--planner", "search", "--out", out)
+    assert r.exit_code == 0 and out.is_file(), r.output
+    assert len(synced) == 2 and synced[1] == str(tmp_path), synced
+    assert Path(synced[0]).parent == tmp_path and Path(synced[0]).name.startswith(".p.plan.")
 
 
 @pytest.mark.parametrize("codec", sealed.CODECS)
