@@ -86,6 +86,17 @@ def quick_disk_beams(monkeypatch):
     monkeypatch.setattr(moves, "DISK_WIDTHS", (2000, 5000))
 
 
+@pytest.fixture
+def few_partitions(monkeypatch):
+    """Partitions of a level on disk as real runs make them (a few): for the tests of how a
+    search gets to disk and what it says, not of how its levels are split (a task a
+    partition: where test_fewest.py and test_reach.py make them tiny, a small search takes
+    seconds of tasks)."""
+    from pegsat.engine import spill
+
+    monkeypatch.setattr(spill, "MIN_PART_BYTES", 8 << 20)
+
+
 @pytest.fixture(scope="session")
 def cluster():
     """One two-worker Dask cluster, bound to 127.0.0.1, for the level-search tests that kill

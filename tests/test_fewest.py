@@ -116,7 +116,7 @@ def test_under_a_bound_the_levels_are_the_in_memory_ones_and_a_time_limit_is_unk
     assert late.status is Status.UNKNOWN and late.proof is None
 
 
-def test_solve_spill_through_the_command_line(tmp_path, truth):
+def test_solve_spill_through_the_command_line(tmp_path, truth, few_partitions):
     r = CliRunner().invoke(main, ["solve", "triangle-6", "--vacant", "a1", "--min-moves", "--spill",
                                   str(tmp_path / "l"), "--memory-limit", "2MB", "--workers", "2", "--json"])
     assert r.exit_code == 0, r.output
@@ -127,7 +127,7 @@ def test_solve_spill_through_the_command_line(tmp_path, truth):
         r.output.count("\n") == 1
 
 
-def test_past_the_memory_budget_the_search_goes_on_out_of_core(monkeypatch):
+def test_past_the_memory_budget_the_search_goes_on_out_of_core(monkeypatch, few_partitions):
     """``solve --min-moves`` with a 0.1 MB budget: the in-memory levels outgrow it, the search
     goes on with its levels on disk, and answers (the temporary directory removed)."""
     monkeypatch.setenv("PEGSAT_MEMORY_GB", "0.0001")
@@ -212,7 +212,7 @@ def test_a_survey_goes_on_with_the_levels_a_stopped_search_left(tmp_path, cluste
     assert e.status == "solved" and not (tmp_path / "a1-a1").exists()
 
 
-def test_layers_spill_through_the_cli(tmp_path):
+def test_layers_spill_through_the_cli(tmp_path, few_partitions):
     out = CliRunner().invoke(main, ["solve", "triangle-5", "--vacant", "b4", "--survivor", "b4", "--planner",
                                     "layers", "--spill", str(tmp_path / "l"), "--workers", "1"])
     assert out.exit_code == 10, out.output
@@ -225,7 +225,7 @@ def test_layers_spill_through_the_cli(tmp_path):
     assert bad.exit_code == 2 and "add --spill" in bad.output, bad.output
 
 
-def test_the_library_spills_level_searches_only(tmp_path):
+def test_the_library_spills_level_searches_only(tmp_path, few_partitions):
     import pegsat
     from pegsat.errors import PegsatError
 

@@ -115,12 +115,11 @@ def test_a_tiny_memory_per_worker_does_not_make_thousands_of_partitions(monkeypa
     assert spill.partitions(10**6, 24, 1 << 30) == 1  # what fits a worker stays whole
 
 
-def test_a_count_past_the_memory_budget_goes_on_out_of_core(monkeypatch, truth):
+def test_a_count_past_the_memory_budget_goes_on_out_of_core(monkeypatch, truth, few_partitions):
     """``count`` with a 0.1 MB budget: the levels in memory outgrow it, the census goes on on
     disk by itself, with the in-memory count's classes and raw positions (and says that the
     rest of the count needs memory), the temporary directory removed."""
     monkeypatch.setenv("PEGSAT_MEMORY_GB", "0.0001")
-    monkeypatch.setattr(spill, "MIN_PART_BYTES", 8 << 20)  # as in real runs: a few partitions
     r = CliRunner().invoke(main, ["count", "triangle-6", "--vacant", "a1", "--json"])
     assert r.exit_code == 0, r.output
     assert "going on with the reachable positions on disk in" in r.output
@@ -251,7 +250,8 @@ def test_rounds_cut_the_level_before_into_about_equal_groups_that_fit(tmp_path, 
         next(spill.rounds(here, fp, 3, 4, tasks))
 
 
-def test_the_room_for_buckets_is_the_disk_limit_less_what_the_directory_holds(tmp_path, cluster):
+def test_the_room_for_buckets_is_the_disk_limit_less_what_the_directory_holds(tmp_path, cluster,
+                                                                             few_partitions):
     """``--disk-limit``: no room for one partition's buckets is "unknown" (exit 20, one line),
     the levels finished kept for a rerun."""
     (tmp_path / "a").write_bytes(b"x" * 1000)
@@ -264,7 +264,7 @@ def test_the_room_for_buckets_is_the_disk_limit_less_what_the_directory_holds(tm
     assert len(json.loads((tmp_path / "l" / "manifest.json").read_text())["levels"]["forward"]) >= 2
 
 
-def test_an_edited_count_in_the_manifest_is_refused(tmp_path, cluster):
+def test_an_edited_count_in_the_manifest_is_refused(tmp_path, cluster, few_partitions):
     """The checkpoint is signed: a level count edited by hand is not printed as the census."""
     root = tmp_path / "levels"
     reach(GAME, root, scheduler=cluster, memory=1 << 20)
