@@ -12,7 +12,9 @@ does on keys out of order), a sorted lookup, pagoda weights, the exclusions (by 
 floors, as a levels check weighs its children; hole by hole under 64 pagodas and the position
 classes, as an open game's dead-set check does, on the children it excludes: a dead-set check
 weighs only the children its set misses, each of which must be excluded), every position one
-move away (a moves check's expansion). Then the lookups of bucket files (the children cut into
+move away (a moves check's expansion), and the sorted children cut into the byte planes a level
+or bucket file stores and joined back (``_planes.c``, the file format's: both the search and the
+checker read such files). Then the lookups of bucket files (the children cut into
 sorted runs of ``--run`` as the check's bucket files hold them, every one looked up in a part):
 a run at a time (the baseline) against ``closure.merged``'s millions at a time, both compiled.
 And a last step's children (none may be met): sorted and looked up in a part (the baseline: what
@@ -42,6 +44,7 @@ sys.path.insert(0, str(ROOT / "bench"))
 
 from tree import anchor  # noqa: E402
 
+from pegsat import _planes, sealed  # noqa: E402
 from pegsat.analysis.invariants import class_basis  # noqa: E402
 from pegsat.checks import _check, sieve  # noqa: E402
 from pegsat.checks.closure import Closure, distinct, merged, split  # noqa: E402
@@ -89,6 +92,9 @@ def main() -> None:
     gone = kids[holewise[0].excluded(kids)]  # a dead-set check weighs the children it misses: all excluded
     part = distinct(kids[::2], compiled=True)
     words = sieve.build(part, sieve.words_for(17_800_000))  # a German level-21 partition's size
+    srt = distinct(kids, compiled=True)  # as a bucket file holds them
+    planes, back = np.empty(8 * len(srt), np.uint8), np.empty(len(srt), np.uint64)
+    _planes.split(srt, planes)
     rows = []
     loops = [
         ("children + least images", len(kids), lambda c: c.children(x)),
@@ -100,6 +106,10 @@ def main() -> None:
         ("exclusions (16 floors)", len(kids), lambda c: by_floor[not c.compiled].excluded(kids)),
         ("exclusions (hole by hole)", len(gone), lambda c: holewise[not c.compiled].excluded(gone)),
         ("sieve (16 bits)", len(kids), lambda c: sieve.perhaps(words, kids, c.compiled)),
+        ("files' byte planes, cut", len(srt),
+         lambda c: _planes.split(srt, planes) if c.compiled else sealed._split_reference(srt)),
+        ("files' byte planes, joined", len(srt),
+         lambda c: _planes.join(planes, back) if c.compiled else sealed._join_reference(planes, back)),
         ("one move (chains)", len(one_move(x, board.jumps, compiled=True)),
          lambda c: one_move(x, board.jumps, compiled=c.compiled)),
     ]
