@@ -201,6 +201,8 @@ def test_merged_runs_are_sorted_without_repeats_and_lose_nothing(monkeypatch):
     assert set(np.concatenate(out).tolist()) == set(np.concatenate(runs).tolist())
     whole = union(runs)
     assert whole.tolist() == sorted(set(np.concatenate(runs).tolist()))
+    many = [np.concatenate(runs[k:k + 3]) for k in range(0, 30, 3)] * 20  # 200 arrays of runs: past RUNS
+    assert union(many).tolist() == whole.tolist()
     assert union([np.zeros(0, np.uint64)]).tolist() == [] and list(merged([])) == []
 
 
