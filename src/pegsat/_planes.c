@@ -47,13 +47,7 @@ static int pair(PyObject *args, Py_buffer *words, Py_buffer *planes, int to_plan
     return 0;
 }
 
-static PyObject *split(PyObject *self, PyObject *args) {
-    Py_buffer w, p;
-    if (pair(args, &w, &p, 1) < 0) return NULL;
-    Py_ssize_t n = w.len / 8;
-    const uint64_t *x = w.buf;
-    uint8_t *out = p.buf;
-    Py_BEGIN_ALLOW_THREADS
+static void cut(const uint64_t *x, uint8_t *out, Py_ssize_t n) {
     uint64_t last = 0;
     Py_ssize_t i = 0;
     for (; i + 8 <= n; i += 8) {  /* eight words at a time: one 8-byte store a plane */
@@ -68,19 +62,9 @@ static PyObject *split(PyObject *self, PyObject *args) {
         last = x[i];
         for (int k = 0; k < 8; k++) out[(Py_ssize_t)k * n + i] = (uint8_t)(gap >> (8 * k));
     }
-    Py_END_ALLOW_THREADS
-    PyBuffer_Release(&w);
-    PyBuffer_Release(&p);
-    Py_RETURN_NONE;
 }
 
-static PyObject *join(PyObject *self, PyObject *args) {
-    Py_buffer w, p;
-    if (pair(args, &w, &p, 0) < 0) return NULL;
-    Py_ssize_t n = w.len / 8;
-    const uint8_t *in = p.buf;
-    uint64_t *out = w.buf;
-    Py_BEGIN_ALLOW_THREADS
+static void glue(const uint8_t *in, uint64_t *out, Py_ssize_t n) {
     uint64_t sum = 0;
     for (Py_ssize_t i = 0; i < n; i++) {
         uint64_t gap = 0;
@@ -88,11 +72,24 @@ static PyObject *join(PyObject *self, PyObject *args) {
         sum += gap;
         out[i] = sum;
     }
+}
+
+/* split (to_planes) or join: the buffers checked, the loop run without the GIL */
+static PyObject *run(PyObject *args, int to_planes) {
+    Py_buffer w, p;
+    if (pair(args, &w, &p, to_planes) < 0) return NULL;
+    Py_ssize_t n = w.len / 8;
+    Py_BEGIN_ALLOW_THREADS
+    if (to_planes) cut(w.buf, p.buf, n);
+    else glue(p.buf, w.buf, n);
     Py_END_ALLOW_THREADS
     PyBuffer_Release(&w);
     PyBuffer_Release(&p);
     Py_RETURN_NONE;
 }
+
+static PyObject *split(PyObject *self, PyObject *args) { (void)self; return run(args, 1); }
+static PyObject *join(PyObject *self, PyObject *args) { (void)self; return run(args, 0); }
 
 static PyMethodDef methods[] = {
     {"split", split, METH_VARARGS, "split(words, out): the byte planes of the words' differences"},
