@@ -273,6 +273,75 @@ def test_a_levels_certificate_the_survey_left_is_taken_into_the_atlas(triangle, 
     assert report.ok and report.kinds["certificate: levels"] == 1, report.lines()
 
 
+def test_a_certificate_given_alone_is_taken_and_walked_by_a_rebuild(triangle, tmp_path, monkeypatch):
+    """b3 -> b3's levels certificate carried without its files (as instances/certificates/ ships
+    German e1 -> e1's) and given to the atlas (``survey --given``): taken for its cell and
+    rebuilt at build; past ``WALK_AT_BUILD`` only its premises are checked there, so a count
+    edited in it is taken, and refused by ``check --rebuild``; a plain check says it is not
+    settled (only a rebuild can walk it). A false premise is not taken; a bound, another
+    board's certificate, or --given without --certificates is one line and exit 2."""
+    import pegsat.apps.atlas as A
+    from pegsat.apps.solve import solve
+    from pegsat.deadline import Deadline
+    from pegsat.model.problem import Goal, single_vacancy
+    from pegsat.planners.config import Config, Disk
+
+    p = single_vacancy(T5, T5.hole("b3"), Goal.survivor(T5, T5.hole("b3")))
+    r = solve(p, "layers", Config(workers=1, disk=Disk(tmp_path / "spill", first=True)), Deadline(60))
+    assert r.certificate is not None and r.certificate["kind"] == "levels"
+    given = tmp_path / "given" / "b3-b3.json"
+    given.parent.mkdir()
+    given.write_text(json.dumps(r.certificate))
+
+    def built(where, cert, **kw):
+        root = tmp_path / where
+        shutil.copytree(triangle, root)  # its survey's results: nothing is solved again
+        (root / "certs" / "b3-b3.json").unlink()
+        told: list[str] = []
+        atlas = build(T5, root, time_limit=5, given=[cert], progress=told.append, **kw)
+        return root, atlas.cells[(T5.hole("b3"), T5.hole("b3"))], told
+
+    root, cell, told = built("whole", given)  # small: rebuilt at build
+    assert (cell.kind, cell.certificate) == ("levels", "certs/b3-b3.given/certificate.json"), told
+    assert sorted(f.name for f in (root / "certs" / "b3-b3.given").iterdir()) == ["certificate.json"]
+    report = check(root)
+    assert report.standing.name == "NOT_SETTLED" and "--rebuild" in report.unfinished[0], report.lines()
+    r = CliRunner().invoke(main, ["check", str(root)])
+    assert r.exit_code == 20 and "NOT SETTLED b3 -> b3" in r.output, r.output
+    report = check(root, rebuild=True)
+    assert report.ok and report.kinds["certificate: levels"] == 1, report.lines()
+    again = build(T5, root, time_limit=5)  # a rerun keeps what it took, given or not
+    assert again.cells[(T5.hole("b3"), T5.hole("b3"))].certificate == cell.certificate
+
+    data = json.loads(given.read_text())
+    big = max(data["evidence"]["levels"], key=lambda lv: lv[0]["count"])
+    big[0]["count"] -= 1  # fewer positions than the level holds
+    edited = tmp_path / "given" / "edited.json"
+    edited.write_text(json.dumps(data))
+    monkeypatch.setattr(A, "WALK_AT_BUILD", 0)  # as German e1 -> e1's 6.0 x 10^9 positions are
+    root, cell, told = built("large", edited)
+    assert cell.certificate == "certs/b3-b3.given/certificate.json", told
+    report = check(root, rebuild=True)
+    assert not report.ok and any("rejected" in f for f in report.failures), report.lines()
+
+    data = json.loads(given.read_text())
+    data["evidence"]["pagodas"][0]["floor"] += 100
+    edited.write_text(json.dumps(data))
+    root, cell, told = built("false", edited)
+    assert cell.certificate != "certs/b3-b3.given/certificate.json" and cell.status == "unsolvable"
+    assert any("does not check: not taken" in line for line in told), told
+    assert not (root / "certs" / "b3-b3.given").exists()
+
+    english = tmp_path / "given" / "english.json"
+    r = CliRunner().invoke(main, ["prove", "english", "--vacant", "a3", "--survivor", "d4",
+                                  "--certificate", str(english)])
+    assert english.is_file(), r.output
+    for args, words in (([], "add --certificates"), (["--certificates", str(tmp_path / "e")],
+                                                      "not about a single vacancy of the board triangle-5")):
+        r = CliRunner().invoke(main, ["survey", "triangle-5", "--given", str(english), *args])
+        assert r.exit_code == 2 and words in r.output and "Traceback" not in r.output, r.output
+
+
 def test_an_atlas_is_checked_against_the_catalogue_board_of_its_name(triangle, tmp_path):
     """An atlas whose board carries a line triangle-5 does not have (making a1 -> a2 look
     solvable) is refused as a whole, through the CLI too; a board of the atlas's own, named

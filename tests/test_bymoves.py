@@ -214,6 +214,13 @@ def test_the_pagodas_that_cut_the_levels_are_checked(cut, tmp_path):
     # rebuilt: the pagodas are what keeps the levels the checker builds within the stated ones
     data = json.loads(cut.read_text())
     assert certificate.check(data, tmp_path, rebuild=True).ok
+    # an atlas being built (``walk_above``): past that size only the premises, the walk is ``check``'s
+    v = certificate.check(data, tmp_path, rebuild=True, walk_above=0)
+    assert not v.finished and "rebuilt by a whole check only" in v.message, v.message
+    bad = json.loads(json.dumps(data))
+    bad["evidence"]["pagodas"][0]["weights"].update(a1=10**6)
+    v = certificate.check(bad, tmp_path, rebuild=True, walk_above=0)
+    assert v.refused and "increases on jump" in v.message, v.message
     data["evidence"]["pagodas"] = []
     v = certificate.check(data, tmp_path, rebuild=True)
     assert not v.ok and "the certificate states" in v.message, v.message

@@ -123,6 +123,11 @@ def test_the_levels_rebuilt_by_the_check_need_no_level_file(refuted, cluster, mo
     bad = json.loads(json.dumps(cert))
     bad["evidence"]["pagodas"][0]["floor"] += 100
     refused(bad, "a goal position weighs less than its floor")
+    # an atlas being built (``walk_above``): past that size only the premises, the walk is ``check``'s
+    v = certificate.check(cert, alone, rebuild=True, walk_above=0)
+    assert not v.finished and "rebuilt by a whole check only" in v.message, v.message
+    v = certificate.check(bad, alone, rebuild=True, walk_above=0)
+    assert v.refused and "weighs less than its floor" in v.message, v.message
     bad = json.loads(json.dumps(cert))
     bad["evidence"]["levels"].pop()
     refused(bad, "do not reach halfway")

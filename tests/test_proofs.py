@@ -204,6 +204,11 @@ def test_a_dead_set_rebuilt_by_the_check_needs_no_file(dead_cert, tmp_path):
     bad["evidence"]["pagodas"][0]["floor"] += 100
     v = certificate.check(bad, alone, rebuild=True)
     assert not v.ok and "weighs less than its floor" in v.message, v.message
+    # an atlas being built (``walk_above``): past that size only the premises, the walk is ``check``'s
+    v = certificate.check(data, alone, rebuild=True, walk_above=0)
+    assert not v.finished and "rebuilt by a whole check only" in v.message, v.message
+    v = certificate.check(bad, alone, rebuild=True, walk_above=0)
+    assert v.refused and "weighs less than its floor" in v.message, v.message
 
 
 def test_packed_positions_round_trip_and_reject_other_files(tmp_path):

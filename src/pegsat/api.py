@@ -311,11 +311,13 @@ def verify(p: Problem, plan: str):
 
 
 def survey(on: Board | str, *, results: str | Path | None = None, time_limit: float = 60.0,
-           budget: float | None = None, min_moves: bool = False, certificates: str | Path | None = None):
+           budget: float | None = None, min_moves: bool = False, certificates: str | Path | None = None,
+           given: Sequence[str | Path] = ()):
     """Every single-vacancy -> single-survivor problem of a board, classified (a ``Table``);
     results are appended to ``results`` (JSON lines) as they are settled, and a rerun resumes.
     ``certificates=DIR``: a certified atlas written there instead (an ``Atlas``: a plan or a
-    certificate per problem; ``check(DIR)`` re-verifies it)."""
+    certificate per problem; ``check(DIR)`` re-verifies it), taking the refutations ``given``
+    (certificate files: ``instances/certificates/``) for the problems they settle."""
     import tempfile
 
     from .apps.survey import run, table
@@ -326,7 +328,10 @@ def survey(on: Board | str, *, results: str | Path | None = None, time_limit: fl
 
         return build(b, Path(certificates), min_moves=min_moves, time_limit=time_limit,
                      budget=Deadline(budget) if budget else None,
-                     results=Path(results) if results is not None else None)
+                     results=Path(results) if results is not None else None,
+                     given=[Path(g) for g in given])
+    if given:
+        raise PegsatError("given certificates are taken into an atlas only: add certificates=DIR")
     with tempfile.TemporaryDirectory() as tmp:
         path = Path(results) if results is not None else Path(tmp) / "survey.jsonl"
         reps = run(b, path, planner="moves" if min_moves else "auto", time_limit=time_limit,

@@ -776,6 +776,10 @@ def check(cert: str, time_limit: float | None, workers: int, scheduler: str | No
               "'pegsat atlas DIR --out SITE'.")
 @click.option("--prove-limit", type=SECONDS, default=300.0, show_default=True,
               help="With --certificates: seconds to write each certificate.")
+@click.option("--given", type=click.Path(dir_okay=False, exists=True), multiple=True,
+              help="With --certificates: a certificate written elsewhere (one of "
+              "instances/certificates/), taken for the problems it refutes before prove is tried; "
+              "one carried without its files is walked by 'pegsat check DIR --rebuild'. Repeatable.")
 @click.option("--spill", type=click.Path(file_okay=False),
               help="The level searches (the exhaustive step; with --min-moves, every problem's) go "
               "on with their levels on disk past the memory budget, in DIR/V-S, kept while the "
@@ -785,7 +789,8 @@ def check(cert: str, time_limit: float | None, workers: int, scheduler: str | No
 @click.option("--quiet", is_flag=True, help="No per-problem progress lines.")
 def survey(board: str, results: str | None, min_moves: bool, time_limit: float, layers_limit: float | None,
            budget: float | None, picture: str | None, json_out: str | None, certificates: str | None,
-           prove_limit: float, spill: str | None, scheduler: str | None, quiet: bool) -> None:
+           prove_limit: float, given: tuple[str, ...], spill: str | None, scheduler: str | None,
+           quiet: bool) -> None:
     """Classify every single-vacancy -> single-survivor problem of BOARD."""
     from .apps.survey import picture as survey_picture
     from .apps.survey import run as run_survey
@@ -797,6 +802,7 @@ def survey(board: str, results: str | None, min_moves: bool, time_limit: float, 
         raise PegsatError("--scheduler runs the searches on disk on a cluster: add --spill DIR")
     unused("not written with --certificates (the atlas's table is DIR/atlas.json, and 'pegsat atlas DIR "
            "--out SITE' draws it)", not certificates, json=json_out, picture=picture)
+    unused("taken into an atlas only: add --certificates DIR", bool(certificates), given=given or None)
     b = load_board(board)
     default = Path(certificates) / "survey.jsonl" if certificates else Path(f"survey-{b.name}.jsonl")
     path = Path(results) if results else default
@@ -816,7 +822,8 @@ def survey(board: str, results: str | None, min_moves: bool, time_limit: float, 
             atlas = build(b, Path(certificates), min_moves=min_moves, time_limit=time_limit,
                           layers_limit=layers_limit, prove_limit=prove_limit, budget=whole, results=path,
                           progress=None if quiet else lambda line: click.echo(line, err=True),
-                          surveyed=progress, spill=Path(spill) if spill else None, scheduler=scheduler)
+                          surveyed=progress, spill=Path(spill) if spill else None, scheduler=scheduler,
+                          given=[Path(g) for g in given])
             counts = atlas.counts()
             click.echo(f"{b.name}: atlas of {b.n * b.n} problems in {certificates} in {atlas.seconds:.1f} s: "
                        f"{counts['solvable']} solvable, {counts['unsolvable']} unsolvable, "

@@ -28,13 +28,13 @@ from __future__ import annotations
 import json
 import time
 from collections import Counter
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 from ..checks.evidence import companion
-from ..checks.verdict import Standing, Verdict, rejected
+from ..checks.verdict import Standing, Verdict, rejected, unsettled
 from ..deadline import Deadline
 from ..engine.bitboard import replay, replay_plan
 from ..errors import PegsatError
@@ -104,6 +104,12 @@ def cert_name(board: Board, v: int, s: int | None) -> str:
     return f"{CERTS}/{_pair(board, v, s)}.json"
 
 
+def given_name(board: Board, v: int, s: int | None) -> str:
+    """Where a certificate given to the atlas (``build``'s ``given``) about vacancy ``v`` ->
+    survivor ``s`` (None: its open game) goes, with the files it names beside it."""
+    return f"{CERTS}/{_pair(board, v, s)}.given/certificate.json"
+
+
 def levels_name(board: Board, v: int, s: int) -> str:
     """Where a ``levels`` certificate of vacancy ``v`` -> survivor ``s`` goes, with the
     search's level files beside it (``engine.disk``), relative to the atlas."""
@@ -138,18 +144,22 @@ def build(board: Board, root: Path, *, min_moves: bool = False, time_limit: floa
           budget: Deadline | None = None, results: Path | None = None,
           progress: Callable[[str], None] | None = None,
           surveyed: Callable[[Any, int, int], None] | None = None, spill: Path | None = None,
-          scheduler: str | None = None) -> Atlas:
+          scheduler: str | None = None, given: Sequence[Path] = ()) -> Atlas:
     """The atlas of ``board`` under ``root`` (resumed: the survey from its results file,
     ``results`` or ``root/survey.jsonl``; a certificate already written and still accepted is
     kept). ``time_limit``, ``layers_limit``, ``budget``: the survey's (``apps.survey.run``,
     which reports each problem to ``surveyed``; ``spill``, ``scheduler``: where its level
-    searches go on disk, and on which cluster); ``prove_limit``: seconds per certificate."""
+    searches go on disk, and on which cluster); ``prove_limit``: seconds per certificate.
+    ``given``: refutations written elsewhere (the shipped ``instances/certificates/``), each
+    taken for the representatives it settles before ``prove`` is tried (``_take``)."""
     from ..proofs.prove import prove
     from .survey import orbit_pairs
     from .survey import run as survey
 
     t0 = time.perf_counter()
     say = progress or (lambda line: None)
+    offered = _offered(board, given)
+    taken: dict[str, str] = {}  # a given certificate's name in the atlas -> its kind
     try:
         (root / CERTS).mkdir(parents=True, exist_ok=True)
     except OSError as exc:
@@ -177,6 +187,8 @@ def build(board: Board, root: Path, *, min_moves: bool = False, time_limit: floa
             name, kind = levels_name(board, v, s), _adopt(root, spill, board, v, s, p)
             if kind is None:
                 name = cert_name(board, v, s)
+        if kind is None:  # a certificate given to the atlas (or taken by an earlier build)
+            name, kind = _take(root, board, v, s, offered, taken, say) or (name, None)
         if kind is None and v not in opened:  # a rerun: the vacancy's open game refuted already
             held = _accepted(root, cert_name(board, v, None), open_game(board, v))
             if held is not None:
@@ -229,7 +241,9 @@ def _accepted(root: Path, name: str, p: Problem, moves: int | None = None) -> st
     checks (a rerun keeps it), else None: a refutation, or with ``moves`` a bound of that
     many moves. A ``levels`` or ``moves`` certificate of more than ``WALK_AT_BUILD`` positions
     is checked but for the walk of its levels (hours on the German board): ``check`` walks
-    them (a ``moves`` certificate was walked whole before it was written)."""
+    them (a ``moves`` certificate was walked whole before it was written). One carried alone
+    (``checks.certificate.alone``: its files not beside it) is rebuilt up to that size, and
+    past it its premises are checked: ``check --rebuild`` walks it."""
     from ..checks import certificate as cert
 
     path = root / name
@@ -242,8 +256,9 @@ def _accepted(root: Path, name: str, p: Problem, moves: int | None = None) -> st
         if (data["kind"] in cert.BOUNDS) != (moves is not None) or (
                 moves is not None and data["evidence"].get("moves") != moves):
             return None
-        walked = data["kind"] in ("levels", *cert.BOUNDS)  # level searches: walked whole up to a size
-        v = cert.check(data, path.parent, walk_above=WALK_AT_BUILD if walked else None)
+        alone = cert.alone(data, path.parent)
+        walked = alone or data["kind"] in ("levels", *cert.BOUNDS)  # walked whole up to a size
+        v = cert.check(data, path.parent, walk_above=WALK_AT_BUILD if walked else None, rebuild=alone)
         if not v.ok and not (walked and not v.finished):  # a large walk: ``check``'s
             return None
     except PegsatError:
@@ -330,6 +345,99 @@ def _adopt(root: Path, spill: Path | None, board: Board, v: int, s: int, p: Prob
         return kind
     _move_in(src, (root / name).parent)
     return _accepted(root, name, p)
+
+
+def _offered(board: Board, given: Sequence[Path]) -> list[tuple[Path, Problem]]:
+    """The certificates given to ``build``, each with its problem; a one-line error for a
+    file that is not a certificate, a bound on moves rather than a refutation, or not about
+    a single vacancy of this board."""
+    from ..checks import certificate as cert
+
+    out = []
+    for path in given:
+        data = cert.load(path)
+        got = problem_from_json(data["problem"], cert.CertificateError)
+        if data["kind"] in cert.BOUNDS:
+            raise PegsatError(f"{path}: a {data['kind']} certificate bounds a plan's moves; an atlas is "
+                              "given refutations")
+        if got.board.names != board.names or set(got.board.lines) != set(board.lines) \
+                or got.start.bit_count() != board.n - 1 or got.start & ~board.full:
+            raise PegsatError(f"{path}: not about a single vacancy of the board {board.name}")
+        out.append((Path(path), got))
+    return out
+
+
+def _take(root: Path, board: Board, v: int, s: int, offered: list[tuple[Path, Problem]],
+          taken: dict[str, str], say: Callable[[str], None]) -> tuple[str, str] | None:
+    """The name and kind of a given certificate that settles vacancy ``v`` -> survivor ``s``
+    (about it, or about its vacancy's open game): taken already (``taken``, or by an earlier
+    build at ``given_name``), else copied in there from ``offered`` with the files beside it
+    that it names, when it checks (``_accepted``: one carried alone is rebuilt up to
+    ``WALK_AT_BUILD`` positions, past them its premises checked); else None."""
+    import shutil
+
+    p = problem(board, v, s)
+
+    def settles(got: Problem | None) -> bool:
+        return got is not None and (_is_problem(got, p) or _covers(got, board, v, s))
+
+    for name in (given_name(board, v, s), given_name(board, v, None)):
+        if name not in taken and settles(got := _problem_at(root / name)):
+            kind = _accepted(root, name, cast(Problem, got))
+            if kind is not None:
+                taken[name] = kind
+        if name in taken:
+            return name, taken[name]
+    for src, got in offered:
+        if not settles(got):
+            continue
+        name = given_name(board, v, s if _is_problem(got, p) else None)
+        _copy_in(src, root / name)
+        kind = _accepted(root, name, got)
+        if kind is not None:
+            taken[name] = kind
+            say(f"{board.names[v]} -> {board.names[s]}: the {kind} certificate given, {src}, taken as {name}")
+            return name, kind
+        shutil.rmtree((root / name).parent, ignore_errors=True)
+        say(f"{board.names[v]} -> {board.names[s]}: the certificate given, {src}, does not check: not taken")
+    return None
+
+
+def _problem_at(path: Path) -> Problem | None:
+    """The problem of the certificate at ``path``, or None (none there, or not one)."""
+    from ..checks import certificate as cert
+
+    if not path.is_file():
+        return None
+    try:
+        return problem_from_json(cert.load(path)["problem"], cert.CertificateError)
+    except PegsatError:
+        return None
+
+
+def _copy_in(src: Path, dest: Path) -> None:
+    """A given certificate copied to ``dest`` with the files it names that are beside it
+    (hard links where the disk allows: a levels certificate's take gigabytes); what an
+    earlier build left in ``dest``'s directory replaced."""
+    import shutil
+
+    from ..checks import certificate as cert
+
+    shutil.rmtree(dest.parent, ignore_errors=True)
+    try:
+        dest.parent.mkdir(parents=True)
+        for name in cert.named(cert.load(src)):
+            try:
+                f = companion(src.parent, name, {})
+            except ValueError:  # a name that leaves its directory: the check refuses it
+                continue
+            if f.is_file():
+                (dest.parent / name).parent.mkdir(parents=True, exist_ok=True)
+                _link_or_copy(str(f), str(dest.parent / name))
+        text = src.read_text()
+        write_atomic(dest, lambda fh: fh.write(text))
+    except OSError as exc:
+        raise PegsatError(f"cannot copy {src} into the atlas: {exc.strerror}") from None
 
 
 def _is_problem(got: Problem, want: Problem) -> bool:
@@ -466,7 +574,7 @@ def check(root: Path, deadline: Deadline | None = None, runner: Any = None,
     lines = {_line(a, b, c) for a, b, c in board.lines}
     seen: dict[tuple[int, int], dict[str, Any]] = {}
     verdicts: dict[str, Verdict] = {}  # certificate -> its verdict
-    about: dict[str, Problem] = {}  # certificate -> the problem it holds
+    about: dict[str, Problem | None] = {}  # certificate -> the problem it holds
     claims: dict[str, Any] = {}  # a bound's certificate -> the moves it claims
 
     def fail(cell: str, why: str) -> None:
@@ -494,16 +602,8 @@ def check(root: Path, deadline: Deadline | None = None, runner: Any = None,
         if not isinstance(name, str):
             return rejected("no certificate named")
         if name not in verdicts:
-            try:
-                path = companion(root, name, {})
-                data = cert.load(path)
-                about[name] = problem_from_json(data["problem"], cert.CertificateError)
-                verdicts[name] = cert.check(data, path.parent, deadline=deadline, runner=runner,
-                                            journal=journal, progress=progress, rebuild=rebuild)
-                if data["kind"] in cert.BOUNDS:
-                    claims[name] = data["evidence"].get("moves")
-            except (PegsatError, ValueError) as exc:
-                verdicts[name] = rejected(str(exc)[:160])
+            about[name], verdicts[name], claims[name] = _checked(
+                root, name, rebuild, deadline=deadline, runner=runner, journal=journal, progress=progress)
         got, vd = about.get(name), verdicts[name]
         if vd.kind and (vd.kind in cert.BOUNDS) != (key == "bound"):
             return replace(rejected(f"{name} is a {vd.kind} certificate, not " + (
@@ -591,6 +691,27 @@ def check(root: Path, deadline: Deadline | None = None, runner: Any = None,
             report.kinds["image under a symmetry" if via == "symmetry" else "time reversal (+ symmetry)"] += 1
     report.seconds = time.perf_counter() - t0
     return report
+
+
+def _checked(root: Path, name: str, rebuild: bool, **walk: Any) -> tuple[Problem | None, Verdict, Any]:
+    """The problem the atlas's certificate ``name`` holds, its verdict, and (a bound) the
+    moves it claims: checked as ``checks.certificate.check`` checks it (``walk``: its
+    deadline, runner, journal, progress), or not settled when it is carried without its
+    files and ``rebuild`` is not asked (only a rebuild can walk it)."""
+    from ..checks import certificate as cert
+
+    got = None
+    try:
+        path = companion(root, name, {})
+        data = cert.load(path)
+        got = problem_from_json(data["problem"], cert.CertificateError)
+        claim = data["evidence"].get("moves") if data["kind"] in cert.BOUNDS else None
+        if not rebuild and cert.KINDS[data["kind"]].large and cert.alone(data, path.parent):
+            return got, replace(unsettled(f"{name} is carried without the files it names: check --rebuild "
+                                          "builds them"), kind=data["kind"]), claim
+        return got, cert.check(data, path.parent, rebuild=rebuild, **walk), claim
+    except (PegsatError, ValueError) as exc:
+        return got, rejected(str(exc)[:160]), None
 
 
 def _line(a: int, b: int, c: int) -> tuple[int, int, int]:

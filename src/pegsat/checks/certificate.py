@@ -126,6 +126,17 @@ def _absent(data: Certificate, base: Path, staged: dict[str, Path]) -> bool:
         return False
 
 
+def alone(data: Certificate, base: Path) -> bool:
+    """Whether the certificate names files and none of them is beside it (in ``base``): a
+    certificate carried alone, as ``instances/certificates/`` ships them, which only a check
+    with ``rebuild`` can walk."""
+    try:
+        files = named(data)
+        return bool(files) and not any(companion(base, name, {}).is_file() for name in files)
+    except (KeyError, TypeError, ValueError, PegsatError):
+        return False
+
+
 def _held(sub: Any, want: Problem | None, what: str, base: Path, staged: dict[str, Path], deadline: Deadline,
           walking: Walking) -> Verdict:
     """The verdict on a certificate another holds, which must be of a plain kind and about

@@ -209,10 +209,13 @@ def check_dead_set(problem: Problem, ev: dict, ctx: Context) -> Verdict:
     if not all(whole(it["count"]) for it in items) or sum(it["count"] for it in items) != count:
         return rejected("the parts' counts do not add up to the count of dead positions")
     if walking.rebuild:  # no file read: the checker builds the set it needs
-        walk = rebuild_dead(problem, count, [[int(x) for x in p] for p in ev["symmetries"]],
-                                        pagodas_of(problem, ev), deadline, _class_masks(problem, ev),
-                                        compiled=not walking.reference)
-        return walk
+        group, pagodas, classes = [[int(x) for x in p] for p in ev["symmetries"]], pagodas_of(problem, ev), \
+            _class_masks(problem, ev)
+        if walk_above is not None and count > walk_above:  # an atlas built: the walk is ``check``'s
+            why = premises(problem, group, pagodas, classes)
+            return rejected(why) if why is not None else unsettled(
+                f"the premises checked; the set of {count} dead positions is rebuilt by a whole check only")
+        return rebuild_dead(problem, count, group, pagodas, deadline, classes, compiled=not walking.reference)
     largest = max(it["count"] for it in items)
     if 3 * 8 * largest > memory_budget():  # a part, its children and their canonical forms
         return unsettled(f"a part of {largest} dead positions is more than this machine's memory "

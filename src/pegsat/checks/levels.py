@@ -583,7 +583,7 @@ def check_levels(problem: Problem, ev: dict, ctx: Context) -> Verdict:
             return rejected("a part of a level is not an object")
     total = sum(it["count"] if whole(it["count"]) else 0 for lv in [*levels, *back] for it in lv)
     entire = walk_above is None or total <= walk_above
-    rebuild = walking.rebuild and entire
+    rebuild = walking.rebuild  # past ``walk_above``: the premises only (``check(walk=False)``)
     loaders: list[list[Any]] = []
     back_loaders: list[list[Any]] = []
     largest = 0

@@ -799,6 +799,11 @@ def check_moves(problem: Problem, ev: dict, ctx: Context) -> Verdict:
     pagodas = pagodas_of(problem, ev) if "pagodas" in ev else []
     key = {"problem": problem_to_json(problem), "evidence": ev, "rebuild": walking.rebuild}
     kept = None if walking.journal is None else Journal(walking.journal, journal_key(key, Path(__file__)))
+    if walking.rebuild and walking.walk_above is not None and total > walking.walk_above:
+        why = _grounds(problem, group, regions, upper, pagodas)  # an atlas built: the walk is ``check``'s
+        return rejected(why) if why is not None else unsettled(
+            f"the premises checked; the {len(counts)} parts of levels of {total} positions are rebuilt by a "
+            "whole check only")
     if walking.rebuild:  # no level file read: the checker builds the levels, in memory or on disk
         if walking.runner is None and REBUILD_BYTES * total <= memory_budget():
             walk, moves = rebuild(problem, sizes, group, regions, upper, probe, deadline,
