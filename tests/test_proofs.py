@@ -11,6 +11,7 @@ from click.testing import CliRunner
 from conftest import random_problems
 from hypothesis import HealthCheck, given, settings
 
+from pegsat import sealed
 from pegsat.apps.solve import solve
 from pegsat.checks import certificate, closure, drat, evidence, exhaustive, positions, verdict
 from pegsat.checks import deadset as dead_check
@@ -571,7 +572,7 @@ def test_a_dead_set_split_across_files_is_checked_one_part_at_a_time(tmp_path, m
     v = certificate.check(certificate.load(path), path.parent)
     assert v.ok and f"in {len(parts)} parts, one in memory at a time" in v.message, v.message
     with monkeypatch.context() as m:  # a full disk under the check's buckets: a limit, not a verdict
-        m.setattr(positions.np, "save", _disk_full)
+        m.setattr(sealed, "write", _disk_full)
         v = certificate.check(certificate.load(path), path.parent)
     assert not v.finished and "could not be written" in v.message, v.message
     whole = tmp_path / "whole" / "b3a1.json"

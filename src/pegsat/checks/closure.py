@@ -17,12 +17,16 @@ from typing import Any
 
 import numpy as np
 
+from .. import sealed
 from ..deadline import Deadline
 from ..engine.bitboard import engine
+from ..errors import PegsatError
 from ..model.problem import Problem, holes_of
 
 Runner = Callable[[Callable[[int], Any], list[int]], list[Any]]  # (fn, items) -> [fn(item), ...]
 BATCH = 20_000  # parents whose children are tested against the floors together
+FLUSH = 1 << 24  # children held (their buckets written) at most: 128 MB, and few bucket files
+BUCKET = "check-bucket"  # the sealed kind of a bucket file
 
 
 def weight(w: list[int], pos: int) -> int:
@@ -442,7 +446,8 @@ class Closure:
 
     def expand(self, i: int, seconds: float | None = None) -> tuple[int, str | None]:
         """(children walked, None or why not) for part ``i``: every child's least image
-        (``children``) sent to the part whose range holds it (this one's too), or, below
+        (``children``) sent to the part whose range holds it (this one's too; ``Buckets``: held,
+        then written compressed, ``FLUSH`` at a time), or, below
         every part's range, excluded.
         A child missing from the set is weighed as its least image, which stands for every
         image (an image reaches a goal exactly when the child does: the symmetries map lines
@@ -451,6 +456,7 @@ class Closure:
         dead = self.parts[i]()
         children = 0
         firsts = np.array(self.firsts, dtype=np.uint64)
+        out = Buckets(Path(self.buckets), len(firsts), i)  # held, then written compressed
         for lo in range(0, len(dead), BATCH * 10):
             if deadline.expired():
                 return children, f"{UNSETTLED}time limit in part {i}, after {lo} of its {len(dead)} positions"
@@ -462,28 +468,55 @@ class Closure:
             bad = loose[~self.excluded(loose)] if len(loose) else loose
             if len(bad):
                 return children, self._missing(int(bad[0]))
-            try:  # its own part's too: looked up with the rest, merged (``merged``)
-                for q in range(len(firsts)):
-                    if cut[q + 1] > cut[q]:
-                        np.save(Path(self.buckets) / f"{q}-{i}-{lo}.npy", canon[cut[q]:cut[q + 1]])
-            except OSError as exc:  # a full disk is a limit, not a verdict
-                return children, f"{UNSETTLED}the check's buckets could not be written ({exc.strerror})"
-        return children, None
+            for q in range(len(firsts)):  # its own part's too: looked up with the rest (``merged``)
+                if cut[q + 1] > cut[q] and (why := out.add(q, canon[cut[q]:cut[q + 1]])) is not None:
+                    return children, why
+        return children, out.flush()
 
     def lookup(self, q: int, seconds: float | None = None) -> str | None:
         """None, or why not: the children waiting for part ``q`` are in it or excluded. A
         missing child met as its canonical form is weighed as that form: it stands for
         every image, and an image reaches a goal exactly when the child does (the
         symmetries map lines onto lines, the goal onto itself)."""
-        files = sorted(Path(self.buckets).glob(f"{q}-*.npy"))
+        files = sorted(Path(self.buckets).glob(f"{q}-*.bkt"))
         if not files:
             return None
         if Deadline().within(seconds).expired():
             return f"{UNSETTLED}time limit while looking up children across the parts"
         dead = self.parts[q]()
-        for kids in merged(np.load(f) for f in files):  # each file a sorted slice
+        for kids in merged(sealed.read(f, BUCKET, 1, "", 1 << 40) for f in files):  # sorted runs
             _, missing = split(dead, kids, self.compiled, ordered=True)
             bad = missing[~self.excluded(missing)] if len(missing) else missing
             if len(bad):
                 return self._missing(int(bad[0]))
+        return None
+
+
+class Buckets:
+    """The children one task sends to the partitions of a target level, held until there
+    are ``FLUSH`` of them, then written as one bucket file per target partition (part
+    ``p``'s ``k``-th flush: ``q-p-k.bkt`` in ``out``)."""
+
+    def __init__(self, out: Path, parts: int, p: int) -> None:
+        self.out, self.p = out, p
+        self.held: list[list[np.ndarray]] = [[] for _ in range(parts)]
+        self.size = self.flushes = 0
+
+    def add(self, q: int, kids: np.ndarray) -> str | None:
+        """Hold ``kids`` for partition ``q`` (sorted); None, or why the flush they caused failed."""
+        self.held[q].append(kids)
+        self.size += len(kids)
+        return self.flush() if self.size >= FLUSH else None
+
+    def flush(self) -> str | None:
+        """Write what is held: None, or why not (a full disk is a limit, not a verdict)."""
+        for q, arrays in enumerate(self.held):
+            if arrays:
+                try:
+                    sealed.write(self.out / f"{q}-{self.p}-{self.flushes}.bkt", BUCKET, 1, "",
+                                 np.concatenate(arrays), durable=False, codec="zstd-planes")
+                except (OSError, PegsatError) as exc:
+                    return f"{UNSETTLED}the check's buckets could not be written ({exc})"
+                arrays.clear()
+        self.size, self.flushes = 0, self.flushes + 1
         return None

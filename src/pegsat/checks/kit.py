@@ -5,7 +5,7 @@ A level is split into partitions, a position's being the top bits of its product
 ``MULTIPLIER`` modulo 2^64 (``partition``: checked for every position read), so a child is
 looked up in one partition. A level's children go out in two rounds of tasks (``run_steps``;
 ``runner``: one after the other here, or Dask's map): every partition is expanded, its
-children written to bucket files by their target partition (``Buckets``); then every target
+children written to bucket files by their target partition (``closure.Buckets``); then every target
 partition looks its buckets up (delayed duplicate detection, as Korf's disk-based search does
 it). A task holds one partition and at most ``FLUSH`` children; one step's buckets are on disk
 at a time (about 2 bytes a child, compressed). A step whose buckets would not fit the disk
@@ -43,11 +43,9 @@ from .closure import UNSETTLED, Runner, union, whole
 from .verdict import Verdict, judged, rejected
 
 MULTIPLIER = 0x9E3779B97F4A7C15  # a position's partition: the top bits of its product with this
-FLUSH = 1 << 24  # children held (their buckets written) at most: 128 MB, and few bucket files
 BUCKET_BYTES = 48  # bytes of buckets per position expanded, the first pass's guess (about 14
 # children a position on the German board, 3 bytes each); later passes use what they measure
 DISK_SHARE = 0.8  # of the scratch disk's free bytes a pass's buckets may take
-BUCKET = "check-bucket"
 Loader = Callable[[], np.ndarray]  # a part of a level, read when called (picklable: a task's)
 
 
@@ -156,34 +154,6 @@ def journal_key(certificate: object, *code: Path) -> str:
 SIDES = ("forward", "backward")
 
 
-class Buckets:
-    """The children one task sends to the partitions of a target level, held until there
-    are ``FLUSH`` of them, then written as one bucket file per target partition (part
-    ``p``'s ``k``-th flush: ``q-p-k.bkt`` in ``out``)."""
-
-    def __init__(self, out: Path, parts: int, p: int) -> None:
-        self.out, self.p = out, p
-        self.held: list[list[np.ndarray]] = [[] for _ in range(parts)]
-        self.size = self.flushes = 0
-
-    def add(self, q: int, kids: np.ndarray) -> str | None:
-        """Hold ``kids`` for partition ``q`` (sorted); None, or why the flush they caused failed."""
-        self.held[q].append(kids)
-        self.size += len(kids)
-        return self.flush() if self.size >= FLUSH else None
-
-    def flush(self) -> str | None:
-        """Write what is held: None, or why not (a full disk is a limit, not a verdict)."""
-        for q, arrays in enumerate(self.held):
-            if arrays:
-                try:
-                    sealed.write(self.out / f"{q}-{self.p}-{self.flushes}.bkt", BUCKET, 1, "",
-                                 np.concatenate(arrays), durable=False, codec="zstd-planes")
-                except (OSError, PegsatError) as exc:
-                    return f"{UNSETTLED}the check's buckets could not be written ({exc})"
-                arrays.clear()
-        self.size, self.flushes = 0, self.flushes + 1
-        return None
 REBUILT = "check-level"
 
 

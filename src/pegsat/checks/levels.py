@@ -82,14 +82,25 @@ from ..limits import memory_budget
 from ..model.codec import problem_to_json
 from ..model.problem import Problem, goal_positions
 from . import sieve
-from .closure import UNSETTLED, Closure, Runner, distinct, member, merged, premises, split, union, whole
+from .closure import (
+    BUCKET,
+    UNSETTLED,
+    Buckets,
+    Closure,
+    Runner,
+    distinct,
+    member,
+    merged,
+    premises,
+    split,
+    union,
+    whole,
+)
 from .evidence import Context, companion, pagodas_of, scratch
 from .kit import (
-    BUCKET,
     MULTIPLIER,
     REBUILT,
     SIDES,
-    Buckets,
     Journal,
     Loader,
     Step,

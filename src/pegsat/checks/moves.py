@@ -75,14 +75,24 @@ from ..deadline import Deadline
 from ..limits import memory_budget
 from ..model.codec import problem_to_json
 from ..model.problem import Problem, goal_positions
-from .closure import UNSETTLED, Closure, Runner, distinct, member, merged, premises, split, whole
+from .closure import (
+    BUCKET,
+    UNSETTLED,
+    Buckets,
+    Closure,
+    Runner,
+    distinct,
+    member,
+    merged,
+    premises,
+    split,
+    whole,
+)
 from .evidence import Context, companion, pagodas_of, scratch, sha256
 from .kit import (
-    BUCKET,
     MULTIPLIER,
     REBUILT,
     SIDES,
-    Buckets,
     Journal,
     Loader,
     Step,
