@@ -147,7 +147,7 @@ def split(part: np.ndarray, x: np.ndarray, compiled: bool = False,
 MERGE = 1 << 21  # children looked up together (16 MB, below the workers' mmap threshold): millions
 
 
-def merged(runs: Iterable[np.ndarray]) -> Iterator[np.ndarray]:
+def merged(runs: Iterable[np.ndarray], compiled: bool = False) -> Iterator[np.ndarray]:
     """Sorted runs (bucket files, read in turn) merged, ``MERGE`` children or more at a time,
     into sorted arrays without repeats (``union``). A lookup of a few thousand children in a
     part of millions jumps through the whole part; of millions, it walks it (a part of the
@@ -158,23 +158,28 @@ def merged(runs: Iterable[np.ndarray]) -> Iterator[np.ndarray]:
         held.append(run)
         size += len(run)
         if size >= MERGE:
-            yield union(held)
+            yield union(held, compiled)
             held, size = [], 0
     if held:
-        yield union(held)
+        yield union(held, compiled)
 
 
 RUNS = 32  # sorted runs up to which numpy's merging sort beats its quicksort (``union``)
 
 
-def union(runs: list[np.ndarray]) -> np.ndarray:
+def union(runs: list[np.ndarray], compiled: bool = False) -> np.ndarray:
     """Arrays of sorted runs merged into one sorted array without repeats. numpy's stable sort
     merges the runs it finds: a few (a rebuilt part and a round's children) in a pass or two;
     past about ``RUNS`` its vectorised quicksort is faster (the buckets of a level's partition
-    hold a run for each chunk of the level before: thousands, sorted 2.4x faster so)."""
+    hold a run for each chunk of the level before: thousands, sorted 2.4x faster so).
+    ``compiled``: the repeats squeezed out in place by ``_check.distinct``."""
     x = np.concatenate(runs).astype(np.uint64, copy=False)
     few = len(x) < 2 or np.count_nonzero(x[1:] < x[:-1]) < RUNS
     x.sort(kind="stable" if few else "quicksort")
+    if compiled:  # ``concatenate`` made ``x`` (always a copy): the caller's arrays are untouched
+        from . import _check
+
+        return x[:_check.distinct(x)]
     return x[np.concatenate(([True], x[1:] != x[:-1]))] if len(x) else x
 
 
@@ -484,8 +489,8 @@ class Closure:
         if Deadline().within(seconds).expired():
             return f"{UNSETTLED}time limit while looking up children across the parts"
         dead = self.parts[q]()
-        for kids in merged(sealed.read(f, BUCKET, 1, "", 1 << 40) for f in files):  # sorted runs
-            _, missing = split(dead, kids, self.compiled, ordered=True)
+        for kids in merged((sealed.read(f, BUCKET, 1, "", 1 << 40) for f in files), self.compiled):
+            _, missing = split(dead, kids, self.compiled, ordered=True)  # each file: sorted runs
             bad = missing[~self.excluded(missing)] if len(missing) else missing
             if len(bad):
                 return self._missing(int(bad[0]))

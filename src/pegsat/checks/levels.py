@@ -304,7 +304,7 @@ class Levels:
             return why
         name, mine = _name(tside, td), _name(side, d)
         try:  # the files' sorted runs merged, millions looked up at a time (``merged``)
-            for c in merged(sealed.read(f, BUCKET, 1, "", 1 << 40) for f in files):
+            for c in merged((sealed.read(f, BUCKET, 1, "", 1 << 40) for f in files), self.closure.compiled):
                 met, missed = split(there, c, self.closure.compiled, ordered=True)
                 if how != "closed":
                     if len(met):
@@ -346,7 +346,7 @@ class Levels:
             kids = [sealed.read(f, BUCKET, 1, "", 1 << 40) for f in files]
         except sealed.Stale as exc:
             return f"{UNSETTLED}a bucket file of the check was lost ({exc})"
-        x = union(kids) if kids else np.zeros(0, dtype=np.uint64)  # each file: sorted runs
+        x = union(kids, self.closure.compiled) if kids else np.zeros(0, dtype=np.uint64)  # sorted runs
         try:
             x = with_built(path, x[~self.excluded(side, x)])
         except ValueError as exc:

@@ -351,7 +351,8 @@ class Moves:
         kept: dict[tuple[str, int, int], np.ndarray] = {}  # the parts read, for every file
         deadline = Deadline().within(seconds)
         try:  # the files' sorted runs merged, millions looked up at a time (``merged``)
-            for kids in merged(sealed.read(f, BUCKET, 1, "", 1 << 40) for f in files):
+            runs = (sealed.read(f, BUCKET, 1, "", 1 << 40) for f in files)
+            for kids in merged(runs, self.closure.compiled):
                 if deadline.expired():
                     return f"{UNSETTLED}time limit while looking up {_name(side, d)}'s children"
                 why = self.look(how, side, d, q, kids, kept)
