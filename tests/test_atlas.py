@@ -273,7 +273,7 @@ def test_a_levels_certificate_the_survey_left_is_taken_into_the_atlas(triangle, 
     assert report.ok and report.kinds["certificate: levels"] == 1, report.lines()
 
 
-def test_a_certificate_given_alone_is_taken_and_walked_by_a_rebuild(triangle, tmp_path, monkeypatch):
+def test_a_certificate_given_alone_is_taken_and_walked_by_a_rebuild(triangle, tmp_path, monkeypatch, request):
     """b3 -> b3's levels certificate carried without its files (as instances/certificates/ ships
     German e1 -> e1's) and given to the atlas (``survey --given``): taken for its cell and
     rebuilt at build; past ``WALK_AT_BUILD`` only its premises are checked there, so a count
@@ -303,6 +303,13 @@ def test_a_certificate_given_alone_is_taken_and_walked_by_a_rebuild(triangle, tm
 
     root, cell, told = built("whole", given)  # small: rebuilt at build
     assert (cell.kind, cell.certificate) == ("levels", "certs/b3-b3.given/certificate.json"), told
+    assert cell.alone and cells(root)[("b3", "b3")]["alone"] and not cells(root)[("a1", "a1")]["alone"]
+    if CHROMIUM is not None and CHROMEDRIVER is not None:  # the page gives the one command that can check it
+        A.site(root, tmp_path / "site")
+        driver = request.getfixturevalue("browser")
+        said = atlas_cell(driver, tmp_path / "site" / "triangle-5" / "index.html", "b3", "b3").text
+        assert "carried without its files" in said and said.count("pegsat check") == 1, said
+        assert "pegsat check certs/b3-b3.given/certificate.json --rebuild" in said, said
     assert sorted(f.name for f in (root / "certs" / "b3-b3.given").iterdir()) == ["certificate.json"]
     report = check(root)
     assert report.standing.name == "NOT_SETTLED" and "--rebuild" in report.unfinished[0], report.lines()

@@ -73,6 +73,7 @@ class Cell:
     of: tuple[str, str] | None = None  # the representative (vacancy, survivor) it comes from
     symmetry: tuple[int, ...] | None = None  # the board permutation taking ``of`` (reversed) here
     note: str = ""
+    alone: bool = False  # its certificate is carried without the files it names: ``check --rebuild``'s
 
 
 @dataclass
@@ -218,7 +219,7 @@ def build(board: Board, root: Path, *, min_moves: bool = False, time_limit: floa
                 if kind is not None:
                     opened[v] = (name, kind)
         if kind is not None:
-            own[(v, s)] = Cell(vn, sn, "unsolvable", kind, certificate=name)
+            own[(v, s)] = Cell(vn, sn, "unsolvable", kind, certificate=name, alone=_alone(root / name))
             say(f"{vn} -> {sn}: unsolvable, {kind} certificate {name}")
         else:
             said = "unknown" if e is None else e.status + (f" ({e.proof})" if e.proof else "")
@@ -401,6 +402,16 @@ def _take(root: Path, board: Board, v: int, s: int, offered: list[tuple[Path, Pr
         shutil.rmtree((root / name).parent, ignore_errors=True)
         say(f"{board.names[v]} -> {board.names[s]}: the certificate given, {src}, does not check: not taken")
     return None
+
+
+def _alone(path: Path) -> bool:
+    """Whether the certificate at ``path`` is carried without the files it names."""
+    from ..checks import certificate as cert
+
+    try:
+        return cert.alone(cert.load(path), path.parent)
+    except PegsatError:
+        return False
 
 
 def _problem_at(path: Path) -> Problem | None:

@@ -46,13 +46,14 @@ function evidence(c) {
 function moves(c) {
   return c.moves == null ? '' : c.moves + (c.bound ? ' (fewest, certified)' : c.optimal ? ' (fewest)' : '');
 }
-function link(box, id, what, file, levels) {  // a certificate's file and the command that checks it
+function link(box, id, what, file, levels, alone) {  // a certificate's file and the command that checks it
   const p = document.createElement('div'), a = document.createElement('a');
   const code = document.createElement('code');
   a.id = id; a.href = file; a.textContent = file;
-  code.textContent = 'pegsat check ' + file;
-  p.append(what + ': ', a, '; check it with ', code);
-  if (levels) {  // its levels can be built by the checker: the file alone is the evidence
+  code.textContent = 'pegsat check ' + file + (alone ? ' --rebuild' : '');
+  p.append(what + ': ', a, alone ? ' (carried without its files); check it from that file alone with '
+           : '; check it with ', code);
+  if (levels && !alone) {  // its levels can be built by the checker: the file alone is the evidence
     const alone = document.createElement('code');
     alone.textContent = 'pegsat check ' + file + ' --rebuild';
     p.append(' (or, from that file alone, ', alone, ')');
@@ -73,7 +74,9 @@ function show(s) {
     a.id = 'plan-link'; a.href = c.page; a.textContent = 'step through the plan';
     box.appendChild(a);
   }
-  if (c.certificate) link(box, 'certificate-link', 'certificate', c.certificate, c.kind === 'levels');
+  if (c.certificate) {
+    link(box, 'certificate-link', 'certificate', c.certificate, c.kind === 'levels', c.alone);
+  }
   if (c.bound) link(box, 'bound-link', 'certificate of the fewest moves', c.bound);
 }
 function choose(v) {
@@ -131,6 +134,7 @@ def board_page(board: Board, cells: list[dict[str, Any]], summary: str) -> str:
     table: dict[str, dict[str, Any]] = {}
     for c in cells:
         keep = {k: c.get(k) for k in ("status", "kind", "moves", "optimal", "via", "of", "note")}
+        keep["alone"] = c.get("alone") is True  # its certificate carried without its files
         keep.update({k: c.get(k) if local(c.get(k)) else None for k in ("page", "certificate", "bound")})
         table.setdefault(c["vacancy"], {})[c["survivor"]] = keep
     first = board.centre if board.centre is not None else 0
