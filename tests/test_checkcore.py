@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 from pegsat.checks import _check, closure
-from pegsat.checks.closure import Closure, distinct, merged, split, union
+from pegsat.checks.closure import Closure, absent, distinct, merged, split, union
 from pegsat.model.catalogue import get_board
 from pegsat.model.problem import Goal, single_vacancy
 
@@ -157,6 +157,8 @@ def test_split_finds_what_a_sorted_part_holds(size, queries):
     ordered = distinct(x)
     again = split(part, ordered, True, ordered=True)
     assert np.array_equal(again[0], held) and np.array_equal(again[1], missed)
+    assert np.array_equal(absent(part, ordered, True, ordered=True), missed)  # the second half alone
+    assert np.array_equal(absent(part, x), ref_missed)
     backwards = np.ascontiguousarray(ordered[::-1])
     with pytest.raises(ValueError, match="not sorted"):
         _check.member(part, backwards, np.empty(len(backwards), dtype=np.uint8))

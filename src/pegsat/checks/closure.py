@@ -132,16 +132,26 @@ def split(part: np.ndarray, x: np.ndarray, compiled: bool = False,
     """(those of ``x`` the sorted ``part`` holds, those it does not); ``compiled``: each once,
     sorted (``_check.member``'s merge; ``ordered``: ``x`` is sorted without repeats already,
     which the merge verifies), else as ``x`` holds them."""
+    x, held = _held(part, x, compiled, ordered)
+    return x[held], x[~held]
+
+
+def absent(part: np.ndarray, x: np.ndarray, compiled: bool = False, ordered: bool = False) -> np.ndarray:
+    """Those of ``x`` the sorted ``part`` does not hold (``split``'s second half alone)."""
+    x, held = _held(part, x, compiled, ordered)
+    return x[~held]
+
+
+def _held(part: np.ndarray, x: np.ndarray, compiled: bool, ordered: bool) -> tuple[np.ndarray, np.ndarray]:
+    """``x`` (compiled: sorted without repeats) and which of it ``part`` holds."""
     if not compiled:
-        held = member(part, x)
-        return x[held], x[~held]
+        return x, member(part, x)
     from . import _check
 
     x = np.ascontiguousarray(x, dtype=np.uint64) if ordered else distinct(x, compiled=True)
     held = np.empty(len(x), dtype=np.uint8)
     _check.member(np.ascontiguousarray(part, dtype=np.uint64), x, held)
-    mask = held.view(bool)
-    return x[mask], x[~mask]
+    return x, held.view(bool)
 
 
 MERGE = 1 << 21  # children looked up together (16 MB, below the workers' mmap threshold): millions
@@ -490,7 +500,7 @@ class Closure:
             return f"{UNSETTLED}time limit while looking up children across the parts"
         dead = self.parts[q]()
         for kids in merged((sealed.read(f, BUCKET, 1, "", 1 << 40) for f in files), self.compiled):
-            _, missing = split(dead, kids, self.compiled, ordered=True)  # each file: sorted runs
+            missing = absent(dead, kids, self.compiled, ordered=True)  # each file: sorted runs
             bad = missing[~self.excluded(missing)] if len(missing) else missing
             if len(bad):
                 return self._missing(int(bad[0]))

@@ -81,6 +81,7 @@ from .closure import (
     Buckets,
     Closure,
     Runner,
+    absent,
     distinct,
     member,
     merged,
@@ -371,7 +372,7 @@ class Moves:
         try:
             if how == "closed":
                 for k in range(last, -1, -1):  # the next level first: most are there
-                    _, kids = split(self.part(side, k, q, parts, kept), kids, compiled, ordered=True)
+                    kids = absent(self.part(side, k, q, parts, kept), kids, compiled, ordered=True)
                 if len(kids):
                     by = "one move" if side == "forward" else "one move undone"
                     return (f"position {int(kids[0]):#x} follows {_name(side, d)} by {by} but is neither "
@@ -730,7 +731,7 @@ def rebuild(problem: Problem, stated: dict[str, list[int]], group: Sequence[Sequ
                 kids = one_move(level[lo:lo + CHUNK], problem.board.jumps, side == "backward", compiled)
                 walked += len(kids)
                 kids = distinct(check.kept(side, distinct(kids, compiled), d + 1), compiled)
-                fresh.append(split(known, kids, compiled)[1])
+                fresh.append(absent(known, kids, compiled))
                 size += len(fresh[-1])
                 if size > 1 << 22 and size > 2 * len(fresh[0]):  # chunks share children: merged as
                     # they grow, the memory stays
