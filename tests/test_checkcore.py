@@ -111,12 +111,22 @@ def test_hole_by_hole_exclusion_is_the_reference(name):
     assert np.array_equal(none.excluded(x), Closure(p, (), group, (), classes, compiled=False).excluded(x))
 
 
+@pytest.mark.parametrize("radix", [True, False])
 @pytest.mark.parametrize("size,bits", [(0, 8), (1, 8), (100, 8), (5000, 12), (200_000, 45), (300_000, 64)])
-def test_distinct_is_a_sort_without_repeats(size, bits):
+def test_distinct_is_a_sort_without_repeats(size, bits, radix, monkeypatch):
+    """By the radix sort or numpy's (whichever this machine does faster: both kept right)."""
+    monkeypatch.setattr(closure, "radix_faster", lambda: radix)
     rng = np.random.default_rng(size)
     x = rng.integers(0, 2**bits - 1, size=size, dtype=np.uint64, endpoint=True)
     x = np.concatenate([x, x[: size // 3]])  # repeats
+    mine = x.copy()
     assert np.array_equal(distinct(x, compiled=True), distinct(x))
+    assert np.array_equal(distinct(mine, compiled=True, mine=True), distinct(x))
+
+
+def test_the_faster_sort_is_measured_once_a_process():
+    assert closure.radix_faster() in (True, False)
+    assert closure.radix_faster.cache_info().currsize == 1  # measured once, then remembered
 
 
 def test_distinct_sorts_skewed_keys_bucket_by_bucket():

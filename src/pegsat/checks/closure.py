@@ -9,9 +9,10 @@ and flips the three); its hot loops have a compiled twin in ``_check.c``.
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
-from functools import cached_property
+from functools import cache, cached_property
 from pathlib import Path
 from typing import Any
 
@@ -112,19 +113,41 @@ UNSETTLED = "unsettled: "  # a task's answer that is not a verdict (its time ran
 
 def distinct(x: np.ndarray, compiled: bool = False, mine: bool = False) -> np.ndarray:
     """``x`` sorted, without repeats (by a sort: numpy's ``unique`` hashes 64-bit words
-    several times slower); ``compiled``: sorted in place by numpy (vectorised: faster here than
-    ``_check.distinct``'s radix sort, 36 against 29 M keys/s: ``bench/checkcore.py``), then
-    the repeats squeezed out by ``_check.distinct``, on a copy, or in ``x`` itself when it is
-    ``mine`` (the caller's own array, not needed again)."""
+    several times slower); ``compiled``: sorted by whichever of numpy's sort and
+    ``_check.distinct``'s radix sort this machine does faster (``radix_faster``), the repeats
+    squeezed out in C, on a copy, or in ``x`` itself when it is ``mine`` (the caller's own
+    array, not needed again)."""
     if compiled:
         from . import _check
 
         own = mine and x.dtype == np.uint64 and x.flags.c_contiguous and x.flags.writeable
         y = x if own else np.array(x, dtype=np.uint64)
-        y.sort()
+        if not radix_faster():
+            y.sort()  # in order: ``_check.distinct`` only squeezes
         return y[:_check.distinct(y)]
     x = np.sort(x)
     return x[np.concatenate(([True], x[1:] != x[:-1]))] if len(x) else x
+
+
+@cache
+def radix_faster() -> bool:
+    """Whether ``_check.distinct``'s radix sort beats numpy's sort here, measured once a
+    process (best of three on 2^19 keys of 40 bits, ~0.1 s). numpy's sort is vectorised on
+    some processors and not on others (14 to 52 M keys/s on the machines here, against the
+    radix sort's 27 to 50: ``bench/checkcore.py``); either gives the same array."""
+    from . import _check
+
+    keys = np.random.default_rng(0).integers(0, 1 << 40, 1 << 19, dtype=np.uint64)
+    best = {}
+    for name, sort in (("numpy", np.ndarray.sort), ("radix", _check.distinct)):
+        times = []
+        for _ in range(3):
+            y = keys.copy()
+            t = time.perf_counter()
+            sort(y)
+            times.append(time.perf_counter() - t)
+        best[name] = min(times)
+    return best["radix"] < best["numpy"]
 
 
 def split(part: np.ndarray, x: np.ndarray, compiled: bool = False,
