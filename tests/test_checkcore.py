@@ -217,8 +217,10 @@ def test_merged_runs_are_sorted_without_repeats_and_lose_nothing(monkeypatch):
     assert union(many).tolist() == whole.tolist()
     assert union([np.zeros(0, np.uint64)]).tolist() == [] and list(merged([])) == []
     kept = [r.copy() for r in runs]  # the compiled squeeze: the same answer, the runs given untouched
-    for given in (runs, many, [runs[3]], [np.zeros(0, np.uint64)]):
-        assert union(given, compiled=True).tolist() == union(given).tolist()
+    for radix in (True, False):  # past RUNS by the radix sort or numpy's quicksort
+        monkeypatch.setattr(closure, "radix_faster", lambda radix=radix: radix)
+        for given in (runs, many, [runs[3]], [np.zeros(0, np.uint64)]):
+            assert union(given, compiled=True).tolist() == union(given).tolist()
     assert [x.tolist() for x in merged(iter(runs), compiled=True)] == [x.tolist() for x in out]
     assert all(a.tolist() == b.tolist() for a, b in zip(runs, kept, strict=True))
 
