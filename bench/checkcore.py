@@ -1,5 +1,5 @@
-"""Benchmark: the independent checker's loops, compiled (``checks/_check.c``) against their
-numpy reference, on real German positions.
+"""Benchmark: the independent checker's loops, compiled (``checks/_check.c``) against their numpy
+reference, on real German positions.
 
 The positions are those of the first forward levels by moves of the German central game, made in
 memory here (``planners.moves.Search.warm``: about a million positions, a few seconds), so the
@@ -7,22 +7,23 @@ bench needs no certificate and no disk. Each loop runs on them in this process, 
 CPU seconds (``time.process_time``, which a machine shared with other work disturbs less than
 the clock) turned into millions of items per second of one core: the children by one jump with
 their least images under the 8 symmetries (a levels check's expansion), a sort without repeats
-(numpy's sort and the compiled squeeze; beside it the compiled radix sort ``_check.distinct``
-does on keys out of order), a sorted lookup, pagoda weights, the exclusions (by 16 pagodas'
-floors, as a levels check weighs its children; hole by hole under 64 pagodas and the position
-classes, as an open game's dead-set check does, on the children it excludes: a dead-set check
-weighs only the children its set misses, each of which must be excluded), every position one
-move away (a moves check's expansion), and the sorted children cut into the byte planes a level
-or bucket file stores and joined back (``_planes.c``, the file format's: both the search and the
-checker read such files). Then the lookups of bucket files (the children cut into
-sorted runs of ``--run`` as the check's bucket files hold them, every one looked up in a part):
-a run at a time (the baseline) against ``closure.merged``'s millions at a time, both compiled.
-And a last step's children (none may be met): sorted and looked up in a part (the baseline: what
-every child of a levels check's last step cost before ``checks.sieve``) against sieved
-(``sieve.sieved``; its sieve the size of a German level-21 partition's, 35 MB, so that every
-test leaves the cache as it does in a check), both compiled. The pagodas are random weights: the
-loops' work does not depend on them being pagodas. Beside them, the machine anchor (numpy's sort
-of 10^7 keys, ``tree.anchor``) and this process's peak memory.
+(compiled: the faster here of numpy's sort and the radix sort, ``closure.radix_faster``, then
+the compiled squeeze; beside it the compiled radix sort ``_check.distinct`` alone), a sorted
+lookup, pagoda weights, the exclusions (by 16 pagodas' floors, as a levels check weighs its
+children; hole by hole under 64 pagodas and the position classes, as an open game's dead-set
+check does, on the children it excludes: a dead-set check weighs only the children its set
+misses, each of which must be excluded), every position one move away (a moves check's
+expansion), and the sorted children cut into the byte planes a level or bucket file stores and
+joined back (``_planes.c``, the file format's: both the search and the checker read such files).
+Then the lookups of bucket files (the children cut into sorted runs of ``--run`` as the check's
+bucket files hold them, every one looked up in a part): a run at a time (the baseline) against
+``closure.merged``'s millions at a time, both compiled. And a last step's children (none may be
+met): sorted and looked up in a part (the baseline: what every child of a levels check's last
+step cost before ``checks.sieve``) against sieved (``sieve.sieved``; its sieve the size of a
+German level-21 partition's, 35 MB, so that every test leaves the cache as it does in a check),
+both compiled. The pagodas are random weights: the loops' work does not depend on them being
+pagodas. Beside them, the machine anchor (numpy's sort of 10^7 keys, ``tree.anchor``) and this
+process's peak memory.
 
     python bench/checkcore.py [--positions N] [--repeat 3]
 """
@@ -47,7 +48,7 @@ from tree import anchor  # noqa: E402
 from pegsat import _planes, sealed  # noqa: E402
 from pegsat.analysis.invariants import class_basis  # noqa: E402
 from pegsat.checks import _check, sieve  # noqa: E402
-from pegsat.checks.closure import Closure, distinct, merged, split  # noqa: E402
+from pegsat.checks.closure import Closure, distinct, merged, radix_faster, split  # noqa: E402
 from pegsat.checks.moves import one_move  # noqa: E402
 from pegsat.deadline import Deadline  # noqa: E402
 from pegsat.model.catalogue import get_board  # noqa: E402
@@ -142,6 +143,7 @@ def main() -> None:
     print(f"a last step's {len(kids):,} children against a part of {len(part):,}: sorted and looked up "
           f"{len(kids) / looked / 1e6:.1f} M/s, sieved {len(kids) / sieved / 1e6:.1f} M/s, "
           f"ratio {looked / sieved:.1f}")
+    print(f"distinct sorts by {'the radix sort' if radix_faster() else 'numpy'} here (closure.radix_faster)")
     print(f"anchor: numpy sorts {keys / 1e6:.1f} M keys/s on one core; peak memory {peak:,.0f} MB")
 
 

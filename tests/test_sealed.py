@@ -39,16 +39,6 @@ def test_a_file_of_the_reference_planes_reads_as_written():
     assert made == sealed._split_reference(words).tobytes()
 
 
-@pytest.mark.parametrize("level", [sealed.ZSTD_LEVEL, sealed.SCRATCH_LEVEL])
-def test_a_scratch_file_reads_back_as_written(tmp_path, level):
-    """A bucket written at the faster level (``SCRATCH_LEVEL``) reads back alike: the level is
-    the writer's choice, not the format's."""
-    words = ARRAYS["sorted"]
-    path = tmp_path / "b.bkt"
-    sealed.write(path, "bucket", 1, "", words, durable=False, codec="zstd-planes", level=level)
-    assert np.array_equal(sealed.read(path, "bucket", 1, "", len(words)), words)
-
-
 def test_bad_buffers_are_refused_not_read():
     words = np.zeros(4, np.uint64)
     with pytest.raises(ValueError, match="8 bytes for each word"):

@@ -55,7 +55,6 @@ DTYPE = np.dtype("<u8")
 CODECS = ("raw", "zstd-planes")
 FIELDS = frozenset(("kind", "version", "fingerprint", "dtype", "count", "codec", "bytes", "sha256"))
 ZSTD_LEVEL = 1
-SCRATCH_LEVEL = -1  # buckets, written once, read once: 2x as fast to write, 18% larger (bench/checkcore.py)
 
 
 class Stale(Exception):
@@ -67,9 +66,8 @@ def digest(*parts: object) -> str:
     return hashlib.sha256(json.dumps(parts, sort_keys=True, separators=(",", ":")).encode()).hexdigest()
 
 
-def encode(array: np.ndarray, codec: str, level: int = ZSTD_LEVEL) -> bytes:
-    """The bytes ``codec`` stores ``array`` (64-bit words) as (``level``: Zstandard's; any
-    level inflates alike)."""
+def encode(array: np.ndarray, codec: str) -> bytes:
+    """The bytes ``codec`` stores ``array`` (64-bit words) as."""
     words = np.ascontiguousarray(array, dtype=DTYPE)
     if codec == "raw":
         return words.tobytes()
@@ -81,7 +79,7 @@ def encode(array: np.ndarray, codec: str, level: int = ZSTD_LEVEL) -> bytes:
 
     planes = np.empty(8 * len(words), dtype=np.uint8)
     _planes.split(words, planes)
-    return zstandard.ZstdCompressor(level=level).compress(planes.data)
+    return zstandard.ZstdCompressor(level=ZSTD_LEVEL).compress(planes.data)
 
 
 def _split_reference(words: np.ndarray) -> np.ndarray:
@@ -141,12 +139,11 @@ def decode(body: bytes | memoryview, codec: str, count: int, out: np.ndarray | N
 
 
 def write(path: Path, kind: str, version: int, fingerprint: str, array: np.ndarray,
-          durable: bool = True, codec: str = "raw", level: int = ZSTD_LEVEL) -> int:
-    """Write ``array`` (64-bit words) sealed, stored by ``codec`` (at Zstandard's ``level``:
-    ``SCRATCH_LEVEL`` for a file read once); atomically, so a reader sees the old file or the
-    new; ``durable``: fsynced too (scratch files, rewritten after a crash anyway, skip it).
-    Returns the file's size in bytes."""
-    body = encode(array, codec, level)
+          durable: bool = True, codec: str = "raw") -> int:
+    """Write ``array`` (64-bit words) sealed, stored by ``codec``; atomically, so a reader
+    sees the old file or the new; ``durable``: fsynced too (scratch files, rewritten after a
+    crash anyway, skip it). Returns the file's size in bytes."""
+    body = encode(array, codec)
     head = {"kind": kind, "version": version, "fingerprint": fingerprint, "dtype": DTYPE.str,
             "count": len(array), "codec": codec, "bytes": len(body),
             "sha256": hashlib.sha256(body).hexdigest()}

@@ -556,8 +556,7 @@ class Buckets:
             if arrays:
                 try:
                     sealed.write(self.out / f"{q}-{self.p}-{self.flushes}.bkt", BUCKET, 1, "",
-                                 np.concatenate(arrays), durable=False, codec="zstd-planes",
-                                 level=sealed.SCRATCH_LEVEL)
+                                 np.concatenate(arrays), durable=False, codec="zstd-planes")
                 except (OSError, PegsatError) as exc:
                     return f"{UNSETTLED}the check's buckets could not be written ({exc})"
                 arrays.clear()

@@ -269,7 +269,7 @@ def expand(k: Kernel, root: Path, fingerprint: str, d: int, p: int, parts_next: 
                 mine = k.concat(arrays)
                 path = out / f"B{q:04d}-{p:04d}-{lo:010d}-{flushes:04d}.bkt"
                 sealed.write(path, BUCKET_KIND, VERSION, _fp(fingerprint, d + 1, q), mine, durable=False,
-                             codec=CODEC, level=sealed.SCRATCH_LEVEL)
+                             codec=CODEC)
                 arrays.clear()
         size, flushes = 0, flushes + 1
 
