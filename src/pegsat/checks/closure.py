@@ -132,9 +132,9 @@ def distinct(x: np.ndarray, compiled: bool = False, mine: bool = False) -> np.nd
 @cache
 def radix_faster() -> bool:
     """Whether ``_check.distinct``'s radix sort beats numpy's sort here, measured once a
-    process (best of three on 2^19 keys of 40 bits, ~0.1 s). numpy's sort is vectorised on
-    some processors and not on others (14 to 52 M keys/s on the machines here, against the
-    radix sort's 27 to 50: ``bench/checkcore.py``); either gives the same array."""
+    process (best of three on 2^19 keys of 40 bits, ~0.1 s): numpy's sort runs at 14 to 52 M
+    keys/s on the machines here, by processor, the radix sort at 27 to 50
+    (``bench/checkcore.py``); either gives the same array."""
     from . import _check
 
     keys = np.random.default_rng(0).integers(0, 1 << 40, 1 << 19, dtype=np.uint64)
@@ -206,8 +206,8 @@ def union(runs: list[np.ndarray], compiled: bool = False) -> np.ndarray:
     past about ``RUNS`` its vectorised quicksort is faster (the buckets of a level's partition
     hold a run for each chunk of the level before: thousands, sorted 2.4x faster so).
     ``compiled``: past ``RUNS``, the radix sort where it is the faster (``radix_faster``:
-    70-100 M keys/s against numpy's quicksort's 13-17 on a machine where numpy's sort is not
-    vectorised); the repeats squeezed out in place by ``_check.distinct``."""
+    70-100 M keys/s against numpy's quicksort's 13-17 on a machine where numpy sorts slowly);
+    the repeats squeezed out in place by ``_check.distinct``."""
     x = np.concatenate(runs).astype(np.uint64, copy=False)
     few = len(x) < 2 or np.count_nonzero(x[1:] < x[:-1]) < RUNS
     if compiled:  # ``concatenate`` made ``x`` (always a copy): the caller's arrays are untouched
