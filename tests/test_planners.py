@@ -82,11 +82,6 @@ def test_french_d4_never_one_peg():
     assert r.status is Status.UNSOLVABLE and r.proof is Proof.INVARIANT
 
 
-def test_french_c1_to_e1():
-    r = solve(load_problem("french", Options(vacant="c1", survivor="e1")), "auto", deadline=Deadline(300))
-    assert r.status is Status.SOLVED
-
-
 def triangle5():
     return get_board("triangle-5")
 
