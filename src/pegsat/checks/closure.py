@@ -210,13 +210,12 @@ def union(runs: list[np.ndarray], compiled: bool = False) -> np.ndarray:
     the repeats squeezed out in place by ``_check.distinct``."""
     x = np.concatenate(runs).astype(np.uint64, copy=False)
     few = len(x) < 2 or np.count_nonzero(x[1:] < x[:-1]) < RUNS
+    if few or not (compiled and radix_faster()):  # else ``_check.distinct`` sorts it
+        x.sort(kind="stable" if few else "quicksort")
     if compiled:  # ``concatenate`` made ``x`` (always a copy): the caller's arrays are untouched
         from . import _check
 
-        if few or not radix_faster():
-            x.sort(kind="stable" if few else "quicksort")
         return x[:_check.distinct(x)]
-    x.sort(kind="stable" if few else "quicksort")
     return x[np.concatenate(([True], x[1:] != x[:-1]))] if len(x) else x
 
 
