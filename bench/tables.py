@@ -4,6 +4,7 @@ proof of optimality.
 
     python bench/tables.py [--only french,german-central] [--time-limit 1800] [--spill DIR]
                            [--workers 2] [--memory-limit 2GB]
+    python bench/tables.py --only jumps --time-limit 5400   # German e1 -> e1 by jumps, about an hour
 
 Each row is a fresh ``pegsat solve ... --min-moves --json`` process, as a user types it
 (in memory while the levels fit the memory budget, then out of core by itself; with
@@ -23,7 +24,9 @@ Tables:
   board, one per orbit of its symmetries (``pegsat survey diamond``: four orbits, 28 cells;
   each orbit's time reversal lies in one of the four);
 * ``targets``: the rows issue 51 sets times for (German e5 -> e5 and e3 -> e3, French d3 -> g5
-  and d3 -> a5), each beside its target.
+  and d3 -> a5), each beside its target;
+* ``jumps``: German e1 -> e1 by jumps on disk (``--planner layers --spill``, the levels
+  certificate written; no plan exists, so the status is the answer), beside its target.
 
 Each row's rate is positions up to symmetry per second per core (the run's positions over its
 seconds and the workers' cores), beside the machine anchor measured before and after the
@@ -51,6 +54,9 @@ TABLES = {
 TARGET_S = {("german", "e5", "e5"): 600, ("german", "e3", "e3"): 2700, ("french", "d3", "g5"): 180,
             ("french", "d3", "a5"): 180}
 TABLES["targets"] = list(TARGET_S)
+#: searches by jumps on disk (``--planner layers``), each with its target in seconds
+JUMPS_S = {("german", "e1", "e1"): 3600}
+TABLES["jumps"] = list(JUMPS_S)
 
 
 def main() -> None:
@@ -69,13 +75,15 @@ def main() -> None:
     plans = []
     for table in args.only.split(","):
         for board, v, s in TABLES[table]:
-            cmd = [str(PEGSAT), "solve", board, "--vacant", v, "--min-moves", "--json",
-                   "--time-limit", str(args.time_limit)]
+            jumps = (board, v, s) in JUMPS_S and table == "jumps"
+            cmd = [str(PEGSAT), "solve", board, "--vacant", v, "--json", "--time-limit", str(args.time_limit),
+                   *(["--planner", "layers"] if jumps else ["--min-moves"])]
             cmd += ["--survivor", s] if s else []
             for flag, value in (("--workers", args.workers), ("--memory-limit", args.memory_limit)):
                 cmd += [flag, value] if value else []
             with tempfile.TemporaryDirectory(dir=args.spill) as tmp:
-                run = measured(cmd + (["--spill", tmp] if args.spill else []), timeout=args.time_limit + 300)
+                run = measured(cmd + (["--spill", tmp] if args.spill or jumps else []),
+                               timeout=args.time_limit + 300)
             name = f"{board} {v} -> {s or 'any'}"
             try:
                 data = json.loads(run.stdout.splitlines()[-1])
@@ -91,7 +99,7 @@ def main() -> None:
                 got = json.loads(check.stdout.splitlines()[-1]) if check.code == 0 else {}
                 replayed = " (replayed)" if got.get("moves") == data.get("moves") else " (REPLAY FAILED)"
                 plans.append(f"{name}: {data['moves']} moves: {data['plan']}")
-            target = TARGET_S.get((board, v, s))
+            target = (JUMPS_S if jumps else TARGET_S).get((board, v, s))
             rate = st.get("positions", 0) / max(run.seconds, 1e-9) / cores / 1e3
             print(f"{name:<22}{str(data.get('moves') or '-'):>6}{str(data.get('lower_bound') or '-'):>4}  "
                   f"{data['status']:<15}{st.get('positions', 0):>14,}{run.seconds:>9.1f}"

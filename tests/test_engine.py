@@ -520,3 +520,43 @@ def test_a_probes_sieve_is_the_reference_and_misses_nothing():
     assert got[:len(held)].all() and got[len(held):].mean() < 0.02
     with pytest.raises(ValueError, match="1 to 2"):
         k.sieved(np.zeros(0, np.uint64), x)
+
+
+def test_a_mirrored_probe_meets_the_images_of_raw_children_as_of_canonical_ones(tmp_path):
+    """A probe by buckets of a self-dual search expands its children raw (neither canonical
+    nor distinct) before their mirror images: the images it writes, sieved or not, and what a
+    streaming probe meets, are those of the canonical, distinct children."""
+    from pegsat.engine import spill
+    from pegsat.engine.disk import Search, _mirrored
+
+    b = get_board("english")
+    search = Search("jumps", single_vacancy(b, b.hole("d1"), Goal.survivor(b, b.hole("d7"))))
+    k, image = search.kernel, _mirrored(search)  # the mirror swaps rows 1 and 7; c <-> e fixes both
+    assert image is not None and search.mirror != tuple(range(b.n)) and len(k.group) == 2
+    level = k.unique(k.canon(k.array([search.problem.start])))
+    for _ in range(5):
+        level = k.unique(k.step(level))
+    want = k.unique(image(k.unique(k.step(level))))
+    spill.write_part(tmp_path, "fp", 0, 0, level)
+    rng = np.random.default_rng(7)
+    there = k.unique(np.concatenate([want[rng.random(len(want)) < 0.3],
+                                     rng.integers(0, 1 << b.n, 500, dtype=np.uint64)]))
+    routed, bounds = k.route(there, 4)
+    sieves = [k.sieve(routed[bounds[q]:bounds[q + 1]], max(1, (bounds[q + 1] - bounds[q]) * 16 // 64))
+              for q in range(4)]
+    for sieved in (None, sieves):
+        spill.drop_level(tmp_path, 1)
+        spill.expand(k, tmp_path, "fp", 0, 0, 4, 50, 1 << 30, image=image, sieves=sieved)
+        got = k.unique(k.concat([spill._buckets(tmp_path, "fp", 1, q, 1 << 30) for q in range(4)]))
+        if sieved is None:
+            assert np.array_equal(got, want)
+        else:  # every image that meets is kept; few others are
+            assert np.array_equal(got[k.member(there, got)], want[k.member(there, want)])
+            assert len(got) < len(want)
+
+    def meets(q: int, kids: np.ndarray) -> np.ndarray:
+        return k.member(routed[bounds[q]:bounds[q + 1]], kids)
+
+    hits, least = spill.probe(k, tmp_path, "fp", 0, 0, 4, 50, 1 << 30, meets, 1 << 30, image=image)
+    met = want[k.member(there, want)]
+    assert (hits, least) == (len(met), int(met[0]))

@@ -234,13 +234,18 @@ def peg_range(k: Kernel, level: np.ndarray) -> tuple[int, int]:
     return int(c.min()), int(c.max())
 
 
-def _children(k: Kernel, level: np.ndarray, chunk: int, by: str, reverse: bool) -> Iterator[np.ndarray]:
+def _children(k: Kernel, level: np.ndarray, chunk: int, by: str, reverse: bool,
+              raw: bool = False) -> Iterator[np.ndarray]:
     """The canonical children of ``level``, a chunk of positions at a time, each chunk's
-    sorted and distinct (a view: routing copies them out)."""
+    sorted and distinct (a view: routing copies them out). ``raw``: every child as its jump
+    makes it, neither canonical nor distinct, for a probe that meets their mirror images:
+    ``image`` makes those canonical whichever image of its class a child is, and they are
+    sieved before they are sorted (the sort and one least image a child spared)."""
     for at in range(0, len(level), chunk):
         some = level[at:at + chunk]
-        yield k.unique(k.moves(some, reverse=reverse) if by == "moves" else k.step(some, reverse=reverse),
-                       own=True, view=True)
+        kids = k.moves(some, reverse=reverse, canon=not raw) if by == "moves" else \
+            k.step(some, reverse=reverse, canon=not raw)
+        yield kids if raw else k.unique(kids, own=True, view=True)
 
 
 def expand(k: Kernel, root: Path, fingerprint: str, d: int, p: int, parts_next: int, chunk: int,
@@ -273,10 +278,12 @@ def expand(k: Kernel, root: Path, fingerprint: str, d: int, p: int, parts_next: 
                 arrays.clear()
         size, flushes = 0, flushes + 1
 
-    for kids in _children(k, level, chunk, by, reverse):
+    for kids in _children(k, level, chunk, by, reverse, raw=image is not None):
         if image is not None:
             kids = image(kids)
-        grouped, bounds = k.route(kids, parts_next)  # each partition's children stay sorted
+            if sieves is None:  # sorted and distinct: the buckets hold each image once
+                kids = k.unique(kids, own=True, view=True)
+        grouped, bounds = k.route(kids, parts_next)  # each partition's children stay in order
         for q in wanted:
             if bounds[q + 1] > bounds[q]:
                 mine = grouped[bounds[q]:bounds[q + 1]]
@@ -350,8 +357,8 @@ def probe(k: Kernel, root: Path, fingerprint: str, d: int, p: int, parts: int, c
                     least = int(met[0]) if least is None else min(least, int(met[0]))
         size = 0
 
-    for kids in _children(k, level, chunk, by, reverse):
-        if image is not None:
+    for kids in _children(k, level, chunk, by, reverse, raw=image is not None):
+        if image is not None:  # (each flush sorts its children)
             kids = image(kids)
         grouped, bounds = k.route(kids, parts)
         for q in range(parts):
