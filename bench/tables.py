@@ -1,12 +1,13 @@
 #!/usr/bin/env python3
 """Benchmark: minimum-move tables of the large boards, every answer a replayed plan with its
-proof of optimality.
+proof of optimality; and the search by jumps that proves German e1 -> e1 unsolvable.
 
     python bench/tables.py [--only french,german-central] [--time-limit 1800] [--spill DIR]
                            [--workers 2] [--memory-limit 2GB]
-    python bench/tables.py --only jumps --time-limit 5400   # German e1 -> e1 by jumps, about an hour
+    python bench/tables.py --only jumps --time-limit 5400   # German e1 -> e1 by jumps: 50 min on 2 cores
 
-Each row is a fresh ``pegsat solve ... --min-moves --json`` process, as a user types it
+Each row is a fresh ``pegsat solve ... --min-moves --json`` process (``jumps``: ``--planner
+layers --spill``), as a user types it
 (in memory while the levels fit the memory budget, then out of core by itself; with
 ``--spill``, out of core from the start), measured as a whole process tree
 (``tree.measured``: seconds, the tree's peak memory and its largest process's). pegsat
