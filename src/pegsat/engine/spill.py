@@ -239,8 +239,9 @@ def _children(k: Kernel, level: np.ndarray, chunk: int, by: str, reverse: bool,
     """The canonical children of ``level``, a chunk of positions at a time, each chunk's
     sorted and distinct (a view: routing copies them out). ``raw``: every child as its jump
     makes it, neither canonical nor distinct, for a probe that meets their mirror images:
-    ``image`` makes those canonical whichever image of its class a child is, and they are
-    sieved before they are sorted (the sort and one least image a child spared)."""
+    ``image`` makes those canonical whichever image of its class a child is (one least image
+    a child spared), and they are sorted later: by buckets, only those the sieves let by; a
+    streaming probe, at each flush."""
     for at in range(0, len(level), chunk):
         some = level[at:at + chunk]
         kids = k.moves(some, reverse=reverse, canon=not raw) if by == "moves" else \
