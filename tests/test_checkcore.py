@@ -32,9 +32,17 @@ def positions(board, count, seed):
     return (bits << np.arange(board.n, dtype=np.uint64)).sum(axis=1, dtype=np.uint64)
 
 
+@pytest.fixture(params=[True, False], ids=["avx2", "plain"])
+def vector(request):
+    """The legal jumps tested four at a time (where the processor has AVX2), and one by one."""
+    was = _check.vector(request.param)
+    yield request.param
+    _check.vector(was)
+
+
 @pytest.mark.parametrize("name,vacant", [("english", "d4"), ("german", "e1"), ("triangle-5", "a1")])
 @pytest.mark.parametrize("reverse", [False, True])
-def test_children_and_least_images_are_the_references(name, vacant, reverse):
+def test_children_and_least_images_are_the_references(name, vacant, reverse, vector):
     fast, slow = closures(name, vacant)
     x = positions(fast.problem.board, 3000, 7)
     for canon in (True, False):
@@ -53,7 +61,7 @@ def test_children_of_a_parent_with_no_jump_are_none():
 
 @pytest.mark.parametrize("name", ["english", "german", "triangle-5"])
 @pytest.mark.parametrize("back", [False, True])
-def test_one_move_is_the_references(name, back):
+def test_one_move_is_the_references(name, back, vector):
     """Every chain of jumps by one peg (backward: walked back): the same positions (the
     reference merges a hop's states across parents, the compiled loop within one)."""
     from pegsat.checks.moves import one_move
@@ -183,6 +191,85 @@ def test_grouping_by_partition_is_the_references(parts):
     assert np.array_equal(a, b) and ca == cb and ca[-1] == len(x)
     for q in range(parts):
         assert np.all(partition(a[ca[q]:ca[q + 1]], parts) == q)
+
+
+@pytest.mark.parametrize("parts,bits,size", [(1, 45, 200_000), (16, 45, 600_000), (64, 45, 3_000),
+                                            (1024, 20, 50_000), (4, 64, 70_000), (2, 3, 10_000), (8, 45, 0)])
+def test_sorted_groups_are_the_references(parts, bits, size):
+    """Each partition's children sorted without repeats, grouped: the compiled pass (by
+    partition and highest bits, then radix sorts) against ``grouped`` and a sort a part."""
+    from pegsat.checks.kit import partition, sorted_groups
+
+    rng = np.random.default_rng(size + parts)
+    x = rng.integers(0, 1 << min(bits, 63), size=size, dtype=np.uint64) << np.uint64(max(0, bits - 63))
+    x = np.concatenate([x, x[: size // 3], x[: size // 7]])  # repeats, within a part and across
+    rng.shuffle(x)
+    (a, ca), (b, cb) = sorted_groups(x.copy(), parts, compiled=True), sorted_groups(x.copy(), parts)
+    assert ca == cb and np.array_equal(a, b) and ca[-1] == len(np.unique(x))
+    for q in range(parts):
+        assert np.all(partition(a[ca[q]:ca[q + 1]], parts) == q) and np.all(np.diff(a[ca[q]:ca[q + 1]]) > 0)
+    if size:
+        with pytest.raises(ValueError, match="as long as"):
+            _check.sorted_groups(x.copy(), np.empty(len(x) - 1, np.uint64), 3, 1)
+
+
+@pytest.mark.parametrize("reverse", [False, True])
+def test_children_in_rounds_are_all_the_children(reverse, vector):
+    """``children_in``: a work buffer that holds a few parents' children at a time gives, round
+    by round, the children ``children`` gives at once, in the same order."""
+    fast, slow = closures("german", "e1")
+    x = positions(fast.problem.board, 2000, 11)
+    whole = fast.children(x, reverse)
+    for room in (len(fast._tables["flip"]), 500, len(whole)):
+        work = np.empty(room, dtype=np.uint64)
+        rounds = [r.copy() for r in fast.children_in(x, reverse, work)]
+        assert np.array_equal(np.concatenate(rounds), whole) and (len(rounds) > 1) == (room < len(whole))
+    assert np.array_equal(np.sort(np.concatenate(list(slow.children_in(x, reverse, work)))), np.sort(whole))
+    with pytest.raises(ValueError, match="fewer words"):
+        next(fast.children_in(x, reverse, np.empty(3, dtype=np.uint64)))
+
+
+def test_buckets_hold_copies_and_flush_before_they_overflow(tmp_path, monkeypatch):
+    """``Buckets`` copies what it is given (the caller reuses its buffer) and writes a flush
+    before the held children would pass ``FLUSH`` (here more than ``PER_PART`` a partition);
+    one array larger than that goes alone."""
+    from pegsat import sealed
+
+    monkeypatch.setattr(closure, "FLUSH", 100)
+    monkeypatch.setattr(closure, "PER_PART", 1)
+    b = closure.Buckets(tmp_path, 2, 0)
+    buf = np.arange(60, dtype=np.uint64)
+    assert b.add(0, buf[:30]) is None and b.add(1, buf[30:]) is None
+    buf[:] = 999  # reused by the caller: what is held stays
+    assert b.add(0, np.arange(100, 160, dtype=np.uint64)) is None  # 120 > 100: the first 60 written first
+    assert b.add(1, np.arange(200, 350, dtype=np.uint64)) is None  # more than FLUSH: alone, at once
+    assert b.flush() is None
+    got = {f.name: sealed.read(f, closure.BUCKET, 1, "", 1 << 20).tolist() for f in tmp_path.glob("*.bkt")}
+    assert got == {"0-0-0.bkt": list(range(30)), "1-0-0.bkt": list(range(30, 60)),
+                   "0-0-1.bkt": list(range(100, 160)), "1-0-2.bkt": list(range(200, 350))}
+
+
+def test_a_part_s_faults_are_the_references():
+    """A level's part checked in one compiled pass names the fault numpy's checks name first:
+    none, a repeat, a hole off the board, a wrong number of pegs, another partition."""
+    from pegsat.checks.kit import FAULTS, part_fault, partition
+
+    n, parts, p = 45, 8, 3
+    x = distinct(positions(get_board("german"), 4000, 5))
+    x = x[(np.bitwise_count(x) == 22) & (partition(x, parts) == p)]
+    more = x[-1] | np.uint64(1 << 44) if not x[-1] >> 44 & 1 else np.uint64((1 << 45) - 1)  # above, 23+ pegs
+    cases = {"": x, FAULTS[1]: np.insert(x, 5, x[5]), FAULTS[2]: np.append(x, np.uint64(1 << 50) | x[-1]),
+             "holds a position without 22 pegs": np.append(x, more)}
+    other = distinct(positions(get_board("german"), 4000, 6))
+    other = other[(np.bitwise_count(other) == 22) & (partition(other, parts) != p)]
+    cases[FAULTS[4]] = distinct(np.concatenate([x, other[:1]]))
+    cases["both: the first named"] = np.insert(cases[FAULTS[4]], 0, cases[FAULTS[4]][0])
+    for what, y in cases.items():
+        got = {part_fault(y, n, 22, parts, p, compiled) for compiled in (True, False)}
+        assert len(got) == 1, what
+        assert got.pop() == ({"": None, "both: the first named": FAULTS[1]}.get(what, what))
+    assert part_fault(x, n, None, parts, p, True) is None and part_fault(x[:0], n, 3, 1, 0, True) is None
+    assert part_fault(x, n, 21, parts, p, True) == part_fault(x, n, 21, parts, p) == FAULTS[3].format(pegs=21)
 
 
 def test_bad_buffers_are_refused_not_read():

@@ -130,11 +130,91 @@ static int table_bytes(Py_ssize_t entries, Py_ssize_t groups, Py_ssize_t *nbytes
     return 0;
 }
 
+/* The legal jumps of position p: j such that p & mask[j] == want[j], their indices written to
+   legal[] in order, their count returned. mask and want hold a multiple of 4 entries (padded
+   with jumps never legal: mask 0, want 1), legal room for 4 more than the jumps. The plain loop
+   writes each index and keeps it when the jump is legal, without a branch; where the processor
+   has AVX2, four jumps are tested at once and their legal ones' indices written together
+   (PACK[bits]: the lanes set in bits, packed, as four 16-bit indices). ``vector(False)`` turns
+   the AVX2 loop off (the tests run both). */
+static int use_avx2 = -1;  /* -1: not yet asked of the processor */
+
+static Py_ssize_t legal_plain(u64 p, const u64 *mask, const u64 *want, Py_ssize_t jumps, uint16_t *legal) {
+    Py_ssize_t k = 0;
+    for (Py_ssize_t j = 0; j < jumps; j++) {
+        legal[k] = (uint16_t)j;
+        k += (p & mask[j]) == want[j];
+    }
+    return k;
+}
+
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+#include <immintrin.h>
+#define HAVE_AVX2_LOOP 1
+static u64 PACK[16];
+
+__attribute__((target("avx2,popcnt")))
+static Py_ssize_t legal_avx2(u64 p, const u64 *mask, const u64 *want, Py_ssize_t jumps, uint16_t *legal) {
+    const __m256i pos = _mm256_set1_epi64x((long long)p);
+    Py_ssize_t k = 0;
+    for (Py_ssize_t j = 0; j < jumps; j += 4) {
+        __m256i m = _mm256_loadu_si256((const __m256i *)(mask + j));
+        __m256i w = _mm256_loadu_si256((const __m256i *)(want + j));
+        __m256i eq = _mm256_cmpeq_epi64(_mm256_and_si256(pos, m), w);  /* a lane all ones: legal */
+        unsigned bits = (unsigned)_mm256_movemask_pd(_mm256_castsi256_pd(eq));
+        u64 four = PACK[bits] + (u64)j * 0x0001000100010001ULL;  /* the lanes' indices, plus j */
+        memcpy(legal + k, &four, sizeof four);
+        k += __builtin_popcount(bits);
+    }
+    return k;
+}
+#endif
+
+static Py_ssize_t legal_jumps(u64 p, const u64 *mask, const u64 *want, Py_ssize_t jumps, uint16_t *legal) {
+#ifdef HAVE_AVX2_LOOP
+    if (use_avx2) return legal_avx2(p, mask, want, jumps, legal);
+#endif
+    return legal_plain(p, mask, want, jumps, legal);
+}
+
+static void vector_init(void) {
+#ifdef HAVE_AVX2_LOOP
+    for (unsigned b = 0; b < 16; b++) {
+        u64 v = 0;
+        for (unsigned i = 0, k = 0; i < 4; i++)
+            if (b >> i & 1) v |= (u64)i << (16 * k++);
+        PACK[b] = v;
+    }
+    __builtin_cpu_init();
+    use_avx2 = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("popcnt");
+#else
+    use_avx2 = 0;
+#endif
+}
+
+static PyObject *vector(PyObject *self, PyObject *args) {
+    int on;
+    if (!PyArg_ParseTuple(args, "p", &on)) return NULL;
+    int was = use_avx2;
+    vector_init();
+    use_avx2 = use_avx2 && on;
+    return PyBool_FromLong(was);
+}
+
+/* Copies of a jump table's masks and wants, padded to a multiple of 4 with jumps never legal;
+   the padded count. */
+static Py_ssize_t padded(Py_ssize_t jumps, u64 *mask, u64 *want) {
+    Py_ssize_t n = (jumps + 3) & ~(Py_ssize_t)3;
+    for (Py_ssize_t j = jumps; j < n; j++) mask[j] = 0, want[j] = 1;
+    return n;
+}
+
 static PyObject *children(PyObject *self, PyObject *args) {
-    PyObject *o[6];
+    PyObject *o[6], *given = Py_None;
     int reverse;
     Py_ssize_t groups;
-    if (!PyArg_ParseTuple(args, "OOOOOOnp", &o[0], &o[1], &o[2], &o[3], &o[4], &o[5], &groups, &reverse))
+    if (!PyArg_ParseTuple(args, "OOOOOOnp|O", &o[0], &o[1], &o[2], &o[3], &o[4], &o[5], &groups, &reverse,
+                          &given))
         return NULL;
     static const char *names[6] = {"parents", "need", "land", "flip", "images", "flip_images"};
     Array a[6];
@@ -155,29 +235,34 @@ static PyObject *children(PyObject *self, PyObject *args) {
         RELEASE_ALL(a, 6);
         return NULL;
     }
-    u64 mask[1024], want[1024];
+    Array into = {0};
+    if (given != Py_None && array_get(given, &into, 1, 0, "out") < 0) {
+        array_release(&into);
+        RELEASE_ALL(a, 6);
+        return NULL;
+    }
+    u64 mask[1024 + 4], want[1024 + 4];
     for (Py_ssize_t j = 0; j < jumps; j++) {
         mask[j] = need[j] | land[j];
         want[j] = reverse ? land[j] : need[j];
     }
-    /* The children go into a buffer grown as needed (a parent has at most ``jumps``), then
+    Py_ssize_t tested = padded(jumps, mask, want);
+    /* The children go into ``out`` when it is given, as many parents' as it holds (a parent's
+       all or none), else into a buffer grown as needed (a parent has at most ``jumps``), then
        into the answer, made once: counting them first would cost as much as the legal-jump
        test itself. */
-    Py_ssize_t cap = a[0].n * 16 + jumps;
-    u64 *out = malloc((size_t)cap * sizeof(u64));
+    Py_ssize_t cap = into.held ? into.n : a[0].n * 16 + jumps, i = 0;
+    u64 *out = into.held ? into.view.buf : malloc((size_t)cap * sizeof(u64));
     int failed = out == NULL;
     Py_BEGIN_ALLOW_THREADS
     u64 mine[64];
-    uint16_t legal[1024];
-    for (Py_ssize_t i = 0; i < a[0].n && !failed; i++) {
+    uint16_t legal[1024 + 8];
+    for (; i < a[0].n && !failed; i++) {
         u64 p = x[i];
-        Py_ssize_t k = 0;
-        for (Py_ssize_t j = 0; j < jumps; j++) {  /* the legal jumps' indices, without a branch */
-            legal[k] = (uint16_t)j;
-            k += (p & mask[j]) == want[j];
-        }
+        Py_ssize_t k = legal_jumps(p, mask, want, tested, legal);
         if (!k) continue;
         if (written + k > cap) {
+            if (into.held) break;  /* out is full: parents i.. are the caller's next call's */
             cap = cap + cap / 2 + jumps;
             u64 *more = realloc(out, (size_t)cap * sizeof(u64));
             if (!more) { failed = 1; break; }
@@ -199,9 +284,15 @@ static PyObject *children(PyObject *self, PyObject *args) {
         }
     }
     Py_END_ALLOW_THREADS
-    PyObject *answer = failed ? PyErr_NoMemory()
-                              : PyByteArray_FromStringAndSize((const char *)out, written * (Py_ssize_t)sizeof(u64));
-    free(out);
+    PyObject *answer;
+    if (into.held) {
+        answer = Py_BuildValue("nn", i, written);
+        array_release(&into);
+    } else {
+        answer = failed ? PyErr_NoMemory()
+                        : PyByteArray_FromStringAndSize((const char *)out, written * (Py_ssize_t)sizeof(u64));
+        free(out);
+    }
     RELEASE_ALL(a, 6);
     return answer;
 }
@@ -240,12 +331,17 @@ static PyObject *moves(PyObject *self, PyObject *args) {
     for (Py_ssize_t j = 0; !bad && j < jumps; j++)
         bad = from[j] >= (u64)holes || to[j] >= (u64)holes || j < (Py_ssize_t)first[from[j]]
               || j >= (Py_ssize_t)first[from[j] + 1];
-    if (bad) {
-        PyErr_SetString(PyExc_ValueError, "moves: the jumps sorted by the hole they leave, first[h] the "
-                                          "first of hole h's");
+    if (bad || jumps > 1024) {
+        PyErr_SetString(PyExc_ValueError, bad ? "moves: the jumps sorted by the hole they leave, first[h] the "
+                                                "first of hole h's" : "moves: at most 1024 jumps");
         RELEASE_ALL(a, 6);
         return NULL;
     }
+    u64 mask[1024 + 4], wants[1024 + 4];
+    memcpy(mask, flip, (size_t)jumps * sizeof(u64));
+    memcpy(wants, want, (size_t)jumps * sizeof(u64));
+    Py_ssize_t tested = padded(jumps, mask, wants);
+    uint16_t legal[1024 + 8];
     u64 *out = NULL;
     Py_ssize_t written = 0, cap = 0;
     int failed = 0;
@@ -253,8 +349,9 @@ static PyObject *moves(PyObject *self, PyObject *args) {
     Py_BEGIN_ALLOW_THREADS
     for (Py_ssize_t i = 0; i < a[0].n && !failed; i++) {
         cur.n = 0;
-        for (Py_ssize_t j = 0; j < jumps && !failed; j++)  /* a move's first jump: any peg */
-            if ((x[i] & flip[j]) == want[j]) failed = stands_add(&cur, x[i] ^ flip[j], (Py_ssize_t)to[j]);
+        Py_ssize_t k = legal_jumps(x[i], mask, wants, tested, legal);  /* a move's first jump: any peg */
+        for (Py_ssize_t t = 0; t < k && !failed; t++)
+            failed = stands_add(&cur, x[i] ^ flip[legal[t]], (Py_ssize_t)to[legal[t]]);
         while (cur.n && !failed) {  /* every chain so far is a move; then the same peg on */
             if (written + cur.n > cap) {
                 cap = 2 * (written + cur.n) + 1024;
@@ -789,6 +886,107 @@ static PyObject *route(PyObject *self, PyObject *args) {
     return Py_BuildValue("NN", answer, bounds);
 }
 
+/* The positions grouped by partition (as ``route``), each partition's sorted without repeats:
+   one counting pass scatters them by partition and, within it, by their highest ``split``
+   bits (the sort's first digit: parts of a partition a few tens of thousands of keys, sorted
+   in the cache, and one pass fewer where it saves one), then each part by ``sort_low``,
+   then the repeats squeezed out partition by partition. ``positions`` is the scratch; the
+   answer is written to ``out``, partition q's at bounds[q] .. bounds[q + 1]. */
+static PyObject *sorted_groups(PyObject *self, PyObject *args) {
+    PyObject *o[2];
+    unsigned long long multiplier;
+    int bits;
+    if (!PyArg_ParseTuple(args, "OOKi", &o[0], &o[1], &multiplier, &bits)) return NULL;
+    if (bits < 0 || bits > 12) {
+        PyErr_SetString(PyExc_ValueError, "sorted_groups: at most 2^12 partitions");
+        return NULL;
+    }
+    Array a[2];
+    int got = 0;
+    for (; got < 2; got++)
+        if (array_get(o[got], &a[got], 1, 0, "sorted_groups") < 0) { got++; RELEASE_ALL(a, got); return NULL; }
+    Py_ssize_t n = a[0].n, parts = (Py_ssize_t)1 << bits;
+    if (a[1].n < n) {
+        PyErr_SetString(PyExc_ValueError, "sorted_groups: out as long as the positions at least");
+        RELEASE_ALL(a, 2);
+        return NULL;
+    }
+    u64 *x = a[0].view.buf, *out = a[1].view.buf, any = 0;
+    for (Py_ssize_t i = 0; i < n; i++) any |= x[i];
+    int keybits = 1, split = 0;
+    while (keybits < 64 && any >> keybits) keybits++;
+    while ((parts << split) < 4096 && split + 1 < keybits && (size_t)n > ((size_t)CACHED / 2 << (bits + split)))
+        split++;  /* about CACHED / 2 keys a part at most, were they spread evenly */
+    int fewer = keybits - DIGIT * ((keybits - split + DIGIT - 1) / DIGIT - 1);  /* the split saving a pass */
+    if (fewer > split && fewer < keybits && (parts << fewer) <= 4096 && ((size_t)n >> (bits + fewer)) >= 4096)
+        split = fewer;
+    Py_ssize_t buckets = parts << split;
+    size_t *start = calloc((size_t)buckets + 1, sizeof(size_t));
+    size_t *count = malloc(((size_t)((64 + DIGIT - 1) / DIGIT) << DIGIT) * sizeof(size_t));
+    Py_ssize_t *bounds = malloc(((size_t)parts + 1) * sizeof(Py_ssize_t));
+    if (!start || !count || !bounds) {
+        free(start), free(count), free(bounds);
+        RELEASE_ALL(a, 2);
+        return PyErr_NoMemory();
+    }
+    Py_BEGIN_ALLOW_THREADS
+    const int shift = keybits - split;
+    const u64 low = ((u64)1 << split) - 1;
+#define BUCKET_OF(v) (((bits ? ((v) * multiplier) >> (64 - bits) : 0) << split) | (split ? (v) >> shift & low : 0))
+    for (Py_ssize_t i = 0; i < n; i++) start[BUCKET_OF(x[i]) + 1]++;
+    for (Py_ssize_t b = 0; b < buckets; b++) start[b + 1] += start[b];
+    for (Py_ssize_t i = 0; i < n; i++) out[start[BUCKET_OF(x[i])]++] = x[i];
+#undef BUCKET_OF
+    /* start[b] is now where bucket b ends */
+    size_t w = 0, from = 0;
+    bounds[0] = 0;
+    for (Py_ssize_t b = 0; b < buckets; b++) {
+        sort_low(out + from, x + from, start[b] - from, shift, count);
+        for (size_t i = from; i < start[b]; i++)  /* squeezed: a partition's buckets in order */
+            if (w == (size_t)bounds[b >> split] || out[i] != out[w - 1]) out[w++] = out[i];
+        from = start[b];
+        if (((b + 1) & (((Py_ssize_t)1 << split) - 1)) == 0) bounds[(b >> split) + 1] = (Py_ssize_t)w;
+    }
+    Py_END_ALLOW_THREADS
+    PyObject *answer = PyList_New(parts + 1);
+    for (Py_ssize_t q = 0; answer && q <= parts; q++) PyList_SET_ITEM(answer, q, PyLong_FromSsize_t(bounds[q]));
+    free(start), free(count), free(bounds);
+    RELEASE_ALL(a, 2);
+    return answer;
+}
+
+/* What is wrong with a part of a level, in one pass: 0 nothing; else the first of 1 not sorted
+   without repeats, 2 a hole the board (``holes``) does not have, 3 a position without ``pegs``
+   pegs (pegs < 0: not asked), 4 a position of another partition than ``p`` (the top ``bits``
+   bits of its product with ``multiplier`` modulo 2^64) that any position shows.
+   (``kit.part_fault``.) */
+static PyObject *part_fault(PyObject *self, PyObject *args) {
+    PyObject *obj;
+    int holes, pegs, bits;
+    unsigned long long multiplier, p;
+    if (!PyArg_ParseTuple(args, "OiiKiK", &obj, &holes, &pegs, &multiplier, &bits, &p)) return NULL;
+    if (holes < 1 || holes > 64 || bits < 0 || bits > 16) {
+        PyErr_SetString(PyExc_ValueError, "part_fault: 1 to 64 holes, at most 2^16 partitions");
+        return NULL;
+    }
+    Array a;
+    if (array_get(obj, &a, 0, 0, "part_fault") < 0) { array_release(&a); return NULL; }
+    const u64 *x = a.view.buf;
+    u64 unsorted = 0, off = 0, wrong = 0, other = 0;
+    const u64 board = holes == 64 ? ~(u64)0 : ((u64)1 << holes) - 1;
+    Py_BEGIN_ALLOW_THREADS
+    for (Py_ssize_t i = 0; i < a.n; i++) {
+        u64 v = x[i];
+        unsorted |= i && v <= x[i - 1];
+        off |= v & ~board;
+        wrong |= pegs >= 0 && __builtin_popcountll(v) != pegs;
+        other |= (bits ? (v * multiplier) >> (64 - bits) : 0) != p;
+    }
+    Py_END_ALLOW_THREADS
+    array_release(&a);
+    return PyLong_FromLong(unsorted ? 1 : off ? 2 : wrong ? 3 : other ? 4 : 0);
+}
+
 static PyMethodDef methods[] = {
     {"children", children, METH_VARARGS, "children(parents, need, land, flip, images, flip_images, groups, "
                                          "reverse) -> the children, a bytearray of uint64"},
@@ -800,6 +998,12 @@ static PyMethodDef methods[] = {
                                          "by_class, class_masks, goal, holewise, out): which positions are excluded"},
     {"distinct", distinct, METH_VARARGS, "distinct(positions) -> n: sorted without repeats, in place"},
     {"route", route, METH_VARARGS, "route(positions, multiplier, bits) -> (positions by partition, bounds)"},
+    {"vector", vector, METH_VARARGS, "vector(on) -> was: the AVX2 loop of the legal jumps on (where the "
+                                     "processor has it) or off"},
+    {"part_fault", part_fault, METH_VARARGS, "part_fault(positions, holes, pegs, multiplier, bits, p) -> 0, "
+                                             "or what is wrong with a part of a level (1 to 4)"},
+    {"sorted_groups", sorted_groups, METH_VARARGS, "sorted_groups(positions, out, multiplier, bits) -> bounds: "
+                                                   "by partition, each sorted without repeats, into out"},
     {"member", member, METH_VARARGS, "member(part, sorted queries, out): which queries part holds"},
     {"sieves", sieves, METH_VARARGS, "sieves(list, positions, multiplier, bits, out): which positions the "
                                      "sieve of their partition may hold"},
@@ -811,4 +1015,7 @@ static struct PyModuleDef module = {PyModuleDef_HEAD_INIT, "_check",
                                     "The independent checker's hot loops (checks/_check.c).", -1, methods,
                                     NULL, NULL, NULL, NULL};
 
-PyMODINIT_FUNC PyInit__check(void) { return PyModule_Create(&module); }
+PyMODINIT_FUNC PyInit__check(void) {
+    vector_init();
+    return PyModule_Create(&module);
+}

@@ -22,11 +22,15 @@ from .. import sealed
 from ..deadline import Deadline
 from ..engine.bitboard import engine
 from ..errors import PegsatError
+from ..limits import memory_budget
 from ..model.problem import Problem, holes_of
 
 Runner = Callable[[Callable[[int], Any], list[int]], list[Any]]  # (fn, items) -> [fn(item), ...]
 BATCH = 20_000  # parents whose children are tested against the floors together
-FLUSH = 1 << 24  # children held (their buckets written) at most: 128 MB, and few bucket files
+FLUSH = 1 << 24  # children a task holds before it writes its buckets, at least: 128 MB
+PER_PART = 1 << 18  # ... and at least this many a target partition, as memory allows: a flush makes
+# a file for each, and making a file takes about a millisecond on the disks here (7 ns a child at
+# 128 partitions, were 2^24 held)
 BUCKET = "check-bucket"  # the sealed kind of a bucket file
 
 
@@ -354,6 +358,28 @@ class Closure:
         kids = _check.children(x, t["need"], t["land"], t["flip"], images, fimg, groups, reverse)
         return np.frombuffer(kids, dtype=np.uint64)
 
+    def children_in(self, x: np.ndarray, reverse: bool, work: np.ndarray) -> Iterator[np.ndarray]:
+        """Every child of ``x`` as its least image (``children``), in rounds: the compiled loop
+        writes as many parents' as ``work`` holds into it, a round at a time (each round's
+        view is overwritten by the next: use it first), with no array made a chunk; the
+        reference yields ``children`` once."""
+        if not self.compiled or len(self.group) > GROUPS_AT_ONCE:
+            yield self.children(x, reverse)
+            return
+        from . import _check
+
+        t = self._tables
+        groups = len(self.group)
+        images, fimg = (t["image"], t["fimg_flat"]) if groups else (np.zeros(0, np.uint64),) * 2
+        x = np.ascontiguousarray(x, dtype=np.uint64)
+        if len(work) < len(t["flip"]):
+            raise ValueError("children_in: work holds fewer words than a parent has children at most")
+        while len(x):
+            done, written = _check.children(x, t["need"], t["land"], t["flip"], images, fimg, groups, reverse,
+                                            work)
+            yield work[:written]
+            x = x[done:]
+
     @cached_property
     def tops(self) -> tuple[int, ...]:
         """Each pagoda's weight of the start, which no position of a plan exceeds (no jump
@@ -535,27 +561,46 @@ class Closure:
 
 class Buckets:
     """The children one task sends to the partitions of a target level, held until there
-    are ``FLUSH`` of them, then written as one bucket file per target partition (part
-    ``p``'s ``k``-th flush: ``q-p-k.bkt`` in ``out``)."""
+    are ``most`` of them (``FLUSH``, or ``PER_PART`` a partition as memory allows), then
+    written as one bucket file per target partition (part ``p``'s ``k``-th flush:
+    ``q-p-k.bkt`` in ``out``). They are held copied into one buffer made once a task (a
+    partition's runs joined in a second, kept too): no array is made a chunk, and the caller
+    may reuse what it adds."""
 
     def __init__(self, out: Path, parts: int, p: int) -> None:
         self.out, self.p = out, p
         self.held: list[list[np.ndarray]] = [[] for _ in range(parts)]
         self.size = self.flushes = 0
+        self.most = max(FLUSH, min(parts * PER_PART, memory_budget() // 128))  # words held at most
+        self.room = np.zeros(0, dtype=np.uint64)
+        self.joined = np.zeros(0, dtype=np.uint64)
 
     def add(self, q: int, kids: np.ndarray) -> str | None:
         """Hold ``kids`` for partition ``q`` (sorted); None, or why the flush they caused failed."""
-        self.held[q].append(kids)
+        if self.size + len(kids) > self.most and (why := self.flush()) is not None:
+            return why
+        if len(kids) > self.most:  # more than the buffer holds: written by itself
+            self.held[q].append(kids)
+            return self.flush()
+        if not len(self.room):
+            self.room = np.empty(self.most, dtype=np.uint64)
+        held = self.room[self.size:self.size + len(kids)]
+        held[:] = kids
+        self.held[q].append(held)
         self.size += len(kids)
-        return self.flush() if self.size >= FLUSH else None
+        return None
 
     def flush(self) -> str | None:
         """Write what is held: None, or why not (a full disk is a limit, not a verdict)."""
         for q, arrays in enumerate(self.held):
             if arrays:
+                total = sum(len(a) for a in arrays)
+                if len(arrays) > 1 and len(self.joined) < total:
+                    self.joined = np.empty(max(total, 2 * len(self.joined)), dtype=np.uint64)
+                x = arrays[0] if len(arrays) == 1 else np.concatenate(arrays, out=self.joined[:total])
                 try:
-                    sealed.write(self.out / f"{q}-{self.p}-{self.flushes}.bkt", BUCKET, 1, "",
-                                 np.concatenate(arrays), durable=False, codec="zstd-planes")
+                    sealed.write(self.out / f"{q}-{self.p}-{self.flushes}.bkt", BUCKET, 1, "", x,
+                                 durable=False, codec="zstd-planes")
                 except (OSError, PegsatError) as exc:
                     return f"{UNSETTLED}the check's buckets could not be written ({exc})"
                 arrays.clear()

@@ -39,7 +39,7 @@ from ..deadline import Deadline
 from ..errors import PegsatError
 from ..files import parse_json, read_text, write_atomic
 from ..limits import memory_budget
-from .closure import UNSETTLED, Runner, union, whole
+from .closure import UNSETTLED, Runner, distinct, union, whole
 from .verdict import Verdict, judged, rejected
 
 MULTIPLIER = 0x9E3779B97F4A7C15  # a position's partition: the top bits of its product with this
@@ -69,6 +69,49 @@ def grouped(x: np.ndarray, parts: int, compiled: bool = False) -> tuple[np.ndarr
         return np.frombuffer(out, dtype=np.uint64), cut
     where = partition(x, parts).astype(np.uint16)  # (a stable sort of 16-bit keys is a radix sort)
     return x[np.argsort(where, kind="stable")], [0, *np.cumsum(np.bincount(where, minlength=parts)).tolist()]
+
+
+FAULTS = ("", "is not sorted without repeats", "names a hole the board does not have",
+          "holds a position without {pegs} pegs", "holds a position of another partition")
+
+
+def part_fault(x: np.ndarray, holes: int, pegs: int | None, parts: int, p: int,
+               compiled: bool = False) -> str | None:
+    """What is wrong with ``x`` as partition ``p`` of ``parts`` of a level of positions of
+    ``holes`` holes with ``pegs`` pegs each (None: any), the first of ``FAULTS`` it shows; None:
+    nothing. ``compiled``: in one pass (``_check.part_fault``), else by numpy."""
+    if compiled:
+        from . import _check
+
+        code = _check.part_fault(np.ascontiguousarray(x, dtype=np.uint64), holes,
+                                 -1 if pegs is None else pegs, MULTIPLIER, parts.bit_length() - 1, p)
+    elif not bool(np.all(x[1:] > x[:-1])):
+        code = 1
+    elif len(x) and int(x[-1]) >> holes:
+        code = 2
+    elif pegs is not None and len(x) and not bool(np.all(np.bitwise_count(x) == pegs)):
+        code = 3
+    else:
+        code = 4 if len(x) and not bool(np.all(partition(x, parts) == p)) else 0
+    return FAULTS[code].format(pegs=pegs) if code else None
+
+
+def sorted_groups(x: np.ndarray, parts: int, compiled: bool = False,
+                  out: np.ndarray | None = None) -> tuple[np.ndarray, list[int]]:
+    """``x`` grouped by partition, each partition's sorted without repeats, and where each
+    begins (as ``grouped``). ``compiled``: by ``_check.sorted_groups`` (one counting pass by
+    partition and highest bits, then radix sorts in the cache), into ``out`` (at least as long
+    as ``x``; made when None), ``x`` its scratch: the caller's own, not needed again."""
+    if compiled:
+        from . import _check
+
+        x = np.ascontiguousarray(x, dtype=np.uint64)
+        out = np.empty(len(x), dtype=np.uint64) if out is None else out
+        cut = _check.sorted_groups(x, out, MULTIPLIER, parts.bit_length() - 1)
+        return out[:cut[-1]], cut
+    y, cut = grouped(x, parts)
+    runs = [distinct(y[cut[q]:cut[q + 1]]) for q in range(parts)]
+    return (np.concatenate(runs) if runs else y[:0]), [0, *np.cumsum([len(r) for r in runs]).tolist()]
 
 
 @contextmanager

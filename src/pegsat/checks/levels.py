@@ -88,6 +88,7 @@ from .closure import (
     Buckets,
     Closure,
     Runner,
+    absent,
     distinct,
     member,
     merged,
@@ -106,21 +107,23 @@ from .kit import (
     Step,
     built_path,
     drop_kept,
-    grouped,
     journal_key,
     kept_levels,
     load_built,
     load_level_part,
     overstated,
+    part_fault,
     partition,
     run_steps,
     save_built,
     scratch_dir,
+    sorted_groups,
     with_built,
 )
 from .verdict import Verdict, judged, rejected, restated, unsettled
 
 CHUNK = 1 << 18  # positions of a part expanded together
+CHILDREN = 16  # children a position, the buffers' room (a chunk with more goes in rounds)
 SIEVED_BYTES = 4.0  # disk a position of a sieved last step takes, the first pass's guess: its
 # sieve (``sieve.BITS``) and the buckets of the few children the sieve lets by
 
@@ -167,14 +170,8 @@ class Levels:
         pegs = self._pegs(side, d)
         if x.dtype != np.uint64 or x.ndim != 1:
             return None, f"{name} part {p} is not a list of 64-bit positions"
-        if not bool(np.all(x[1:] > x[:-1])):
-            return None, f"{name} part {p} is not sorted without repeats"
-        if len(x) and int(x[-1]) >> n:
-            return None, f"{name} part {p} names a hole the board does not have"
-        if len(x) and not bool(np.all(np.bitwise_count(x) == pegs)):
-            return None, f"{name} part {p} holds a position without {pegs} pegs"
-        if len(x) and not bool(np.all(partition(x, parts) == p)):
-            return None, f"{name} part {p} holds a position of another partition"
+        if (fault := part_fault(x, n, pegs, parts, p, self.closure.compiled)) is not None:
+            return None, f"{name} part {p} {fault}"
         return x, None
 
     def target(self, side: str, d: int) -> tuple[str, str, int] | None:
@@ -224,14 +221,18 @@ class Levels:
         except (OSError, ValueError) as exc:
             return 0, f"{UNSETTLED}a sieve of the check could not be read ({exc})"
         reverse = side == "backward"  # a jump undone: two holes of a line empty, the third pegged
-
+        # the chunk's children, and their sorted groups: two buffers made once a task
+        work, by = (np.empty(CHUNK * CHILDREN, dtype=np.uint64) for _ in range(2))
         for lo in range(0, len(x), CHUNK):
             if deadline.expired():
                 return children, f"{UNSETTLED}time limit in level {d} part {p}"
             y = x[lo:lo + CHUNK]
             if how == "closed":  # each child as its least image (``Closure.children``)
-                kids = c0.children(y, reverse)
-                children += len(kids)
+                for kids in c0.children_in(y, reverse, work):
+                    children += len(kids)
+                    if (why := self._send(kids, parts, wanted, buckets, by)) is not None:
+                        return children, why
+                continue
             else:
                 c = c0.children(y, reverse, canon=False)
                 children += len(c)
@@ -246,17 +247,22 @@ class Levels:
                 kids = c0.canonical(self.mirror.canonical(c ^ full) if self.mirror is not None else c)
                 may = sieve.sieved(sieves, kids, c0.compiled)  # none may be there: sieved first
                 kids = kids[may][~self.excluded(side, c[may])]  # the child, not its image, weighed
-            if not len(kids):
-                continue
-            # by partition first, then each partition's few sorted without repeats: sorts that
-            # stay in the cache (the chunk's millions sorted whole took a quarter of a check)
-            kids, cut = grouped(kids, parts, c0.compiled)
-            for q in wanted:
-                if cut[q + 1] > cut[q]:
-                    mine = distinct(kids[cut[q]:cut[q + 1]], c0.compiled, mine=True)
-                    if (why := buckets.add(q, mine)) is not None:
-                        return children, why
+            if (why := self._send(kids, parts, wanted, buckets, by)) is not None:
+                return children, why
         return children, buckets.flush()
+
+    def _send(self, kids: np.ndarray, parts: int, wanted: Sequence[int], buckets: Buckets,
+              by: np.ndarray) -> str | None:
+        """``kids`` (scratch: not needed again) to the buckets of the partitions ``wanted``:
+        by partition, each partition's few sorted without repeats in the cache (the chunk's
+        millions sorted whole took a quarter of a check), into ``by``; None, or why not."""
+        if not len(kids):
+            return None
+        got, cut = sorted_groups(kids, parts, self.closure.compiled, by if len(by) >= len(kids) else None)
+        for q in wanted:
+            if cut[q + 1] > cut[q] and (why := buckets.add(q, got[cut[q]:cut[q + 1]])) is not None:
+                return why
+        return None
 
     def sieve_dir(self, side: str, d: int) -> Path:
         """Where the sieves of the level ``side``'s level ``d``'s children meet go."""
@@ -305,13 +311,14 @@ class Levels:
         name, mine = _name(tside, td), _name(side, d)
         try:  # the files' sorted runs merged, millions looked up at a time (``merged``)
             for c in merged((sealed.read(f, BUCKET, 1, "", 1 << 40) for f in files), self.closure.compiled):
-                met, missed = split(there, c, self.closure.compiled, ordered=True)
                 if how != "closed":
+                    met, _ = split(there, c, self.closure.compiled, ordered=True)
                     if len(met):
                         what = "the mirror image of a child" if how == "mirrored" else "a child"
                         return (f"position {int(met[0]):#x} of {name} is {what} of {mine} that is not "
                                 "excluded: a plan may pass through them")
                     continue
+                missed = absent(there, c, self.closure.compiled, ordered=True)
                 bad = missed[~self.excluded(tside, missed)] if len(missed) else missed
                 if len(bad):
                     by = "a jump" if side == "forward" else "a jump reversed"

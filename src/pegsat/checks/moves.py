@@ -105,6 +105,7 @@ from .kit import (
     load_built,
     load_level_part,
     overstated,
+    part_fault,
     partition,
     run_steps,
     save_built,
@@ -274,12 +275,8 @@ class Moves:
         n = self.closure.problem.board.n
         if not isinstance(x, np.ndarray) or x.dtype != np.uint64 or x.ndim != 1:
             raise _Bad(f"{name} is not a list of 64-bit positions")
-        if not bool(np.all(x[1:] > x[:-1])):
-            raise _Bad(f"{name} is not sorted without repeats")
-        if len(x) and int(x[-1]) >> n:
-            raise _Bad(f"{name} names a hole the board does not have")
-        if parts > 1 and len(x) and not bool(np.all(partition(x, parts) == p)):
-            raise _Bad(f"{name} holds a position of another partition")
+        if (fault := part_fault(x, n, None, parts, p, self.closure.compiled)) is not None:
+            raise _Bad(f"{name} {fault}")
         if store is not None:
             store[key] = x
         return x
