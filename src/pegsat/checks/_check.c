@@ -9,9 +9,10 @@
  * buffer protocol, C-contiguous, of 8-byte items (``member``'s answer: 1-byte items); nothing
  * is kept between calls, and no call holds the GIL while it loops.
  *
- *   children(parents, need, land, flip, images, flip_images, groups, reverse) -> bytearray
+ *   children(parents, need, land, flip, images, flip_images, groups, reverse[, out]) -> bytearray
  *       Every child of every parent by one jump (``reverse``: every position one jump before
- *       it), in order, parent by parent and jump by jump. A jump j moves the peg of one end
+ *       it), in order, parent by parent and jump by jump (with ``out``: written into it, as
+ *       many parents' as it holds, and (parents done, children written) answered). A jump j moves the peg of one end
  *       of a line over the middle into the other end: it is legal when the holes of need[j]
  *       are pegged and those of land[j] empty (reversed: the other way round), and it toggles
  *       the three holes, flip[j]. With ``images`` (G symmetries x B bytes x 256: the image of
@@ -58,6 +59,15 @@
  *                                      top ``bits`` bits of its product with ``multiplier``
  *                                      modulo 2^64; bounds[q] .. bounds[q + 1] are partition q's.
  *                                      (``kit.partition`` and a stable sort.)
+ *   sorted_groups(positions, out, multiplier, bits) -> bounds
+ *                                      the positions grouped by partition (as ``route``), each
+ *                                      partition's sorted without repeats, written to ``out``
+ *                                      (``positions``: the scratch). (``kit.sorted_groups``.)
+ *   part_fault(positions, holes, pegs, multiplier, bits, p) -> 0..4
+ *                                      what is wrong with a part of a level, in one pass.
+ *                                      (``kit.part_fault``.)
+ *   vector(on) -> was                  the legal jumps tested four at a time with AVX2, where
+ *                                      the processor has it (on), or one at a time.
  *   member(part, queries, out)         out[i] = 1 when the sorted ``part`` holds queries[i],
  *                                      the queries sorted too (a merge that gallops through
  *                                      the part past the queries' gaps). (``_member``.)
