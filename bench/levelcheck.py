@@ -100,7 +100,8 @@ def main() -> None:
         rate = children / max(expand, 1e-9)  # lookups read the next level once whatever the parts
         ref = f"{numpy:>11,.0f}{rate / numpy:>6.1f}x" if numpy else f"{'-':>11}{'-':>7}"
         print(f"{d:>5}{positions:>15,}{children:>16,}{expand:>10.1f}{lookup:>10.1f}{rate:>12,.0f}"
-              f"{made / max(1, children):>9.2f}{ref}" + (f"  FAILED: {bad[0][:60]}" if bad else ""), flush=True)
+              f"{made / max(1, children):>9.2f}{ref}" + (f"  FAILED: {bad[0][:60]}" if bad else ""),
+              flush=True)
     per_position = children / max(1, positions)
     guess = sum(sizes) * per_position / rate
     print(f"the whole check's expansion at {rate:,.0f} children/s, {per_position:.1f} children a position: "
