@@ -118,6 +118,8 @@ STAGES = {  # what an expansion's stages call: (module, name) -> the stage
     (levels.Levels, "_part"): "a part read and checked",
     (_check, "children"): "children by the jump rule (least images)",
     (_check, "sorted_groups"): "grouped by partition, sorted",
+    (_check, "route"): "grouped by partition (code before sorted_groups)",
+    (_check, "distinct"): "sorted without repeats",
     (sealed, "encode"): "byte planes and Zstandard",
     (sealed, "write"): "bucket files written (less encoding)",
 }
@@ -127,7 +129,7 @@ STAGES = {  # what an expansion's stages call: (module, name) -> the stage
 def timed(into: Counter[str]) -> Iterator[None]:
     """The expansion's stages (``STAGES``) timed by wrappers while the block runs: each
     stage's own seconds (a file's writing less its encoding) added to ``into``."""
-    saved = {key: getattr(*key) for key in STAGES}
+    saved = {key: getattr(*key) for key in STAGES if hasattr(*key)}  # (older code lacks some)
     inner: list[float] = [0.0]
 
     def wrap(key: tuple[Any, str], fn: Callable[..., Any]) -> Callable[..., Any]:
