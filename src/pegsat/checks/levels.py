@@ -221,8 +221,10 @@ class Levels:
         except (OSError, ValueError) as exc:
             return 0, f"{UNSETTLED}a sieve of the check could not be read ({exc})"
         reverse = side == "backward"  # a jump undone: two holes of a line empty, the third pegged
-        # the chunk's children, and their sorted groups: two buffers made once a task
-        work, by = (np.empty(CHUNK * CHILDREN, dtype=np.uint64) for _ in range(2))
+        # the chunk's children, and their sorted groups: two buffers made once a task (the
+        # compiled loops'; the reference makes its arrays)
+        room = CHUNK * CHILDREN if c0.compiled else 0
+        work, by = (np.empty(room, dtype=np.uint64) for _ in range(2))
         for lo in range(0, len(x), CHUNK):
             if deadline.expired():
                 return children, f"{UNSETTLED}time limit in level {d} part {p}"
