@@ -12,10 +12,10 @@
  *   children(parents, need, land, flip, images, flip_images, groups, reverse[, out]) -> bytearray
  *       Every child of every parent by one jump (``reverse``: every position one jump before
  *       it), in order, parent by parent and jump by jump (with ``out``: written into it, as
- *       many parents' as it holds, and (parents done, children written) answered). A jump j moves the peg of one end
- *       of a line over the middle into the other end: it is legal when the holes of need[j]
- *       are pegged and those of land[j] empty (reversed: the other way round), and it toggles
- *       the three holes, flip[j]. With ``images`` (G symmetries x B bytes x 256: the image of
+ *       many parents' as it holds, and (parents done, children written) answered). A jump j
+ *       moves the peg of one end of a line over the middle into the other end: it is legal
+ *       when the holes of need[j] are pegged and those of land[j] empty (reversed: the other
+ *       way round), and it toggles the three holes, flip[j]. With ``images`` (G symmetries x B bytes x 256: the image of
  *       each byte value of each byte of a position) each child is written as its least
  *       image: the least of its G images, the symmetries counting the identity. The image of
  *       a child x ^ flip[j] is the image of x ^ the image of flip[j] (``flip_images``: G x
@@ -147,7 +147,7 @@ static int table_bytes(Py_ssize_t entries, Py_ssize_t groups, Py_ssize_t *nbytes
    has AVX2, four jumps are tested at once and their legal ones' indices written together
    (PACK[bits]: the lanes set in bits, packed, as four 16-bit indices). ``vector(False)`` turns
    the AVX2 loop off (the tests run both). */
-static int use_avx2 = -1;  /* -1: not yet asked of the processor */
+static int have_avx2, use_avx2;  /* the processor has it (asked at the module's load); in use */
 
 static Py_ssize_t legal_plain(u64 p, const u64 *mask, const u64 *want, Py_ssize_t jumps, uint16_t *legal) {
     Py_ssize_t k = 0;
@@ -196,18 +196,16 @@ static void vector_init(void) {
         PACK[b] = v;
     }
     __builtin_cpu_init();
-    use_avx2 = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("popcnt");
-#else
-    use_avx2 = 0;
+    have_avx2 = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("popcnt");
 #endif
+    use_avx2 = have_avx2;
 }
 
 static PyObject *vector(PyObject *self, PyObject *args) {
     int on;
     if (!PyArg_ParseTuple(args, "p", &on)) return NULL;
     int was = use_avx2;
-    vector_init();
-    use_avx2 = use_avx2 && on;
+    use_avx2 = have_avx2 && on;
     return PyBool_FromLong(was);
 }
 
