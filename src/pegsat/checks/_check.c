@@ -17,9 +17,10 @@
  *       when the holes of need[j] are pegged and those of land[j] empty (reversed: the other
  *       way round), and it toggles the three holes, flip[j]. With ``images`` (G symmetries
  *       x B bytes x 256: the image of each byte value of each byte of a position) each child
- *       is written as its least image: the least of its G images, the symmetries counting the identity. The image of
- *       a child x ^ flip[j] is the image of x ^ the image of flip[j] (``flip_images``: G x
- *       J), so a parent's images are made once, and only for a parent with a legal jump.
+ *       is written as its least image: the least of its G images, the symmetries counting
+ *       the identity. The image of a child x ^ flip[j] is the image of x ^ the image of
+ *       flip[j] (``flip_images``: G x J), so a parent's images are made once, and only for a
+ *       parent with a legal jump.
  *       (``Closure.children``.)
  *   moves(parents, flip, want, from, to, first) -> bytearray
  *       Every position one move from every parent, with repeats: a move is a chain of jumps by
